@@ -1,0 +1,26 @@
+# Two commands on a fresh machine: `make lab` opens the course, `make test` runs everything.
+# Both create .venv and install the package with what it needs on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
+
+.PHONY: lab test clean
+
+lab: $(INSTALLED)
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks
+
+test: $(INSTALLED)
+	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+
+$(INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+		{ echo "ledgerlab needs Python 3.10 or newer; set PYTHON=python3.x"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $@
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .hypothesis

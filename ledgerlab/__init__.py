@@ -1,0 +1,31 @@
+"""ledgerlab: keep the durable ledger of a conversation apart from the request you project from it."""
+
+from .journal import (
+    Journal,
+    JournalCorrupt,
+    JournalError,
+    JournalFull,
+    JournalLocked,
+    TurnConflict,
+)
+from .selector import BudgetError, Selection, select, select_reference
+from .wire import ENCODERS, InvalidText, Turn, request_bytes
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BudgetError",
+    "ENCODERS",
+    "InvalidText",
+    "Journal",
+    "JournalCorrupt",
+    "JournalError",
+    "JournalFull",
+    "JournalLocked",
+    "Selection",
+    "Turn",
+    "TurnConflict",
+    "request_bytes",
+    "select",
+    "select_reference",
+]

@@ -1,0 +1,121 @@
+"""The ``ledgerlab`` command. Output shows counts, sizes and hashes, never conversation text."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import __version__, article
+from .journal import JournalError, examine
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    rows = article.boundary_table()
+    rejected = article.boundary_rejection()
+    if args.json:
+        print(json.dumps({"rows": rows, "rejected": rejected}, indent=2))
+        return 0
+    print(f"{'budget':>6}  {'retained':>8}  {'dropped':>7}  {'bytes':>5}")
+    for row in rows:
+        print(f"{row['budget']:>6}  {row['retained']:>8}  {row['dropped']:>7}  {row['bytes']:>5}")
+    print(f"{rejected['budget']:>6}  rejected: the mandatory input needs "
+          f"{rejected['mandatory_bytes']} bytes")
+    return 0
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    report = article.write_evidence(args.out, __version__)
+    for key, value in report.items():
+        print(f"{key:<40} {json.dumps(value)}")
+    print(f"wrote {article.LOG_NAME}, {article.REPORT_NAME}, {article.MANIFEST_NAME} to {args.out}")
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    problems = article.audit_evidence(args.dir)
+    for problem in problems:
+        print(f"FAIL {problem}")
+    if problems:
+        print(f"audit failed: {len(problems)} problem(s) in {args.dir}", file=sys.stderr)
+        return 1
+    print("audit passed: manifest hashes, every log line's checksum and the report's invariants")
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    data = Path(args.log).read_bytes()
+    lines = examine(data)
+    print(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {'question':>8}  {'answer':>8}  "
+          f"{'sha256':<12}  status")
+    for line in lines:
+        if line.record is not None:
+            turn = line.record.turn
+            sizes = f"{len(turn.question.encode()):>8}  {len(turn.answer.encode()):>8}"
+            status, digest = "ok", line.record.sha256[:12]
+        else:
+            sizes, digest = f"{'-':>8}  {'-':>8}", "-"
+            status = line.problem if line.complete else "torn tail (cut on open)"
+        print(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {sizes}  {digest:<12}  {status}")
+    turns = sum(1 for line in lines if line.record is not None)
+    corrupt = sum(1 for line in lines if line.complete and line.problem is not None)
+    torn = sum(line.length for line in lines if not line.complete)
+    print(f"{turns} turns, {len(data)} bytes, {corrupt} corrupt lines, {torn} torn-tail bytes")
+    if corrupt:
+        print(f"{args.log}: corrupt; a Journal refuses to open it", file=sys.stderr)
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ledgerlab",
+        description="Keep the durable ledger of a conversation apart from the request "
+        "projected from it.",
+    )
+    parser.add_argument("--version", action="version", version=f"ledgerlab {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    table = commands.add_parser("table", help="the article's boundary table",
+                                description="The boundary table for the article's fixture, "
+                                "and the rejected 139-byte budget.")
+    table.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    table.set_defaults(run=cmd_table)
+
+    scenario = commands.add_parser("scenario", help="run the projection scenario",
+                                   description="Run the projection scenario into a new "
+                                   "directory: conversation.log, projection.json, manifest.json.")
+    scenario.add_argument("--out", required=True, metavar="DIR",
+                          help="a directory that must not exist yet")
+    scenario.set_defaults(run=cmd_scenario)
+
+    audit = commands.add_parser("audit", help="re-verify a scenario directory",
+                                description="Re-verify the manifest hashes, every log line's "
+                                "checksum and the report's invariants. Exit 1 on any mismatch.")
+    audit.add_argument("dir", metavar="DIR")
+    audit.set_defaults(run=cmd_audit)
+
+    inspect = commands.add_parser("inspect", help="sizes and checksums of a journal",
+                                  description="Turns, bytes per turn, sizes and checksum "
+                                  "status of a journal file, read-only, without its text.")
+    inspect.add_argument("log", metavar="LOG")
+    inspect.set_defaults(run=cmd_inspect)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (JournalError, OSError, ValueError, TypeError) as error:
+        print(f"ledgerlab {args.command}: {type(error).__name__}: {_describe(error)}",
+              file=sys.stderr)
+        return 2
+
+
+def _describe(error: Exception) -> str:
+    # OSError's str() is fine (paths, not conversation text); ours never hold text.
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
+    return str(error)

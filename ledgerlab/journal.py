@@ -1,0 +1,331 @@
+"""The journal: a durable, append-only ledger of confirmed turns.
+
+One line per turn, byte-compatible with the Java reference::
+
+    base64(payload) SP sha256_hex(payload) LF
+
+where ``payload`` is ``{"id":...,"question":...,"answer":...}`` serialized like a
+request (the gson encoder). The contract:
+
+- one writer: the file itself is locked (flock on POSIX); a second Journal on
+  the same file, in this process or another, raises JournalLocked;
+- every commit is fsynced before it returns;
+- on open, an incomplete final line (a torn write, NUL padding included) is cut
+  and the cut is synced; any bad complete line refuses to open (JournalCorrupt);
+- commit is idempotent by id; the same id with another question is TurnConflict;
+- the file never grows past ``max_bytes`` (JournalFull, file unchanged).
+
+The journal stores turns; it knows nothing of requests or budgets. Error
+messages carry offsets, sizes and hashes, never conversation text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+
+import portalocker
+
+from .wire import ENCODERS, InvalidText, Turn, check_text
+
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+RECORD_KEYS = ["id", "question", "answer"]
+_HEX_DIGITS = frozenset(b"0123456789abcdef")
+
+
+class JournalError(Exception):
+    """The journal cannot do what was asked; nothing was acknowledged."""
+
+
+class JournalLocked(JournalError):
+    """Another Journal (in this process or another) already holds the file."""
+
+
+class JournalCorrupt(JournalError):
+    """A complete line is not a valid record: the journal refuses to open."""
+
+
+class JournalFull(JournalError):
+    """The file is, or a commit would make it, larger than the cap."""
+
+
+class TurnConflict(JournalError):
+    """The id is already stored with a different question."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One decoded journal line."""
+
+    id: str
+    turn: Turn
+    sha256: str  # the line's checksum of its payload
+
+
+@dataclass(frozen=True)
+class LineStatus:
+    """What one line of a journal file holds: a record, or the problem with it."""
+
+    number: int
+    offset: int
+    length: int
+    complete: bool
+    record: Record | None
+    problem: str | None
+
+
+def id_tag(turn_id: str) -> str:
+    """A short stable name for an id that does not reveal it."""
+    return "id#" + hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:12]
+
+
+def encode_record(turn_id: str, question: str, answer: str) -> bytes:
+    """The journal line for one turn, newline included."""
+    payload = ENCODERS["gson"].dumps({"id": turn_id, "question": question, "answer": answer})
+    digest = hashlib.sha256(payload).hexdigest()
+    return base64.b64encode(payload) + b" " + digest.encode("ascii") + b"\n"
+
+
+def decode_record(line: bytes) -> Record:
+    """Decode one complete line (without its newline); ValueError says what is wrong."""
+    fields = line.split(b" ")
+    if len(fields) != 2:
+        raise ValueError(f"expected 2 fields, found {len(fields)}")
+    encoded, digest = fields
+    if len(digest) != 64 or not _HEX_DIGITS.issuperset(digest):
+        raise ValueError("checksum is not 64 lowercase hex digits")
+    try:
+        payload = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        raise ValueError("payload is not valid base64") from None
+    # b64decode ignores padding bits ("YR==" decodes like "YQ=="): only an
+    # exact re-encoding proves that no stored byte was altered.
+    if base64.b64encode(payload) != encoded:
+        raise ValueError("payload base64 is not canonical")
+    if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
+        raise ValueError("checksum mismatch")
+    try:
+        pairs = json.loads(payload.decode("utf-8"), object_pairs_hook=lambda p: p)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError("payload is not UTF-8 JSON") from None
+    if not isinstance(pairs, list) or [key for key, _ in pairs] != RECORD_KEYS:
+        raise ValueError("payload is not an {id, question, answer} object")
+    turn_id, question, answer = (value for _, value in pairs)
+    try:
+        check_text(turn_id, "id")
+        turn = Turn(question, answer)
+    except InvalidText as error:
+        raise ValueError(f"payload field is invalid: {error}") from None
+    if not turn_id:
+        raise ValueError("empty id")
+    return Record(turn_id, turn, digest.decode("ascii"))
+
+
+def examine(data: bytes) -> list[LineStatus]:
+    """Every line of a journal file with its record or its problem.
+
+    The final line is incomplete when it has no newline: a torn write (a power
+    loss can leave it as NUL bytes). Duplicate ids are problems too.
+    """
+    statuses = []
+    seen: set[str] = set()
+    offset = 0
+    number = 0
+    while offset < len(data):
+        number += 1
+        end = data.find(b"\n", offset)
+        if end == -1:
+            length = len(data) - offset
+            statuses.append(LineStatus(number, offset, length, False, None, "torn tail"))
+            break
+        record, problem = None, None
+        try:
+            record = decode_record(data[offset:end])
+        except ValueError as error:
+            problem = str(error)
+        if record is not None and record.id in seen:
+            record, problem = None, "duplicate id"
+        if record is not None:
+            seen.add(record.id)
+        statuses.append(LineStatus(number, offset, end + 1 - offset, True, record, problem))
+        offset = end + 1
+    return statuses
+
+
+def check_max_bytes(max_bytes: object) -> int:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+        raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
+    if max_bytes <= 0:
+        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
+    return max_bytes
+
+
+def fsync_directory(path: str) -> None:
+    """Make a file's creation or rename durable (POSIX; Windows has no directory fsync)."""
+    if os.name == "nt":
+        return
+    fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Journal:
+    """The append-only ledger of one conversation. Use it as a context manager."""
+
+    def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.path = os.fspath(path)
+        self.max_bytes = check_max_bytes(max_bytes)
+        self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
+        self._turns: dict[str, Turn] = {}
+        self._size = 0
+        self._file = _open_locked(self.path)
+        try:
+            self._load()
+        except BaseException:
+            self._file.close()
+            self._file = None
+            raise
+
+    def _load(self) -> None:
+        fd = self._file.fileno()
+        size = os.fstat(fd).st_size
+        if size > self.max_bytes:
+            raise JournalFull(f"journal is {size} bytes, over its cap of {self.max_bytes} bytes")
+        os.lseek(fd, 0, os.SEEK_SET)
+        data = self._file.readall()
+        good = 0
+        for line in examine(data):
+            if not line.complete:
+                break
+            if line.problem is not None:
+                raise JournalCorrupt(
+                    f"line {line.number} at byte offset {line.offset} is corrupt: {line.problem}"
+                )
+            self._turns[line.record.id] = line.record.turn
+            good = line.offset + line.length
+        if good < len(data):
+            # A torn write: cut it off, and make the cut durable before going on.
+            os.ftruncate(fd, good)
+            os.fsync(fd)
+        self._size = good
+
+    def commit(self, turn_id: str, question: str, answer: str) -> str:
+        """Store a confirmed turn durably and return the stored answer.
+
+        Idempotent by id: committing an id again with the same question writes
+        nothing and returns the answer stored first.
+        """
+        check_text(turn_id, "id")
+        check_text(question, "question")
+        check_text(answer, "answer")
+        if not turn_id:
+            raise ValueError("id must not be empty")
+        with self._mutex:
+            self._check_open()
+            stored = self._turns.get(turn_id)
+            if stored is not None:
+                if stored.question != question:
+                    raise TurnConflict(f"{id_tag(turn_id)} is already stored with another question")
+                return stored.answer
+            line = encode_record(turn_id, question, answer)
+            if self._size + len(line) > self.max_bytes:
+                raise JournalFull(
+                    f"a {len(line)}-byte record would grow the journal from {self._size} bytes "
+                    f"past its cap of {self.max_bytes} bytes; file unchanged"
+                )
+            self._append(line)
+            self._turns[turn_id] = Turn(question, answer)
+            self._size += len(line)
+            return answer
+
+    def _append(self, line: bytes) -> None:
+        fd = self._file.fileno()
+        try:
+            written = 0
+            while written < len(line):
+                written += os.write(fd, line[written:])
+            os.fsync(fd)
+        except OSError as error:
+            # After a failed write or fsync the data may already be lost: never
+            # retry and acknowledge. Close, so that reopening re-reads the file.
+            self._close_file()
+            raise JournalError(
+                f"commit not acknowledged: {error.strerror or error}; journal closed, reopen it"
+            ) from error
+
+    def history(self) -> list[Turn]:
+        """The stored turns in commit order (a copy)."""
+        with self._mutex:
+            self._check_open()
+            return list(self._turns.values())
+
+    def find(self, turn_id: str) -> Turn | None:
+        """The turn stored under ``turn_id``, or None."""
+        with self._mutex:
+            self._check_open()
+            return self._turns.get(turn_id)
+
+    @property
+    def size(self) -> int:
+        """Bytes of the journal file."""
+        return self._size
+
+    def __len__(self) -> int:
+        return len(self._turns)
+
+    def close(self) -> None:
+        """Release the lock and the file. Safe to call twice."""
+        with self._mutex:
+            self._close_file()
+
+    def _close_file(self) -> None:
+        if self._file is not None:
+            self._file.close()  # closing the handle releases its flock
+            self._file = None
+
+    def _check_open(self) -> None:
+        if self._file is None:
+            raise JournalError("journal is closed")
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "open" if self._file is not None else "closed"
+        return f"Journal({self.path!r}, turns={len(self._turns)}, bytes={self._size}, {state})"
+
+
+def _open_locked(path: str):
+    """Open (creating owner-only if missing) and lock the journal file."""
+    flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+            created = True
+        except FileExistsError:
+            fd = os.open(path, flags)
+            created = False
+    except OSError as error:
+        raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
+    handle = os.fdopen(fd, "r+b", buffering=0)
+    try:
+        portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+    except portalocker.AlreadyLocked:
+        handle.close()
+        raise JournalLocked(f"journal {path!r} is already open in another Journal") from None
+    except BaseException:
+        handle.close()
+        raise
+    if created:
+        fsync_directory(path)
+    return handle

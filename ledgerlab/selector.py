@@ -1,0 +1,143 @@
+"""The selector: project a request from the ledger under a byte budget.
+
+The rule: system instructions and the current question are mandatory. Start
+with every stored turn and remove the oldest complete turn until the serialized
+request fits. The kept turns are always a contiguous suffix of the history (a
+large recent turn is never skipped to pack an older short one), the history is
+never changed, and if the mandatory part alone does not fit, BudgetError.
+
+``select_reference`` is the article's readable loop; ``select`` gives the same
+bytes but walks back from the newest turn, encoding only what it keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .wire import DEFAULT_MODEL, Encoder, Turn, check_text, get_encoder, request_bytes
+
+
+class BudgetError(ValueError):
+    """The mandatory input (system message + current question) exceeds the budget."""
+
+    def __init__(self, mandatory_bytes: int, budget: int) -> None:
+        self.mandatory_bytes = mandatory_bytes
+        self.budget = budget
+        super().__init__(
+            f"the mandatory input (system message + current question) needs "
+            f"{mandatory_bytes} bytes but the budget is {budget} bytes"
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class Selection:
+    """The request a selection produced: the exact bytes it measured."""
+
+    payload: bytes
+    kept: int
+    dropped: int
+    budget: int
+
+    @property
+    def size(self) -> int:
+        return len(self.payload)
+
+    def __repr__(self) -> str:
+        return (
+            f"Selection(kept={self.kept}, dropped={self.dropped}, "
+            f"bytes={self.size}, budget={self.budget})"
+        )
+
+
+def check_budget(max_bytes: object) -> int:
+    """A budget is a positive int; anything else is a TypeError or ValueError."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+        raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
+    if max_bytes <= 0:
+        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
+    return max_bytes
+
+
+def select_reference(
+    system: str,
+    history: Sequence[Turn],
+    current: str,
+    max_bytes: int,
+    *,
+    model: str = DEFAULT_MODEL,
+    encoder: str = "gson",
+) -> Selection:
+    """The article's loop: drop the oldest whole turn and re-serialize until it fits.
+
+    Quadratic in the number of stored turns; kept for teaching and as the oracle
+    that ``select`` is tested against.
+    """
+    budget = check_budget(max_bytes)
+    turns = list(history)
+    for start in range(len(turns) + 1):
+        payload = request_bytes(system, turns[start:], current, model=model, encoder=encoder)
+        if len(payload) <= budget:
+            return Selection(payload, len(turns) - start, start, budget)
+    # Even with no turn left the request does not fit: the last payload is mandatory input.
+    raise BudgetError(len(payload), budget)
+
+
+def select(
+    system: str,
+    history: Sequence[Turn],
+    current: str,
+    max_bytes: int,
+    *,
+    model: str = DEFAULT_MODEL,
+    encoder: str = "gson",
+) -> Selection:
+    """The whole-turn rule, exact and fast: same result as ``select_reference``.
+
+    The request is ``head + turn pieces + tail``, where each turn's piece is its
+    two messages with their leading separators. Walking back from the newest
+    turn and adding pieces while they fit costs time in proportion to the
+    request returned, not to the stored history.
+    """
+    budget = check_budget(max_bytes)
+    chosen = get_encoder(encoder)
+    head, tail = _envelope(chosen, check_text(model, "model"), check_text(system, "system"),
+                           check_text(current, "current question"))
+    size = len(head) + len(tail)
+    if size > budget:
+        raise BudgetError(size, budget)
+
+    user, assistant = _message_prefix(chosen, "user"), _message_prefix(chosen, "assistant")
+    sep = chosen.item_separator
+    pieces = []
+    for turn in reversed(history):
+        if not isinstance(turn, Turn):
+            raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+        piece = (
+            f"{sep}{user}{chosen.quote(turn.question)}}}"
+            f"{sep}{assistant}{chosen.quote(turn.answer)}}}"
+        ).encode("utf-8")
+        if size + len(piece) > budget:
+            break
+        size += len(piece)
+        pieces.append(piece)
+    pieces.reverse()
+    payload = b"".join([head, *pieces, tail])
+    return Selection(payload, len(pieces), len(history) - len(pieces), budget)
+
+
+def _message_prefix(encoder: Encoder, role: str) -> str:
+    """``{"role":"<role>","content":`` in this encoder's punctuation."""
+    q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
+    return "{" + q("role") + key + q(role) + item + q("content") + key
+
+
+def _envelope(encoder: Encoder, model: str, system: str, current: str) -> tuple[bytes, bytes]:
+    """The bytes before the first turn and after the last one."""
+    q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
+    head = (
+        "{" + q("model") + key + q(model) + item + q("messages") + key + "["
+        + _message_prefix(encoder, "system") + q(system) + "}"
+    )
+    tail = item + _message_prefix(encoder, "user") + q(current) + "}]}"
+    return head.encode("utf-8"), tail.encode("utf-8")

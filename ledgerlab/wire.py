@@ -1,0 +1,139 @@
+"""The wire: the exact bytes of a chat request.
+
+A request is ``{"model": ..., "messages": [...]}``: the system message, then a
+``user`` and an ``assistant`` message for each turn, then the current question as
+a final ``user`` message. Budgets are counted in the UTF-8 bytes of that body,
+so this module is the single place that decides what those bytes are.
+
+Real clients serialize the same request differently, so an encoder is named:
+
+- ``"gson"`` (the default): the Java reference's ``JsonElement.toString()``:
+  compact, raw UTF-8, with U+2028 and U+2029 escaped.
+- ``"httpx"``: httpx 0.28+ ``json=``: compact, raw UTF-8, U+2028/U+2029 left raw.
+- ``"requests"``: requests' ``json=``: ``json.dumps`` defaults, ASCII escapes
+  and ``", "`` / ``": "`` separators.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from json.encoder import encode_basestring, encode_basestring_ascii
+
+DEFAULT_MODEL = "agnes-3.0-flash"
+
+
+class InvalidText(ValueError):
+    """A text field is not a str, or not valid Unicode (a lone surrogate).
+
+    The message names the field and its length, never its content.
+    """
+
+
+def check_text(value: object, field: str) -> str:
+    """Return ``value`` if it is a str that UTF-8 can encode, else raise InvalidText."""
+    if not isinstance(value, str):
+        raise InvalidText(f"{field} must be str, not {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        # Java would silently write '?' here; we refuse instead.
+        raise InvalidText(
+            f"{field} is not valid Unicode: lone surrogate at index {error.start} "
+            f"of {len(value)} code points"
+        ) from None
+    return value
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One confirmed exchange: the user's question and the assistant's answer."""
+
+    question: str
+    answer: str
+
+    def __post_init__(self) -> None:
+        check_text(self.question, "question")
+        check_text(self.answer, "answer")
+
+    def __repr__(self) -> str:
+        # Conversation text is private: show sizes only.
+        return (
+            f"Turn(question={len(self.question.encode())} bytes, "
+            f"answer={len(self.answer.encode())} bytes)"
+        )
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """How one client turns a request object into bytes."""
+
+    name: str
+    ensure_ascii: bool
+    item_separator: str
+    key_separator: str
+    escape_line_separators: bool
+
+    def dumps(self, obj: object) -> bytes:
+        """Serialize any JSON value exactly as this client would send it."""
+        text = json.dumps(
+            obj,
+            ensure_ascii=self.ensure_ascii,
+            separators=(self.item_separator, self.key_separator),
+            allow_nan=False,
+        )
+        return self._escape_line_separators(text).encode("utf-8")
+
+    def quote(self, text: str) -> str:
+        """One JSON string literal, quotes included, as ``dumps`` writes it."""
+        quoted = (encode_basestring_ascii if self.ensure_ascii else encode_basestring)(text)
+        return self._escape_line_separators(quoted)
+
+    def _escape_line_separators(self, text: str) -> str:
+        # U+2028/U+2029 can only occur inside string literals, so a plain
+        # replace on serialized JSON touches nothing else.
+        if self.escape_line_separators:
+            return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        return text
+
+
+ENCODERS: dict[str, Encoder] = {
+    "gson": Encoder("gson", False, ",", ":", True),
+    "httpx": Encoder("httpx", False, ",", ":", False),
+    "requests": Encoder("requests", True, ", ", ": ", False),
+}
+
+
+def get_encoder(name: str) -> Encoder:
+    """The encoder preset called ``name``; ValueError names the known ones."""
+    try:
+        return ENCODERS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(sorted(ENCODERS))
+        raise ValueError(f"unknown encoder {name!r}; known encoders: {known}") from None
+
+
+def messages(system: str, turns: list[Turn], current: str) -> list[dict[str, str]]:
+    """The chat messages of a request: system, each turn's pair, the question."""
+    result = [{"role": "system", "content": check_text(system, "system")}]
+    for turn in turns:
+        if not isinstance(turn, Turn):
+            raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+        result.append({"role": "user", "content": turn.question})
+        result.append({"role": "assistant", "content": turn.answer})
+    result.append({"role": "user", "content": check_text(current, "current question")})
+    return result
+
+
+def request_bytes(
+    system: str,
+    turns: list[Turn],
+    current: str,
+    *,
+    model: str = DEFAULT_MODEL,
+    encoder: str = "gson",
+) -> bytes:
+    """The exact body that would go over the wire for this request."""
+    chosen = get_encoder(encoder)
+    body = {"model": check_text(model, "model"), "messages": messages(system, turns, current)}
+    return chosen.dumps(body)
