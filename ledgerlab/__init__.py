@@ -8,7 +8,7 @@ from .journal import (
     JournalLocked,
     TurnConflict,
 )
-from .selector import BudgetError, Selection, select, select_reference
+from .selector import BudgetError, Selection, byte_breakdown, select, select_reference
 from .wire import ENCODERS, InvalidText, Turn, request_bytes
 
 __version__ = "0.1.0"
@@ -25,6 +25,7 @@ __all__ = [
     "Selection",
     "Turn",
     "TurnConflict",
+    "byte_breakdown",
     "request_bytes",
     "select",
     "select_reference",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .journal import Journal, examine
 from .selector import BudgetError, select
-from .wire import Turn, request_bytes
+from .wire import Turn, messages, request_bytes
 
 # --- The boundary fixture -------------------------------------------------------
 BOUNDARY_SYSTEM = "只根据已知信息回答。"
@@ -70,6 +70,15 @@ def boundary_rejection(budget: int = REJECTED_BUDGET, selector=select) -> dict[s
     except BudgetError as error:
         return {"budget": budget, "mandatory_bytes": error.mandatory_bytes}
     raise AssertionError(f"budget {budget} was expected to be rejected")
+
+
+def message_count_slice(system: str, history, current: str, last: int) -> list[dict[str, str]]:
+    """The bad slice: the last ``last`` messages, whatever they are.
+
+    On ``U1 A1 | U2 A2 | U3 A3`` and ``U4`` with ``last=4`` it gives
+    ``A2 | U3 A3 | U4``: an answer without its question, and no system message.
+    """
+    return messages(system, list(history), current)[-last:]
 
 
 def narrow_budget(turns: list[Turn]) -> int:

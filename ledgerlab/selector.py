@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from .wire import DEFAULT_MODEL, Encoder, Turn, check_text, get_encoder, request_bytes
 
@@ -107,16 +108,9 @@ def select(
     if size > budget:
         raise BudgetError(size, budget)
 
-    user, assistant = _message_prefix(chosen, "user"), _message_prefix(chosen, "assistant")
-    sep = chosen.item_separator
     pieces = []
     for turn in reversed(history):
-        if not isinstance(turn, Turn):
-            raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        piece = (
-            f"{sep}{user}{chosen.quote(turn.question)}}}"
-            f"{sep}{assistant}{chosen.quote(turn.answer)}}}"
-        ).encode("utf-8")
+        piece = _turn_piece(chosen, turn)
         if size + len(piece) > budget:
             break
         size += len(piece)
@@ -126,6 +120,48 @@ def select(
     return Selection(payload, len(pieces), len(history) - len(pieces), budget)
 
 
+def byte_breakdown(
+    system: str,
+    history: Sequence[Turn],
+    current: str,
+    *,
+    model: str = DEFAULT_MODEL,
+    encoder: str = "gson",
+) -> dict[str, object]:
+    """Where the bytes of the full request go: envelope, system, each turn, question.
+
+    ``envelope`` is the model field, brackets and separators outside the messages;
+    each turn's size includes the separators that join it. The parts add up to
+    ``len(request_bytes(...))``.
+    """
+    chosen = get_encoder(encoder)
+    head, tail = _envelope(chosen, check_text(model, "model"), check_text(system, "system"),
+                           check_text(current, "current question"))
+    system_bytes = len(_message(chosen, "system", system))
+    question_bytes = len(_message(chosen, "user", current))
+    return {
+        "envelope": len(head) + len(tail) - system_bytes - question_bytes,
+        "system": system_bytes,
+        "turns": [len(_turn_piece(chosen, turn)) for turn in history],
+        "question": question_bytes,
+    }
+
+
+def _turn_piece(encoder: Encoder, turn: Turn) -> bytes:
+    """A turn's two messages, each with the separator before it."""
+    if not isinstance(turn, Turn):
+        raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+    sep = encoder.item_separator
+    return (sep.encode("utf-8") + _message(encoder, "user", turn.question)
+            + sep.encode("utf-8") + _message(encoder, "assistant", turn.answer))
+
+
+def _message(encoder: Encoder, role: str, content: str) -> bytes:
+    """One message object: ``{"role":...,"content":...}``."""
+    return (_message_prefix(encoder, role) + encoder.quote(content) + "}").encode("utf-8")
+
+
+@cache  # a handful of (encoder, role) pairs; saves three quotes per message
 def _message_prefix(encoder: Encoder, role: str) -> str:
     """``{"role":"<role>","content":`` in this encoder's punctuation."""
     q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
@@ -137,7 +173,6 @@ def _envelope(encoder: Encoder, model: str, system: str, current: str) -> tuple[
     q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
     head = (
         "{" + q("model") + key + q(model) + item + q("messages") + key + "["
-        + _message_prefix(encoder, "system") + q(system) + "}"
-    )
-    tail = item + _message_prefix(encoder, "user") + q(current) + "}]}"
-    return head.encode("utf-8"), tail.encode("utf-8")
+    ).encode("utf-8")
+    return (head + _message(encoder, "system", system),
+            item.encode("utf-8") + _message(encoder, "user", current) + b"]}")
