@@ -7,13 +7,17 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test clean
+.PHONY: lab test stress clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+
+# The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
+stress: $(INSTALLED)
+	LEDGERLAB_KILL_TRIALS=1000 $(BIN)/python -m pytest tests/test_journal_crash.py -s
 
 $(INSTALLED): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \

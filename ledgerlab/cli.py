@@ -56,11 +56,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             status, digest = "ok", line.record.sha256[:12]
         else:
             sizes, digest = f"{'-':>8}  {'-':>8}", "-"
-            status = line.problem if line.complete else "torn tail (cut on open)"
+            status = "torn tail (cut on open)" if line.torn else line.problem
         print(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {sizes}  {digest:<12}  {status}")
     turns = sum(1 for line in lines if line.record is not None)
-    corrupt = sum(1 for line in lines if line.complete and line.problem is not None)
-    torn = sum(line.length for line in lines if not line.complete)
+    corrupt = sum(1 for line in lines if line.problem is not None and not line.torn)
+    torn = sum(line.length for line in lines if line.torn)
     print(f"{turns} turns, {len(data)} bytes, {corrupt} corrupt lines, {torn} torn-tail bytes")
     if corrupt:
         print(f"{args.log}: corrupt; a Journal refuses to open it", file=sys.stderr)

@@ -10,8 +10,8 @@ request (the gson encoder). The contract:
 - one writer: the file itself is locked (flock on POSIX); a second Journal on
   the same file, in this process or another, raises JournalLocked;
 - every commit is fsynced before it returns;
-- on open, an incomplete final line (a torn write, NUL padding included) is cut
-  and the cut is synced; any bad complete line refuses to open (JournalCorrupt);
+- on open, a torn final line (a prefix of a record, then perhaps NUL padding)
+  is cut and the cut is synced; any other bad line refuses to open (JournalCorrupt);
 - commit is idempotent by id; the same id with another question is TurnConflict;
 - the file never grows past ``max_bytes`` (JournalFull, file unchanged).
 
@@ -26,6 +26,7 @@ import binascii
 import hashlib
 import json
 import os
+import re
 import threading
 from dataclasses import dataclass
 
@@ -36,6 +37,11 @@ from .wire import ENCODERS, InvalidText, Turn, check_text
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 RECORD_KEYS = ["id", "question", "answer"]
 _HEX_DIGITS = frozenset(b"0123456789abcdef")
+# What a write cut short can leave: a prefix of a record line (every line starts
+# with the base64 of '{"id":"'), then possibly NUL bytes from a power loss.
+_LINE_START = base64.b64encode(b'{"id":"')[:9]
+_LINE_PREFIX = re.compile(rb"[A-Za-z0-9+/=]*(?: [0-9a-f]{0,64})?")
+_LINE_WITHOUT_NEWLINE = re.compile(rb"[A-Za-z0-9+/=]* [0-9a-f]{64}")
 
 
 class JournalError(Exception):
@@ -47,7 +53,7 @@ class JournalLocked(JournalError):
 
 
 class JournalCorrupt(JournalError):
-    """A complete line is not a valid record: the journal refuses to open."""
+    """A line is neither a valid record nor a torn tail: the journal refuses to open."""
 
 
 class JournalFull(JournalError):
@@ -74,9 +80,9 @@ class LineStatus:
     number: int
     offset: int
     length: int
-    complete: bool
     record: Record | None
     problem: str | None
+    torn: bool = False  # an incomplete final line that a cut-short write explains
 
 
 def id_tag(turn_id: str) -> str:
@@ -126,11 +132,24 @@ def decode_record(line: bytes) -> Record:
     return Record(turn_id, turn, digest.decode("ascii"))
 
 
+def is_torn_tail(tail: bytes) -> bool:
+    """Could a cut-short append have left these bytes after the last newline?
+
+    Anything else (a changed final newline, a file that is not a journal) is
+    corruption, not a torn write: cutting it would lose data silently.
+    """
+    written = tail.rstrip(b"\0")
+    if len(written) < len(tail) and _LINE_WITHOUT_NEWLINE.fullmatch(written):
+        return False  # a NUL where the newline belongs: a changed byte, not a short write
+    return (written[:len(_LINE_START)] == _LINE_START[:len(written)]
+            and _LINE_PREFIX.fullmatch(written) is not None)
+
+
 def examine(data: bytes) -> list[LineStatus]:
     """Every line of a journal file with its record or its problem.
 
-    The final line is incomplete when it has no newline: a torn write (a power
-    loss can leave it as NUL bytes). Duplicate ids are problems too.
+    A final line without a newline is a torn tail when a cut-short write could
+    have left it, and corrupt otherwise. Duplicate ids are problems too.
     """
     statuses = []
     seen: set[str] = set()
@@ -141,7 +160,11 @@ def examine(data: bytes) -> list[LineStatus]:
         end = data.find(b"\n", offset)
         if end == -1:
             length = len(data) - offset
-            statuses.append(LineStatus(number, offset, length, False, None, "torn tail"))
+            if is_torn_tail(data[offset:]):
+                statuses.append(LineStatus(number, offset, length, None, "torn tail", torn=True))
+            else:
+                statuses.append(LineStatus(number, offset, length, None,
+                                           "incomplete final line is not a torn record"))
             break
         record, problem = None, None
         try:
@@ -152,7 +175,7 @@ def examine(data: bytes) -> list[LineStatus]:
             record, problem = None, "duplicate id"
         if record is not None:
             seen.add(record.id)
-        statuses.append(LineStatus(number, offset, end + 1 - offset, True, record, problem))
+        statuses.append(LineStatus(number, offset, end + 1 - offset, record, problem))
         offset = end + 1
     return statuses
 
@@ -202,7 +225,7 @@ class Journal:
         data = self._file.readall()
         good = 0
         for line in examine(data):
-            if not line.complete:
+            if line.torn:
                 break
             if line.problem is not None:
                 raise JournalCorrupt(

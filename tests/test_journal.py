@@ -152,5 +152,5 @@ def test_repr_shows_counts_not_text(log):
 def test_examine_reports_each_line(log):
     data = encode_record("one", "q", "a") + b"garbage\n" + RECORD_TWO[:10]
     lines = examine(data)
-    assert [(line.complete, line.problem) for line in lines] == [
-        (True, None), (True, "expected 2 fields, found 1"), (False, "torn tail")]
+    assert [(line.torn, line.problem) for line in lines] == [
+        (False, None), (False, "expected 2 fields, found 1"), (True, "torn tail")]

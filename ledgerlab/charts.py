@@ -1,0 +1,347 @@
+"""The course's figures: each function returns a matplotlib Figure and prints nothing.
+
+Figures are built with ``matplotlib.figure.Figure``, not pyplot, so nothing is
+shown or kept open behind the caller's back: a notebook displays the figure it
+gets back, a widget renders it to PNG, a test inspects it. Sizes are explicit and
+colours come from the Okabe-Ito palette, which stays distinct under the common
+forms of colour blindness; "dropped" is drawn hatched, so it never relies on hue.
+
+The first half of the module measures (pure functions the widgets reuse); the
+second half draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from .article import message_count_slice
+from .selector import BudgetError, Selection, byte_breakdown, select
+from .wire import DEFAULT_MODEL, ENCODERS, Turn, get_encoder, messages, request_bytes
+
+# Okabe & Ito (2008), "Color Universal Design".
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "black": "#000000",
+}
+ENVELOPE_COLOUR = "#BBBBBB"  # neutral grey: punctuation, not content
+SYSTEM_COLOUR = OKABE_ITO["blue"]
+QUESTION_COLOUR = OKABE_ITO["vermillion"]
+TURN_COLOURS = tuple(OKABE_ITO[name] for name in
+                     ("orange", "sky blue", "bluish green", "reddish purple", "yellow"))
+BUDGET_COLOUR = OKABE_ITO["black"]
+DPI = 100
+
+
+# --- What the charts measure ------------------------------------------------------
+
+@dataclass(frozen=True)
+class Segment:
+    """One piece of a request drawn as a bar: its bytes, its group and whether it is sent."""
+
+    label: str  # "SYSTEM", "U1", "A1", "turn 1", "question", "envelope", ...
+    nbytes: int
+    group: str  # "envelope", "system", "turn 1", ..., "question": decides the colour
+    kept: bool
+
+
+def message_labels(turn_count: int) -> list[str]:
+    """``SYSTEM, U1, A1, ..., Un, An, U(n+1)``: one name per message of the full request."""
+    labels = ["SYSTEM"]
+    for number in range(1, turn_count + 1):
+        labels += [f"U{number}", f"A{number}"]
+    return labels + [f"U{turn_count + 1}"]
+
+
+def _message_groups(turn_count: int) -> list[str]:
+    groups = ["system"]
+    for number in range(1, turn_count + 1):
+        groups += [f"turn {number}"] * 2
+    return groups + ["question"]
+
+
+def message_segments(system: str, history: Sequence[Turn], current: str, kept: Sequence[bool],
+                     *, encoder: str = "gson") -> list[Segment]:
+    """The full request cut into the envelope and one segment per message.
+
+    ``kept`` says, per message, whether a slice sends it. A kept segment counts the
+    separator before it (except the first one sent), so the kept segments plus the
+    envelope add up to exactly the bytes of the request that sends them. A dropped
+    segment shows what the message would have cost, separator included.
+    """
+    chosen = get_encoder(encoder)
+    msgs = messages(system, list(history), current)
+    if len(kept) != len(msgs):
+        raise ValueError(f"kept has {len(kept)} flags for {len(msgs)} messages")
+    separator = len(chosen.item_separator.encode("utf-8"))
+    envelope = len(chosen.dumps({"model": DEFAULT_MODEL, "messages": []}))
+    segments = [Segment("envelope", envelope, "envelope", True)]
+    first_sent = True
+    for label, group, message, sent in zip(message_labels(len(history)),
+                                           _message_groups(len(history)), msgs, kept):
+        size = len(chosen.dumps(message))
+        if not (sent and first_sent):
+            size += separator
+        first_sent = first_sent and not sent
+        segments.append(Segment(label, size, group, bool(sent)))
+    return segments
+
+
+def count_slice(system: str, history: Sequence[Turn], current: str, budget: int,
+                *, encoder: str = "gson") -> tuple[int, int]:
+    """The bad slice under a budget: the most recent messages whose request fits.
+
+    Returns ``(messages kept, bytes)``. It counts messages, not turns, so it can
+    keep an answer without its question, and it drops the system message first.
+    """
+    chosen = get_encoder(encoder)
+    total = len(messages(system, list(history), current))
+    for last in range(total, 0, -1):
+        kept = message_count_slice(system, history, current, last)
+        size = len(chosen.dumps({"model": DEFAULT_MODEL, "messages": kept}))
+        if size <= budget:
+            return last, size
+    return 0, len(chosen.dumps({"model": DEFAULT_MODEL, "messages": []}))
+
+
+def whole_turn_flags(turn_count: int, kept_turns: int) -> list[bool]:
+    """Per message: system, the last ``kept_turns`` turns and the question are sent."""
+    dropped = turn_count - kept_turns
+    return [True] + [index >= dropped for index in range(turn_count) for _ in (0, 1)] + [True]
+
+
+def suffix_sizes(system: str, history: Sequence[Turn], current: str,
+                 *, encoder: str = "gson") -> list[int]:
+    """Bytes of the request keeping the newest k turns, for k = 0 .. len(history).
+
+    Entry 0 is the mandatory input; a budget keeps k turns from entry k up to the next.
+    """
+    parts = byte_breakdown(system, history, current, encoder=encoder)
+    sizes = [parts["envelope"] + parts["system"] + parts["question"]]
+    for turn_bytes in reversed(parts["turns"]):
+        sizes.append(sizes[-1] + turn_bytes)
+    return sizes
+
+
+class Measure(NamedTuple):
+    """A length, what it counts and who reports it."""
+
+    label: str
+    value: int
+    unit: str  # "UTF-16 units", "code points" or "bytes"
+
+
+def utf16_units(text: str) -> int:
+    """What Java's ``String.length()`` reports: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def text_measures(text: str) -> list[Measure]:
+    """One text four ways, then as a JSON string literal under each encoder."""
+    result = [
+        Measure("UTF-16 units (Java length())", utf16_units(text), "UTF-16 units"),
+        Measure("code points (Python len())", len(text), "code points"),
+        Measure("UTF-8 bytes of the raw text", len(text.encode("utf-8")), "bytes"),
+    ]
+    for name, encoder in ENCODERS.items():
+        literal = len(encoder.quote(text).encode("utf-8"))
+        result.append(Measure(f"JSON string bytes ({name})", literal, "wire bytes"))
+    return result
+
+
+def length_measures(system: str, history: Sequence[Turn], current: str,
+                    *, encoder: str = "gson") -> list[Measure]:
+    """The same request measured six ways: its raw text, then its serialized body."""
+    raw = system + "".join(turn.question + turn.answer for turn in history) + current
+    body = request_bytes(system, list(history), current, encoder=encoder).decode("utf-8")
+    return [
+        Measure("raw text: UTF-16 units (Java length())", utf16_units(raw), "UTF-16 units"),
+        Measure("raw text: code points (Python len())", len(raw), "code points"),
+        Measure("raw text: UTF-8 bytes", len(raw.encode("utf-8")), "bytes"),
+        Measure("request body: UTF-16 units (Java length())", utf16_units(body), "UTF-16 units"),
+        Measure("request body: code points (Python len())", len(body), "code points"),
+        Measure(f"request body: wire bytes ({encoder})", len(body.encode("utf-8")), "wire bytes"),
+    ]
+
+
+# --- Drawing ------------------------------------------------------------------------
+
+UNIT_COLOURS = {
+    "UTF-16 units": OKABE_ITO["sky blue"],
+    "code points": OKABE_ITO["bluish green"],
+    "bytes": OKABE_ITO["orange"],
+    "wire bytes": OKABE_ITO["vermillion"],
+}
+
+
+def group_colour(group: str) -> str:
+    """The colour of a segment group: envelope, system, question, or turn N."""
+    if group.startswith("turn "):
+        return TURN_COLOURS[(int(group.split()[1]) - 1) % len(TURN_COLOURS)]
+    return {"envelope": ENVELOPE_COLOUR, "system": SYSTEM_COLOUR,
+            "question": QUESTION_COLOUR}[group]
+
+
+def _new_figure(width: float, height: float) -> tuple[Figure, object]:
+    figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    return figure, figure.subplots()
+
+
+def _draw_row(ax, y: float, segments: Sequence[Segment]) -> int:
+    """Sent segments solid from zero, then the dropped ones hatched after them.
+
+    Returns the bytes sent, where the solid part ends.
+    """
+    ordered = [s for s in segments if s.kept] + [s for s in segments if not s.kept]
+    left = 0
+    sent = sum(s.nbytes for s in segments if s.kept)
+    for segment in ordered:
+        colour = group_colour(segment.group)
+        if segment.kept:
+            ax.barh(y, segment.nbytes, left=left, height=0.6, color=colour, edgecolor="white")
+        else:
+            ax.barh(y, segment.nbytes, left=left, height=0.6, color="white",
+                    edgecolor=colour, hatch="///", linewidth=1)
+        if segment.label != "envelope" and segment.nbytes >= 14:
+            dark = segment.kept and colour in (SYSTEM_COLOUR, QUESTION_COLOUR)
+            ax.text(left + segment.nbytes / 2, y, segment.label, ha="center", va="center",
+                    fontsize=8, color="white" if dark else "black")
+        left += segment.nbytes
+    return sent
+
+
+def _legend(ax, groups: Sequence[str], budget: int | None) -> None:
+    handles = [Patch(facecolor=group_colour(g), label=g) for g in groups]
+    handles.append(Patch(facecolor="white", edgecolor="#555555", hatch="///",
+                         label="dropped (not sent)"))
+    if budget is not None:
+        handles.append(ax.axvline(budget, color=BUDGET_COLOUR, linestyle="--", linewidth=1.5,
+                                  label=f"budget ({budget} bytes)"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.28),
+              ncol=min(len(handles), 6), fontsize=8, frameon=False)
+
+
+def _unique_groups(segments: Sequence[Segment]) -> list[str]:
+    return list(dict.fromkeys(s.group for s in segments))
+
+
+def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
+                *, encoder: str = "gson") -> Figure:
+    """Bytes per message under both slices, coloured by turn, dropped hatched, budget dashed."""
+    last, count_bytes = count_slice(system, history, current, budget, encoder=encoder)
+    total = 2 * len(history) + 2
+    count_row = message_segments(system, history, current,
+                                 [index >= total - last for index in range(total)],
+                                 encoder=encoder)
+    try:
+        chosen = select(system, history, current, budget, encoder=encoder)
+        whole_flags, whole_note = whole_turn_flags(len(history), chosen.kept), f"{chosen.size} bytes"
+    except BudgetError as error:
+        whole_flags = [False] * total
+        whole_note = f"rejected: mandatory input needs {error.mandatory_bytes} bytes"
+    whole_row = message_segments(system, history, current, whole_flags, encoder=encoder)
+
+    figure, ax = _new_figure(9, 3.4)
+    _draw_row(ax, 1, count_row)
+    _draw_row(ax, 0, whole_row)
+    ax.set_yticks([1, 0], [f"message-count slice\n{count_bytes} bytes",
+                           f"whole-turn slice\n{whole_note}"])
+    ax.set_xlabel(f"bytes of the request (UTF-8, {encoder} encoder)")
+    ax.set_title(f"Budget {budget} bytes: what each slice sends (solid) and drops (hatched)")
+    _legend(ax, _unique_groups(count_row), budget)
+    return figure
+
+
+def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget: int,
+                     *, encoder: str = "gson") -> Figure:
+    """One stacked bar: envelope, system, each turn, question; dropped turns hatched."""
+    parts = byte_breakdown(system, history, current, encoder=encoder)
+    try:
+        chosen: Selection | None = select(system, history, current, budget, encoder=encoder)
+        kept_turns = chosen.kept
+        title = (f"Budget {budget} bytes ({encoder}): {chosen.kept} of {len(history)} turns kept, "
+                 f"{chosen.size} bytes sent")
+    except BudgetError as error:
+        chosen, kept_turns = None, 0
+        title = (f"Budget {budget} bytes ({encoder}): rejected, the mandatory input "
+                 f"needs {error.mandatory_bytes} bytes")
+    first_kept = len(history) - kept_turns
+    segments = [Segment("envelope", parts["envelope"], "envelope", chosen is not None),
+                Segment("system", parts["system"], "system", chosen is not None)]
+    segments += [Segment(f"turn {n}", size, f"turn {n}", chosen is not None and n > first_kept)
+                 for n, size in enumerate(parts["turns"], start=1)]
+    segments.append(Segment("question", parts["question"], "question", chosen is not None))
+
+    figure, ax = _new_figure(9, 2.6)
+    _draw_row(ax, 0, segments)
+    ax.set_yticks([0], ["request"])
+    ax.set_xlim(0, max(sum(s.nbytes for s in segments), budget) * 1.05)
+    ax.set_xlabel(f"bytes of the request (UTF-8, {encoder} encoder)")
+    ax.set_title(title)
+    _legend(ax, _unique_groups(segments), budget)
+    return figure
+
+
+def retained_chart(system: str, history: Sequence[Turn], current: str,
+                   *, budgets: Sequence[int] = (), encoders: Sequence[str] = ("gson",),
+                   max_budget: int | None = None) -> Figure:
+    """Turns retained against budget: a step function per encoder, ``budgets`` marked."""
+    steps = {name: suffix_sizes(system, history, current, encoder=name) for name in encoders}
+    top = max_budget or int(max(max(s) for s in steps.values()) * 1.15)
+    figure, ax = _new_figure(9, 3.8)
+    styles = ("-", "--", ":")
+    colours = (OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["reddish purple"])
+    for index, (name, sizes) in enumerate(steps.items()):
+        ax.step(sizes + [top], list(range(len(sizes))) + [len(sizes) - 1], where="post",
+                color=colours[index % 3], linestyle=styles[index % 3], linewidth=2,
+                label=f"{name}: rejected below {sizes[0]} bytes")
+    first = steps[encoders[0]]
+    ax.axvspan(0, first[0], color=ENVELOPE_COLOUR, alpha=0.35,
+               label=f"BudgetError ({encoders[0]}): mandatory input does not fit")
+    for budget in budgets:
+        kept = max((k for k, size in enumerate(first) if size <= budget), default=None)
+        ax.axvline(budget, color=BUDGET_COLOUR, linestyle=":", linewidth=1)
+        if kept is not None:
+            ax.plot([budget], [kept], "o", color=BUDGET_COLOUR)
+        ax.annotate(str(budget), (budget, len(history) + 0.15), ha="center", fontsize=8)
+    ax.set_xlim(0, top)
+    ax.set_ylim(-0.3, len(history) + 0.5)
+    ax.set_yticks(range(len(history) + 1))
+    ax.set_xlabel("budget (bytes)")
+    ax.set_ylabel("turns retained")
+    marked = f"; marked: {', '.join(map(str, budgets))}" if budgets else ""
+    ax.set_title(f"Turns retained against the budget{marked}")
+    ax.legend(loc="lower right", fontsize=8)
+    return figure
+
+
+def measures_chart(measures: Sequence[Measure], *, budget: int | None = None,
+                   title: str = "One text, several lengths") -> Figure:
+    """Horizontal bars, one per measure, coloured by what it counts."""
+    figure, ax = _new_figure(9, 0.45 * len(measures) + 1.6)
+    rows = list(reversed(measures))
+    ax.barh(range(len(rows)), [m.value for m in rows],
+            color=[UNIT_COLOURS[m.unit] for m in rows], edgecolor="white")
+    for y, measure in enumerate(rows):
+        ax.text(measure.value, y, f" {measure.value}", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)), [m.label for m in rows], fontsize=8)
+    handles = [Patch(facecolor=UNIT_COLOURS[u], label=u)
+               for u in dict.fromkeys(m.unit for m in measures)]
+    if budget is not None:
+        handles.append(ax.axvline(budget, color=BUDGET_COLOUR, linestyle="--",
+                                  label=f"budget ({budget} bytes)"))
+    ax.set_xlim(0, max([m.value for m in measures] + [budget or 0]) * 1.15)
+    ax.set_xlabel("length (bytes, or code points / UTF-16 units where labelled)")
+    ax.set_title(title)
+    ax.legend(handles=handles, loc="upper right", fontsize=8)
+    return figure
