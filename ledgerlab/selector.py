@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
-from .wire import DEFAULT_MODEL, Encoder, Turn, check_text, get_encoder, request_bytes
+from .wire import DEFAULT_MODEL, ENCODERS, Encoder, Turn, check_text, get_encoder, request_bytes
 
 
 class BudgetError(ValueError):
@@ -101,23 +100,21 @@ def select(
     request returned, not to the stored history.
     """
     budget = check_budget(max_bytes)
-    chosen = get_encoder(encoder)
-    head, tail = _envelope(chosen, check_text(model, "model"), check_text(system, "system"),
-                           check_text(current, "current question"))
+    writer = _writer(encoder)
+    head, tail = writer.envelope(model, system, current)
     size = len(head) + len(tail)
     if size > budget:
         raise BudgetError(size, budget)
-
     pieces = []
     for turn in reversed(history):
-        piece = _turn_piece(chosen, turn)
-        if size + len(piece) > budget:
-            break
+        piece = writer.turn(turn)
         size += len(piece)
+        if size > budget:
+            break
         pieces.append(piece)
     pieces.reverse()
-    payload = b"".join([head, *pieces, tail])
-    return Selection(payload, len(pieces), len(history) - len(pieces), budget)
+    return Selection(b"".join([head, *pieces, tail]), len(pieces),
+                     len(history) - len(pieces), budget)
 
 
 def byte_breakdown(
@@ -134,45 +131,65 @@ def byte_breakdown(
     each turn's size includes the separators that join it. The parts add up to
     ``len(request_bytes(...))``.
     """
-    chosen = get_encoder(encoder)
-    head, tail = _envelope(chosen, check_text(model, "model"), check_text(system, "system"),
-                           check_text(current, "current question"))
-    system_bytes = len(_message(chosen, "system", system))
-    question_bytes = len(_message(chosen, "user", current))
+    writer = _writer(encoder)
+    head, tail = writer.envelope(model, system, current)
+    system_bytes = len(writer.message("system", system))
+    question_bytes = len(writer.message("user", current))
     return {
         "envelope": len(head) + len(tail) - system_bytes - question_bytes,
         "system": system_bytes,
-        "turns": [len(_turn_piece(chosen, turn)) for turn in history],
+        "turns": [len(writer.turn(turn)) for turn in history],
         "question": question_bytes,
     }
 
 
-def _turn_piece(encoder: Encoder, turn: Turn) -> bytes:
-    """A turn's two messages, each with the separator before it."""
-    if not isinstance(turn, Turn):
-        raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-    sep = encoder.item_separator
-    return (sep.encode("utf-8") + _message(encoder, "user", turn.question)
-            + sep.encode("utf-8") + _message(encoder, "assistant", turn.answer))
+class _RequestWriter:
+    """One encoder's punctuation, computed once, and the pieces of a request.
+
+    ``request_bytes`` serializes a whole dict with json.dumps; this writes the same
+    bytes piece by piece so that ``select`` encodes only the turns it keeps.
+    """
+
+    def __init__(self, encoder: Encoder) -> None:
+        q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
+        self.encoder = encoder
+        self.prefix = {role: "{" + q("role") + key + q(role) + item + q("content") + key
+                       for role in ("system", "user", "assistant")}
+        self.model_open = "{" + q("model") + key
+        self.messages_open = item + q("messages") + key + "["
+        self.item = item
+        # A turn: ,{"role":"user","content":<q>},{"role":"assistant","content":<a>}
+        self.turn_open = item + self.prefix["user"]
+        self.turn_middle = "}" + item + self.prefix["assistant"]
+        self.basic_quote = encoder.basic_quote
+        self.escapes = encoder.escape_line_separators
+
+    def message(self, role: str, content: str) -> bytes:
+        return (self.prefix[role] + self.encoder.quote(content) + "}").encode("utf-8")
+
+    def envelope(self, model: str, system: str, current: str) -> tuple[bytes, bytes]:
+        """The bytes before the first turn and after the last one."""
+        model = self.encoder.quote(check_text(model, "model"))
+        head = (self.model_open + model + self.messages_open).encode("utf-8")
+        head += self.message("system", check_text(system, "system"))
+        tail = self.item.encode("utf-8") + self.message(
+            "user", check_text(current, "current question")) + b"]}"
+        return head, tail
+
+    def turn(self, turn: Turn) -> bytes:
+        """A turn's two messages, each with the separator before it (the hot path)."""
+        if not isinstance(turn, Turn):
+            raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+        quote = self.basic_quote
+        text = f"{self.turn_open}{quote(turn.question)}{self.turn_middle}{quote(turn.answer)}}}"
+        if self.escapes:
+            text = self.encoder.escape(text)  # the punctuation holds no U+2028/U+2029
+        return text.encode("utf-8")
 
 
-def _message(encoder: Encoder, role: str, content: str) -> bytes:
-    """One message object: ``{"role":...,"content":...}``."""
-    return (_message_prefix(encoder, role) + encoder.quote(content) + "}").encode("utf-8")
+_WRITERS = {name: _RequestWriter(encoder) for name, encoder in ENCODERS.items()}
 
 
-@cache  # a handful of (encoder, role) pairs; saves three quotes per message
-def _message_prefix(encoder: Encoder, role: str) -> str:
-    """``{"role":"<role>","content":`` in this encoder's punctuation."""
-    q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
-    return "{" + q("role") + key + q(role) + item + q("content") + key
-
-
-def _envelope(encoder: Encoder, model: str, system: str, current: str) -> tuple[bytes, bytes]:
-    """The bytes before the first turn and after the last one."""
-    q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
-    head = (
-        "{" + q("model") + key + q(model) + item + q("messages") + key + "["
-    ).encode("utf-8")
-    return (head + _message(encoder, "system", system),
-            item.encode("utf-8") + _message(encoder, "user", current) + b"]}")
+def _writer(encoder: str) -> _RequestWriter:
+    get_encoder(encoder)  # the clear error for an unknown name
+    return _WRITERS[encoder]

@@ -82,17 +82,24 @@ class Encoder:
             separators=(self.item_separator, self.key_separator),
             allow_nan=False,
         )
-        return self._escape_line_separators(text).encode("utf-8")
+        return self.escape(text).encode("utf-8")
 
     def quote(self, text: str) -> str:
         """One JSON string literal, quotes included, as ``dumps`` writes it."""
-        quoted = (encode_basestring_ascii if self.ensure_ascii else encode_basestring)(text)
-        return self._escape_line_separators(quoted)
+        return self.escape(self.basic_quote(text))
 
-    def _escape_line_separators(self, text: str) -> str:
-        # U+2028/U+2029 can only occur inside string literals, so a plain
-        # replace on serialized JSON touches nothing else.
-        if self.escape_line_separators:
+    @property
+    def basic_quote(self):
+        """json's own C string encoder for this preset, before ``escape``."""
+        return encode_basestring_ascii if self.ensure_ascii else encode_basestring
+
+    def escape(self, text: str) -> str:
+        """The escapes json.dumps does not make: U+2028/U+2029 for gson.
+
+        They can only occur inside string literals, so a plain replace on
+        serialized JSON touches nothing else.
+        """
+        if self.escape_line_separators and ("\u2028" in text or "\u2029" in text):
             return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
         return text
 
