@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test stress clean
+.PHONY: lab test stress bench clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks
@@ -18,6 +18,11 @@ test: $(INSTALLED)
 # The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
 stress: $(INSTALLED)
 	LEDGERLAB_KILL_TRIALS=1000 $(BIN)/python -m pytest tests/test_journal_crash.py -s
+
+# Side-by-side timings (select, the article's loop, LangChain's trim_messages, the journal).
+bench: $(INSTALLED)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,bench]"
+	$(BIN)/python benchmarks/bench_select.py
 
 $(INSTALLED): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from . import __version__, article
-from .journal import JournalError, examine
+from .journal import Journal, JournalError, examine, id_tag
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -68,6 +68,24 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace) -> int:
+    with Journal(args.log) as journal:
+        turns, size = len(journal), journal.size
+        journal.forget(args.id)
+        print(f"forgot {id_tag(args.id)}: {turns} -> {len(journal)} turns, "
+              f"{size} -> {journal.size} bytes; its text is gone from {args.log}")
+    return 0
+
+
+def cmd_retain(args: argparse.Namespace) -> int:
+    with Journal(args.log) as journal:
+        turns, size = len(journal), journal.size
+        deleted = journal.retain(last=args.last)
+        print(f"deleted {deleted} of {turns} turns, kept the newest {len(journal)}: "
+              f"{size} -> {journal.size} bytes")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ledgerlab",
@@ -101,6 +119,20 @@ def build_parser() -> argparse.ArgumentParser:
                                   "status of a journal file, read-only, without its text.")
     inspect.add_argument("log", metavar="LOG")
     inspect.set_defaults(run=cmd_inspect)
+
+    forget = commands.add_parser("forget", help="delete one turn from a journal",
+                                 description="Delete one turn for real: its text leaves the "
+                                 "file; the other turns stay byte-identical.")
+    forget.add_argument("log", metavar="LOG")
+    forget.add_argument("id", metavar="ID", help="the id the turn was committed under")
+    forget.set_defaults(run=cmd_forget)
+
+    retain = commands.add_parser("retain", help="keep only the newest turns",
+                                 description="Delete all but the newest N turns, for real.")
+    retain.add_argument("log", metavar="LOG")
+    retain.add_argument("--last", type=int, required=True, metavar="N",
+                        help="how many of the newest turns to keep")
+    retain.set_defaults(run=cmd_retain)
     return parser
 
 

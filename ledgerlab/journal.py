@@ -13,7 +13,9 @@ request (the gson encoder). The contract:
 - on open, a torn final line (a prefix of a record, then perhaps NUL padding)
   is cut and the cut is synced; any other bad line refuses to open (JournalCorrupt);
 - commit is idempotent by id; the same id with another question is TurnConflict;
-- the file never grows past ``max_bytes`` (JournalFull, file unchanged).
+- the file never grows past ``max_bytes`` (JournalFull, file unchanged);
+- ``forget`` and ``retain`` delete turns for real: one crash-safe rewrite (temp
+  file, fsync, rename, fsync the directory), then the old bytes are overwritten.
 
 The journal stores turns; it knows nothing of requests or budgets. Error
 messages carry offsets, sizes and hashes, never conversation text.
@@ -29,6 +31,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass
+from typing import NoReturn
 
 import portalocker
 
@@ -62,6 +65,13 @@ class JournalFull(JournalError):
 
 class TurnConflict(JournalError):
     """The id is already stored with a different question."""
+
+
+class TurnNotFound(JournalError, KeyError):
+    """No turn is stored under that id; nothing changed."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -211,6 +221,7 @@ class Journal:
         self._file = _open_locked(self.path)
         try:
             self._load()
+            _remove_stale(_rewrite_path(self.path))
         except BaseException:
             self._file.close()
             self._file = None
@@ -271,17 +282,78 @@ class Journal:
     def _append(self, line: bytes) -> None:
         fd = self._file.fileno()
         try:
-            written = 0
-            while written < len(line):
-                written += os.write(fd, line[written:])
+            os.lseek(fd, self._size, os.SEEK_SET)
+            _write_all(fd, line)
             os.fsync(fd)
         except OSError as error:
-            # After a failed write or fsync the data may already be lost: never
-            # retry and acknowledge. Close, so that reopening re-reads the file.
-            self._close_file()
-            raise JournalError(
-                f"commit not acknowledged: {error.strerror or error}; journal closed, reopen it"
-            ) from error
+            self._fail("commit", error)
+
+    def _fail(self, action: str, error: OSError) -> NoReturn:
+        # After a failed write or fsync the data may already be lost: never
+        # retry and acknowledge. Close, so that reopening re-reads the file.
+        self._close_file()
+        raise JournalError(
+            f"{action} not acknowledged: {error.strerror or error}; journal closed, reopen it"
+        ) from error
+
+    def forget(self, turn_id: str) -> None:
+        """Delete one turn: its text leaves the file; the other lines stay byte-identical."""
+        check_text(turn_id, "id")
+        with self._mutex:
+            self._check_open()
+            if turn_id not in self._turns:
+                raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
+            self._rewrite(lambda record: record.id != turn_id)
+
+    def retain(self, *, last: int) -> int:
+        """Keep only the newest ``last`` turns; return how many were deleted."""
+        if isinstance(last, bool) or not isinstance(last, int):
+            raise TypeError(f"last must be an int, not {type(last).__name__}")
+        if last < 0:
+            raise ValueError(f"last must be 0 or more, got {last}")
+        with self._mutex:
+            self._check_open()
+            doomed = set(list(self._turns)[:max(0, len(self._turns) - last)])
+            if doomed:
+                self._rewrite(lambda record: record.id not in doomed)
+            return len(doomed)
+
+    def _rewrite(self, keep) -> None:
+        """Replace the file with the lines ``keep`` accepts, crash-safely.
+
+        A kill at any point leaves either the old file or the new one under the
+        path. The new file is locked before it takes the name, so the lock still
+        guards the path; the old bytes are overwritten only once the new file is
+        durably in place, so a crash cannot destroy the only copy.
+        """
+        old = self._file
+        temp = _rewrite_path(self.path)
+        try:
+            os.lseek(old.fileno(), 0, os.SEEK_SET)
+            data = old.readall()
+            kept = [line for line in examine(data) if keep(line.record)]
+            new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
+            _remove_stale(temp)
+            new = _open_locked(temp, exclusive=True)
+        except OSError as error:
+            self._fail("rewrite", error)
+        try:
+            _write_all(new.fileno(), new_data)
+            os.fsync(new.fileno())
+            os.replace(temp, self.path)
+            fsync_directory(self.path)
+        except OSError as error:
+            new.close()
+            self._fail("rewrite", error)
+        self._file = new
+        self._turns = {line.record.id: line.record.turn for line in kept}
+        self._size = len(new_data)
+        try:  # the old inode has no name now; destroy its bytes, then let it go
+            os.lseek(old.fileno(), 0, os.SEEK_SET)
+            _write_all(old.fileno(), b"\0" * len(data))
+            os.fsync(old.fileno())
+        finally:
+            old.close()
 
     def history(self) -> list[Turn]:
         """The stored turns in commit order (a copy)."""
@@ -328,27 +400,67 @@ class Journal:
         return f"Journal({self.path!r}, turns={len(self._turns)}, bytes={self._size}, {state})"
 
 
-def _open_locked(path: str):
-    """Open (creating owner-only if missing) and lock the journal file."""
-    flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
+def _rewrite_path(path: str) -> str:
+    return path + ".rewrite"
+
+
+def _remove_stale(path: str) -> None:
+    """Remove what a rewrite cut short left behind (it holds only kept turns)."""
+    if os.path.lexists(path):
+        os.unlink(path)
+        fsync_directory(path)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _open_locked(path: str, *, exclusive: bool = False):
+    """Open (creating owner-only if missing) and lock the journal file.
+
+    ``exclusive`` creates a new file or fails. A rewrite by another Journal may
+    rename a new file over the path between our open and our lock: then the
+    lock we got guards a file with no name, so check and try again.
+    """
+    flags = os.O_RDWR | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(3):
         try:
-            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
-            created = True
-        except FileExistsError:
-            fd = os.open(path, flags)
-            created = False
-    except OSError as error:
-        raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
-    handle = os.fdopen(fd, "r+b", buffering=0)
-    try:
-        portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
-    except portalocker.AlreadyLocked:
+            try:
+                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+                created = True
+            except FileExistsError:
+                if exclusive:
+                    raise
+                fd = os.open(path, flags)
+                created = False
+        except OSError as error:
+            raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
+        handle = os.fdopen(fd, "r+b", buffering=0)
+        try:
+            portalocker.lock(handle,
+                             portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+            if _same_file(handle.fileno(), path):
+                break
+        except portalocker.AlreadyLocked:
+            handle.close()
+            raise JournalLocked(f"journal {path!r} is already open in another Journal") from None
+        except BaseException:
+            handle.close()
+            raise
         handle.close()
-        raise JournalLocked(f"journal {path!r} is already open in another Journal") from None
-    except BaseException:
-        handle.close()
-        raise
+    else:
+        raise JournalLocked(f"journal {path!r} keeps being replaced by another Journal")
     if created:
         fsync_directory(path)
     return handle
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(fd)
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)

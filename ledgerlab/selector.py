@@ -106,8 +106,9 @@ def select(
     if size > budget:
         raise BudgetError(size, budget)
     pieces = []
+    turn_bytes = writer.turn
     for turn in reversed(history):
-        piece = writer.turn(turn)
+        piece = turn_bytes(turn)
         size += len(piece)
         if size > budget:
             break
@@ -182,7 +183,7 @@ class _RequestWriter:
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
         quote = self.basic_quote
         text = f"{self.turn_open}{quote(turn.question)}{self.turn_middle}{quote(turn.answer)}}}"
-        if self.escapes:
+        if self.escapes and ("\u2028" in text or "\u2029" in text):
             text = self.encoder.escape(text)  # the punctuation holds no U+2028/U+2029
         return text.encode("utf-8")
 

@@ -1,7 +1,9 @@
-"""Commits turns forever and acknowledges each one on stdout after commit returns.
+"""A journal worker for the kill -9 trials in test_journal_crash.py.
 
-Run by test_journal_crash.py, which kills it with SIGKILL at random moments.
-Usage: python crash_child.py LOG FIRST_ID
+    python crash_child.py commit LOG FIRST   commit t<FIRST>, t<FIRST+1>, ... forever
+    python crash_child.py forget LOG         forget t0, t1, ... in order
+
+It prints each number only after the call returned: an acknowledgement.
 """
 
 import sys
@@ -15,13 +17,17 @@ def answer_for(number: int) -> str:
 
 
 def main() -> None:
-    log, first = sys.argv[1], int(sys.argv[2])
+    mode, log = sys.argv[1], sys.argv[2]
     with Journal(log) as journal:
-        number = first
-        while True:
-            journal.commit(f"t{number}", f"question {number}", answer_for(number))
+        if mode == "commit":
+            number = int(sys.argv[3])
+            while True:
+                journal.commit(f"t{number}", f"question {number}", answer_for(number))
+                print(number, flush=True)
+                number += 1
+        for number in range(len(journal)):
+            journal.forget(f"t{number}")
             print(number, flush=True)
-            number += 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,239 @@
+"""Side-by-side benchmark: run with `make bench`.
+
+Every ratio below compares timings measured in this one run, on this machine:
+
+- select against the floor: one stdlib json.dumps of the same returned request
+  (building its dicts included) and its .encode();
+- select_reference (the article's loop) where it finishes in reasonable time;
+- LangChain's trim_messages (strategy="last", include_system=True, start_on="human")
+  with a counter that returns the exact bytes of the same serialized request;
+- Journal.commit against a raw os.write + os.fsync of a same-sized line, and opening
+  a journal filled to the 4 MiB cap against reading the file and hashing its payloads.
+
+Results go to benchmarks/results.json and benchmarks/select-scaling.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+from ledgerlab import Journal, Turn, request_bytes, select, select_reference
+from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
+from ledgerlab.wire import ENCODERS, messages
+
+HERE = Path(__file__).resolve().parent
+SYSTEM = "Use only the supplied conversation."
+QUESTION = "Explain the next step."
+BUDGET = 16 * 1024
+SIZES = (100, 1_000, 10_000, 100_000)
+REFERENCE_MAX_TURNS = 1_000  # the quadratic loop takes minutes beyond this
+
+
+def make_history(turns: int) -> list[Turn]:
+    """Deterministic turns of 80 to 180 bytes, with quotes, CJK, emoji and newlines."""
+    return [
+        Turn(f'question {i}: 接口 "是什么" 🙂', f"answer {i}\nUse a Java 8 client. " + "x" * (i % 50))
+        for i in range(turns)
+    ]
+
+
+def best_seconds(call, min_total: float = 0.2, repeat: int = 5) -> float:
+    """Best per-call time over `repeat` runs of an auto-sized loop."""
+    timer = timeit.Timer(call)
+    number, _ = timer.autorange()
+    number = max(1, int(number * min_total / 0.2))
+    return min(timer.repeat(repeat=repeat, number=number)) / number
+
+
+def floor_request(kept: list[Turn]) -> bytes:
+    body = {"model": "agnes-3.0-flash", "messages": messages(SYSTEM, kept, QUESTION)}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def langchain_trim(history: list[Turn]):
+    """trim_messages set up to apply the same rule to the same request bytes."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
+
+    roles = {"system": "system", "human": "user", "ai": "assistant"}
+    gson = ENCODERS["gson"]
+
+    def request_size(batch) -> int:
+        body = {"model": "agnes-3.0-flash",
+                "messages": [{"role": roles[m.type], "content": m.content} for m in batch]}
+        return len(gson.dumps(body))
+
+    system_only = request_size([SystemMessage(SYSTEM)])
+
+    def count(batch) -> int:
+        # trim_messages counts the system message on its own and the rest apart:
+        # give the rest its marginal bytes so that the two add up to the request.
+        if batch and batch[0].type == "system":
+            return request_size(batch)
+        return request_size([SystemMessage(SYSTEM), *batch]) - system_only
+
+    chat = [SystemMessage(SYSTEM)]
+    for turn in history:
+        chat += [HumanMessage(turn.question), AIMessage(turn.answer)]
+    chat.append(HumanMessage(QUESTION))
+
+    def trim():
+        return trim_messages(chat, max_tokens=BUDGET, token_counter=count, strategy="last",
+                             include_system=True, start_on="human")
+    return trim
+
+
+def bench_selection(sizes) -> list[dict]:
+    rows = []
+    for turns in sizes:
+        history = make_history(turns)
+        chosen = select(SYSTEM, history, QUESTION, BUDGET)
+        kept = history[turns - chosen.kept:]
+        assert floor_request(kept) == chosen.payload
+        row = {"turns": turns, "kept": chosen.kept, "request_bytes": chosen.size,
+               "select_s": best_seconds(lambda: select(SYSTEM, history, QUESTION, BUDGET)),
+               "floor_s": best_seconds(lambda: floor_request(kept))}
+        if turns <= REFERENCE_MAX_TURNS:
+            assert select_reference(SYSTEM, history, QUESTION, BUDGET) == chosen
+            row["reference_s"] = best_seconds(
+                lambda: select_reference(SYSTEM, history, QUESTION, BUDGET), 0.5, 3)
+        trim = langchain_trim(history)
+        trimmed = trim()
+        assert len(trimmed) == 2 + 2 * chosen.kept, "trim_messages chose another request"
+        row["trim_s"] = best_seconds(trim, 0.01, 3 if turns < 100_000 else 1)
+        rows.append(row)
+        print(f"  measured {turns:>7,} turns", flush=True)
+    return rows
+
+
+def bench_commit(directory: Path, pairs: int = 300) -> dict:
+    """A commit, then a raw write + fsync, alternately: both see the same disk weather."""
+    answer = "answer 0 " + "x" * 60
+    line = encode_record("t000000", "question 0000", answer)
+    commit_times, raw_times = [], []
+    with Journal(directory / "commit.log") as journal:
+        fd = os.open(directory / "raw.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            for number in range(pairs):
+                started = time.perf_counter()
+                journal.commit(f"t{number:06d}", f"question {number:04d}", answer)
+                middle = time.perf_counter()
+                os.write(fd, line)
+                os.fsync(fd)
+                raw_times.append(time.perf_counter() - middle)
+                commit_times.append(middle - started)
+        finally:
+            os.close(fd)
+    return {"commit_s": statistics.median(commit_times),
+            "raw_write_fsync_s": statistics.median(raw_times), "record_bytes": len(line)}
+
+
+def bench_open(directory: Path) -> dict:
+    """Open a journal filled to the cap, against reading it and hashing each payload."""
+    path = directory / "full.log"
+    lines, size, number = [], 0, 0
+    while True:
+        line = encode_record(f"t{number}", f"question {number} 接口", f"answer {number} " + "x" * 80)
+        if size + len(line) > DEFAULT_MAX_BYTES:
+            break
+        lines.append(line)
+        size += len(line)
+        number += 1
+    path.write_bytes(b"".join(lines))
+
+    def open_journal():
+        Journal(path).close()
+
+    def read_and_hash():
+        for line in path.read_bytes().splitlines():
+            encoded, digest = line.split(b" ")
+            hashlib.sha256(base64.b64decode(encoded)).hexdigest()
+
+    return {"file_bytes": size, "records": len(lines),
+            "open_s": best_seconds(open_journal, 1.0, 3),
+            "read_hash_s": best_seconds(read_and_hash, 1.0, 3)}
+
+
+def print_report(results: dict) -> None:
+    print()
+    print(f"select, budget {BUDGET} bytes (best of repeated runs, microseconds per call)")
+    print(f"{'turns':>8} {'kept':>5} {'select':>9} {'floor':>9} {'sel/floor':>9} "
+          f"{'reference':>11} {'ref/sel':>8} {'trim_messages':>14} {'trim/sel':>9}")
+    for row in results["selection"]:
+        us = lambda key: f"{row[key] * 1e6:,.1f}" if key in row else "-"
+        ref_ratio = f"{row['reference_s'] / row['select_s']:,.0f}x" if "reference_s" in row else "-"
+        print(f"{row['turns']:>8,} {row['kept']:>5} {us('select_s'):>9} {us('floor_s'):>9} "
+              f"{row['select_s'] / row['floor_s']:>8.2f}x {us('reference_s'):>11} {ref_ratio:>8} "
+              f"{us('trim_s'):>14} {row['trim_s'] / row['select_s']:>8,.0f}x")
+    commit = results["commit"]
+    print()
+    print(f"journal commit ({commit['record_bytes']}-byte record): {commit['commit_s'] * 1e6:,.0f} us; "
+          f"raw os.write + os.fsync: {commit['raw_write_fsync_s'] * 1e6:,.0f} us; "
+          f"ratio {commit['commit_s'] / commit['raw_write_fsync_s']:.2f}x")
+    opened = results["open"]
+    print(f"open a {opened['file_bytes']:,}-byte journal ({opened['records']:,} records): "
+          f"{opened['open_s'] * 1e3:,.1f} ms; read + hash payloads: "
+          f"{opened['read_hash_s'] * 1e3:,.1f} ms; ratio {opened['open_s'] / opened['read_hash_s']:.2f}x")
+
+
+def plot(results: dict, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = results["selection"]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    series = [("select_s", "select (ledgerlab)", "#0072B2", "o"),
+              ("reference_s", "select_reference (the article's loop)", "#D55E00", "s"),
+              ("trim_s", "LangChain trim_messages", "#009E73", "^"),
+              ("floor_s", "floor: one json.dumps of the result", "#999999", "x")]
+    for key, label, colour, marker in series:
+        points = [(row["turns"], row[key]) for row in rows if key in row]
+        ax.plot(*zip(*points), marker=marker, color=colour, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("stored turns")
+    ax.set_ylabel("seconds per selection")
+    ax.set_title(f"Selecting a {BUDGET // 1024} KiB request: time against stored turns")
+    ax.legend()
+    ax.grid(True, which="major", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--out", type=Path, default=HERE)
+    args = parser.parse_args()
+
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores")
+    results = {"budget_bytes": BUDGET, "python": platform.python_version()}
+    print("selection ...", flush=True)
+    results["selection"] = bench_selection(args.sizes)
+    work = HERE.parent / "build" / "bench"
+    work.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=work) as directory:
+        print("journal commit ...", flush=True)
+        results["commit"] = bench_commit(Path(directory))
+        print("journal open ...", flush=True)
+        results["open"] = bench_open(Path(directory))
+    print_report(results)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    plot(results, args.out / "select-scaling.png")
+    print(f"\nwrote {args.out / 'results.json'} and {args.out / 'select-scaling.png'}")
+
+
+if __name__ == "__main__":
+    main()
