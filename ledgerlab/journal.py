@@ -35,7 +35,7 @@ from typing import NoReturn
 
 import portalocker
 
-from .wire import ENCODERS, InvalidText, Turn, check_text
+from .wire import ENCODERS, InvalidText, Turn, check_int, check_text
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 RECORD_KEYS = ["id", "question", "answer"]
@@ -190,14 +190,6 @@ def examine(data: bytes) -> list[LineStatus]:
     return statuses
 
 
-def check_max_bytes(max_bytes: object) -> int:
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
-        raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
-    if max_bytes <= 0:
-        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
-    return max_bytes
-
-
 def fsync_directory(path: str) -> None:
     """Make a file's creation or rename durable (POSIX; Windows has no directory fsync)."""
     if os.name == "nt":
@@ -214,7 +206,7 @@ class Journal:
 
     def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.path = os.fspath(path)
-        self.max_bytes = check_max_bytes(max_bytes)
+        self.max_bytes = check_int(max_bytes, "max_bytes", minimum=1)
         self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
         self._turns: dict[str, Turn] = {}
         self._size = 0
@@ -307,10 +299,7 @@ class Journal:
 
     def retain(self, *, last: int) -> int:
         """Keep only the newest ``last`` turns; return how many were deleted."""
-        if isinstance(last, bool) or not isinstance(last, int):
-            raise TypeError(f"last must be an int, not {type(last).__name__}")
-        if last < 0:
-            raise ValueError(f"last must be 0 or more, got {last}")
+        check_int(last, "last", minimum=0)
         with self._mutex:
             self._check_open()
             doomed = set(list(self._turns)[:max(0, len(self._turns) - last)])

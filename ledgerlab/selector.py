@@ -15,7 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .wire import DEFAULT_MODEL, ENCODERS, Encoder, Turn, check_text, get_encoder, request_bytes
+from .wire import (
+    DEFAULT_MODEL,
+    ENCODERS,
+    Encoder,
+    Turn,
+    check_int,
+    check_text,
+    get_encoder,
+    request_bytes,
+)
 
 
 class BudgetError(ValueError):
@@ -50,15 +59,6 @@ class Selection:
         )
 
 
-def check_budget(max_bytes: object) -> int:
-    """A budget is a positive int; anything else is a TypeError or ValueError."""
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
-        raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
-    if max_bytes <= 0:
-        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
-    return max_bytes
-
-
 def select_reference(
     system: str,
     history: Sequence[Turn],
@@ -73,7 +73,7 @@ def select_reference(
     Quadratic in the number of stored turns; kept for teaching and as the oracle
     that ``select`` is tested against.
     """
-    budget = check_budget(max_bytes)
+    budget = check_int(max_bytes, "max_bytes", minimum=1)
     turns = list(history)
     for start in range(len(turns) + 1):
         payload = request_bytes(system, turns[start:], current, model=model, encoder=encoder)
@@ -99,7 +99,7 @@ def select(
     turn and adding pieces while they fit costs time in proportion to the
     request returned, not to the stored history.
     """
-    budget = check_budget(max_bytes)
+    budget = check_int(max_bytes, "max_bytes", minimum=1)
     writer = _writer(encoder)
     head, tail = writer.envelope(model, system, current)
     size = len(head) + len(tail)

@@ -45,6 +45,15 @@ def check_text(value: object, field: str) -> str:
     return value
 
 
+def check_int(value: object, name: str, *, minimum: int) -> int:
+    """Return ``value`` if it is an int (not a bool) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
 @dataclass(frozen=True)
 class Turn:
     """One confirmed exchange: the user's question and the assistant's answer."""
