@@ -10,7 +10,7 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 .PHONY: lab test stress bench clean
 
 lab: $(INSTALLED)
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)
