@@ -138,7 +138,7 @@ class Measure(NamedTuple):
 
     label: str
     value: int
-    unit: str  # "UTF-16 units", "code points" or "bytes"
+    unit: str  # "UTF-16 units", "code points", "UTF-8 bytes" or "wire bytes"
 
 
 def utf16_units(text: str) -> int:
@@ -151,7 +151,7 @@ def text_measures(text: str) -> list[Measure]:
     result = [
         Measure("UTF-16 units (Java length())", utf16_units(text), "UTF-16 units"),
         Measure("code points (Python len())", len(text), "code points"),
-        Measure("UTF-8 bytes of the raw text", len(text.encode("utf-8")), "bytes"),
+        Measure("UTF-8 bytes of the raw text", len(text.encode("utf-8")), "UTF-8 bytes"),
     ]
     for name, encoder in ENCODERS.items():
         literal = len(encoder.quote(text).encode("utf-8"))
@@ -167,7 +167,7 @@ def length_measures(system: str, history: Sequence[Turn], current: str,
     return [
         Measure("raw text: UTF-16 units (Java length())", utf16_units(raw), "UTF-16 units"),
         Measure("raw text: code points (Python len())", len(raw), "code points"),
-        Measure("raw text: UTF-8 bytes", len(raw.encode("utf-8")), "bytes"),
+        Measure("raw text: UTF-8 bytes", len(raw.encode("utf-8")), "UTF-8 bytes"),
         Measure("request body: UTF-16 units (Java length())", utf16_units(body), "UTF-16 units"),
         Measure("request body: code points (Python len())", len(body), "code points"),
         Measure(f"request body: wire bytes ({encoder})", len(body.encode("utf-8")), "wire bytes"),
@@ -179,7 +179,7 @@ def length_measures(system: str, history: Sequence[Turn], current: str,
 UNIT_COLOURS = {
     "UTF-16 units": OKABE_ITO["sky blue"],
     "code points": OKABE_ITO["bluish green"],
-    "bytes": OKABE_ITO["orange"],
+    "UTF-8 bytes": OKABE_ITO["orange"],
     "wire bytes": OKABE_ITO["vermillion"],
 }
 

@@ -1,0 +1,189 @@
+"""The course's figures: what they measure is exact, and what they draw is labelled."""
+
+import pytest
+from matplotlib import colors
+from matplotlib._pylab_helpers import Gcf
+from matplotlib.figure import Figure
+
+from ledgerlab import BudgetError, request_bytes, select
+from ledgerlab import article, charts
+from ledgerlab.wire import DEFAULT_MODEL, ENCODERS, get_encoder
+
+BOUNDARY = (article.BOUNDARY_SYSTEM, article.BOUNDARY_HISTORY, article.BOUNDARY_QUESTION)
+SLICE = (article.SLICE_SYSTEM, article.SLICE_HISTORY, article.SLICE_QUESTION)
+PALETTE = {colors.to_rgba(c) for c in (*charts.OKABE_ITO.values(), charts.ENVELOPE_COLOUR)}
+
+
+def sent_bytes(segments):
+    return sum(segment.nbytes for segment in segments if segment.kept)
+
+
+@pytest.mark.parametrize("encoder", list(ENCODERS))
+@pytest.mark.parametrize("fixture", [BOUNDARY, SLICE])
+def test_whole_turn_segments_add_up_to_the_request(fixture, encoder):
+    system, history, question = fixture
+    for kept in range(len(history) + 1):
+        flags = charts.whole_turn_flags(len(history), kept)
+        segments = charts.message_segments(system, history, question, flags, encoder=encoder)
+        expected = request_bytes(system, list(history[len(history) - kept:]), question,
+                                 encoder=encoder)
+        assert sent_bytes(segments) == len(expected)
+
+
+@pytest.mark.parametrize("encoder", list(ENCODERS))
+def test_count_slice_is_the_longest_message_suffix_that_fits(encoder):
+    system, history, question = SLICE
+    dumps = get_encoder(encoder).dumps
+    total = 2 * len(history) + 2
+    for budget in range(30, 340):
+        last, size = charts.count_slice(system, history, question, budget, encoder=encoder)
+        kept = article.message_count_slice(system, history, question, last) if last else []
+        assert size == len(dumps({"model": DEFAULT_MODEL, "messages": kept}))
+        assert size <= budget or last == 0
+        if last < total:
+            longer = article.message_count_slice(system, history, question, last + 1)
+            assert len(dumps({"model": DEFAULT_MODEL, "messages": longer})) > budget
+        flags = [index >= total - last for index in range(total)]
+        segments = charts.message_segments(system, history, question, flags, encoder=encoder)
+        assert sent_bytes(segments) == size
+
+
+def test_the_articles_bad_slice_at_175_bytes():
+    last, size = charts.count_slice(*SLICE, 175)
+    labels = charts.message_labels(len(article.SLICE_HISTORY))
+    assert labels[-last:] == ["A2", "U3", "A3", "U4"]
+    assert size == 174
+    assert select(*SLICE, 175).size == 175
+
+
+def test_message_labels():
+    assert charts.message_labels(3) == ["SYSTEM", "U1", "A1", "U2", "A2", "U3", "A3", "U4"]
+    assert charts.message_labels(0) == ["SYSTEM", "U1"]
+
+
+def test_message_segments_needs_one_flag_per_message():
+    with pytest.raises(ValueError, match="4 flags for 8 messages"):
+        charts.message_segments(*SLICE, [True] * 4)
+
+
+@pytest.mark.parametrize("encoder", list(ENCODERS))
+def test_suffix_sizes_are_the_selectors_thresholds(encoder):
+    sizes = charts.suffix_sizes(*BOUNDARY, encoder=encoder)
+    for budget in range(1, sizes[-1] + 20):
+        if budget < sizes[0]:
+            with pytest.raises(BudgetError):
+                select(*BOUNDARY, budget, encoder=encoder)
+        else:
+            kept = max(k for k, size in enumerate(sizes) if size <= budget)
+            assert select(*BOUNDARY, budget, encoder=encoder).kept == kept
+
+
+def test_suffix_sizes_of_the_boundary_fixture():
+    assert charts.suffix_sizes(*BOUNDARY) == [140, 235, 308]
+    assert charts.suffix_sizes(*BOUNDARY, encoder="requests") == [194, 318, 399]
+
+
+def test_length_measures_of_the_mandatory_request():
+    values = {m.label: m.value for m in charts.length_measures(article.BOUNDARY_SYSTEM, [],
+                                                                article.BOUNDARY_QUESTION)}
+    assert values["request body: wire bytes (gson)"] == 140
+    assert values["request body: UTF-16 units (Java length())"] == 114
+    assert values["request body: code points (Python len())"] == 113
+    assert values["raw text: UTF-8 bytes"] == 40
+
+
+def test_text_measures():
+    values = [m.value for m in charts.text_measures("🙂")]
+    assert values == [2, 1, 4, 6, 6, 14]  # units, code points, UTF-8, gson, httpx, requests
+    separator = {m.label: m.value for m in charts.text_measures("\u2028")}
+    assert separator["JSON string bytes (gson)"] == 8  # escaped as \u2028
+    assert separator["JSON string bytes (httpx)"] == 5  # raw, 3 bytes of UTF-8
+
+
+def bars(figure):
+    return [patch for ax in figure.axes for patch in ax.patches]
+
+
+def check_labelled(figure, size):
+    assert isinstance(figure, Figure)
+    assert tuple(figure.get_size_inches()) == size
+    ax = figure.axes[0]
+    assert ax.get_title()
+    assert "bytes" in ax.get_xlabel()
+    assert ax.get_legend() is not None
+
+
+def budget_lines(figure):
+    return [line.get_xdata()[0] for line in figure.axes[0].lines
+            if line.get_linestyle() == "--" and len(set(line.get_xdata())) == 1]
+
+
+def test_slice_chart():
+    figure = charts.slice_chart(*SLICE, 175)
+    check_labelled(figure, (9, 3.4))
+    assert budget_lines(figure) == [175]
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert labels == ["message-count slice\n174 bytes", "whole-turn slice\n175 bytes"]
+    patches = bars(figure)
+    assert len(patches) == 2 * 9  # envelope + 8 messages, in each row
+    solid = [p for p in patches if not p.get_hatch()]
+    assert {p.get_facecolor() for p in solid} <= PALETTE
+    assert sum(p.get_width() for p in solid) == 174 + 175
+
+
+def test_slice_chart_when_the_whole_turn_rule_refuses():
+    figure = charts.slice_chart(*SLICE, 100)
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert labels[1] == "whole-turn slice\nrejected: mandatory input needs 108 bytes"
+
+
+@pytest.mark.parametrize("budget, title", [
+    (235, "Budget 235 bytes (gson): 1 of 2 turns kept, 235 bytes sent"),
+    (139, "Budget 139 bytes (gson): rejected, the mandatory input needs 140 bytes"),
+])
+def test_turn_bytes_chart(budget, title):
+    figure = charts.turn_bytes_chart(*BOUNDARY, budget)
+    check_labelled(figure, (9, 2.6))
+    assert figure.axes[0].get_title() == title
+    assert budget_lines(figure) == [budget]
+    widths = {p.get_width() for p in bars(figure) if not p.get_hatch()}
+    dropped = {p.get_width() for p in bars(figure) if p.get_hatch()}
+    if budget == 235:
+        assert widths == {42, 60, 95, 38} and dropped == {73}
+    else:
+        assert widths == set() and dropped == {42, 60, 73, 95, 38}
+
+
+def test_retained_chart_steps_and_marks():
+    figure = charts.retained_chart(*BOUNDARY, budgets=article.BOUNDARY_BUDGETS,
+                                   encoders=list(ENCODERS))
+    ax = figure.axes[0]
+    assert ax.get_xlabel() == "budget (bytes)" and ax.get_ylabel() == "turns retained"
+    steps = [line for line in ax.lines if line.get_label().startswith(("gson", "httpx", "requests"))]
+    assert [list(line.get_xdata()[:3]) for line in steps] == [[140, 235, 308]] * 2 + [[194, 318, 399]]
+    marks = [(line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines
+             if line.get_marker() == "o"]
+    assert marks == [(140, 0), (235, 1), (308, 2), (408, 2)]
+    assert "140, 235, 308, 408" in ax.get_title()
+
+
+def test_measures_chart():
+    measures = charts.length_measures(article.BOUNDARY_SYSTEM, [], article.BOUNDARY_QUESTION)
+    figure = charts.measures_chart(measures, budget=139)
+    check_labelled(figure, (9, 0.45 * 6 + 1.6))
+    assert sorted(p.get_width() for p in bars(figure)) == [13, 14, 40, 113, 114, 140]
+    assert budget_lines(figure) == [139]
+
+
+def test_charts_print_nothing_and_leave_no_pyplot_figures(capsys):
+    charts.slice_chart(*SLICE, 175)
+    charts.turn_bytes_chart(*BOUNDARY, 235)
+    charts.retained_chart(*BOUNDARY)
+    charts.measures_chart(charts.text_measures("x"))
+    assert capsys.readouterr() == ("", "")
+    assert Gcf.get_num_fig_managers() == 0
+
+
+def test_group_colours_are_colour_blind_safe():
+    groups = ["envelope", "system", "question"] + [f"turn {n}" for n in range(1, 8)]
+    assert {colors.to_rgba(charts.group_colour(g)) for g in groups} <= PALETTE
