@@ -5,15 +5,26 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+BROWSER := $(VENV)/.installed-browser
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test stress bench clean
+.PHONY: lab test present test-browser stress bench clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(INSTALLED)
-	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+	$(BIN)/python -m pytest tests notebooks $(NBVAL) --ignore=tests/browser
+
+# The budget explorer as a page of its own (Voila), for a teacher to project.
+present: $(BROWSER)
+	@port=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
+	echo; echo "  The budget explorer: http://127.0.0.1:$$port/   (Ctrl-C stops it)"; echo; \
+	exec $(BIN)/voila apps/budget-explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$$port --Voila.port_retries=0
+
+# Voila and JupyterLab on loopback, driven in Debian's Chromium (apt-get install -y chromium).
+test-browser: $(BROWSER)
+	$(BIN)/python -m pytest tests/browser
 
 # The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
 stress: $(INSTALLED)
@@ -29,6 +40,10 @@ $(INSTALLED): pyproject.toml
 		{ echo "ledgerlab needs Python 3.10 or newer; set PYTHON=python3.x"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $@
+
+$(BROWSER): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,browser]"
 	touch $@
 
 clean:

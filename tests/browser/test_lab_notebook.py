@@ -1,0 +1,51 @@
+"""A course notebook in JupyterLab: run its explorer cell, then use the slider it shows."""
+
+import re
+
+import frontend
+from frontend import ONE_TURN, REJECTED
+from playwright.sync_api import expect
+
+
+def test_budget_slider_in_jupyterlab(page, lab_notebook_url, artifacts):
+    page.goto(lab_notebook_url, timeout=90_000)
+    kernel_idle = page.locator(".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status=idle]")
+    expect(kernel_idle).to_be_visible(timeout=90_000)
+    cells = page.locator(".jp-NotebookPanel .jp-CodeCell")
+    explorer = cells.filter(has_text="BudgetExplorer(budget=")
+
+    run_button = page.locator(
+        '.jp-NotebookPanel-toolbar [data-command="notebook:run-cell-and-select-next"]')
+
+    # Run the imports, then the explorer's cell, as a learner does: click the cell, then the
+    # toolbar's run button (a click does not depend on where the keyboard focus landed).
+    for count, cell in enumerate((cells.first, explorer), start=1):
+        cell.locator(".jp-InputArea-editor").click()
+        expect(cell).to_have_class(re.compile(r"\bjp-mod-active\b"))
+        run_button.click()
+        expect(cell.locator(".jp-InputPrompt")).to_have_text(f"[{count}]:", timeout=60_000)
+    budget = explorer.locator(".jp-OutputArea-output .widget-slider")
+    summary = explorer.locator(".jp-OutputArea-output .widget-html")
+    chart = explorer.locator(".jp-OutputArea-output .widget-image")
+    expect(budget).to_be_visible()
+    expect(summary).to_contain_text(ONE_TURN)  # the notebook starts the explorer at 235
+
+    def settle(before: str) -> None:
+        """The kernel has finished the callback (summary, then chart) and the chart is shown."""
+        expect(kernel_idle).to_be_visible()
+        frontend.chart_redrawn(page, chart, before)
+
+    # The End key takes the handle to the top of its range: everything fits.
+    before = chart.get_attribute("src")
+    budget.locator(".noUi-handle").press("End")
+    expect(summary).to_contain_text("2 of 2 turns kept, 308 bytes sent")
+    settle(before)
+
+    # Then type the article's two boundary budgets into the readout.
+    for target, shows in ((235, ONE_TURN), (139, REJECTED)):
+        before = chart.get_attribute("src")
+        frontend.type_value(budget, target)
+        expect(summary).to_contain_text(f"budget {target} bytes, gson encoder: {shows}")
+        settle(before)
+        explorer.evaluate("cell => cell.scrollIntoView({block: 'start'})")
+        page.screenshot(path=artifacts / f"lab-{target}.png")
