@@ -12,16 +12,19 @@ second half draws.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import StrMethodFormatter
 
 from .article import message_count_slice
+from .journal import DEFAULT_MAX_BYTES, encode_record
 from .selector import BudgetError, Selection, byte_breakdown, select
-from .wire import DEFAULT_MODEL, ENCODERS, Turn, get_encoder, messages, request_bytes
+from .wire import (DEFAULT_MODEL, ENCODERS, Turn, check_int, get_encoder, messages,
+                   request_bytes)
 
 # Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
@@ -40,6 +43,9 @@ QUESTION_COLOUR = OKABE_ITO["vermillion"]
 TURN_COLOURS = tuple(OKABE_ITO[name] for name in
                      ("orange", "sky blue", "bluish green", "reddish purple", "yellow"))
 BUDGET_COLOUR = OKABE_ITO["black"]
+# One colour and one dash style per line of a line chart: told apart without colour too.
+LINE_COLOURS = (OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["reddish purple"])
+LINE_STYLES = ("-", "--", ":")
 DPI = 100
 
 
@@ -174,6 +180,23 @@ def length_measures(system: str, history: Sequence[Turn], current: str,
     ]
 
 
+def journal_growth(turn: Turn, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[int]:
+    """Bytes of the journal file after 0, 1, 2, ... commits of ``turn`` (ids t1, t2, ...).
+
+    Each step adds the line ``encode_record`` gives, which is what ``Journal.commit``
+    appends, so the sizes are exact without committing (and fsyncing) thousands of
+    turns. The list stops at the last commit the cap lets through: the next one
+    would raise JournalFull. ``len(result) - 1`` turns fit.
+    """
+    check_int(max_bytes, "max_bytes", minimum=1)
+    sizes = [0]
+    while True:
+        size = sizes[-1] + len(encode_record(f"t{len(sizes)}", turn.question, turn.answer))
+        if size > max_bytes:
+            return sizes
+        sizes.append(size)
+
+
 # --- Drawing ------------------------------------------------------------------------
 
 UNIT_COLOURS = {
@@ -299,11 +322,9 @@ def retained_chart(system: str, history: Sequence[Turn], current: str,
     steps = {name: suffix_sizes(system, history, current, encoder=name) for name in encoders}
     top = max_budget or int(max(max(s) for s in steps.values()) * 1.15)
     figure, ax = _new_figure(9, 3.8)
-    styles = ("-", "--", ":")
-    colours = (OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["reddish purple"])
     for index, (name, sizes) in enumerate(steps.items()):
         ax.step(sizes + [top], list(range(len(sizes))) + [len(sizes) - 1], where="post",
-                color=colours[index % 3], linestyle=styles[index % 3], linewidth=2,
+                color=LINE_COLOURS[index % 3], linestyle=LINE_STYLES[index % 3], linewidth=2,
                 label=f"{name}: rejected below {sizes[0]} bytes")
     first = steps[encoders[0]]
     ax.axvspan(0, first[0], color=ENVELOPE_COLOUR, alpha=0.35,
@@ -344,4 +365,36 @@ def measures_chart(measures: Sequence[Measure], *, budget: int | None = None,
     ax.set_xlabel("length (bytes, or code points / UTF-16 units where labelled)")
     ax.set_title(title)
     ax.legend(handles=handles, loc="upper right", fontsize=8)
+    return figure
+
+
+def disk_growth_chart(series: Mapping[str, Sequence[int]], *,
+                      max_bytes: int = DEFAULT_MAX_BYTES) -> Figure:
+    """Journal file bytes against turns committed: one line per series, the cap dashed.
+
+    ``series`` maps a label to the file sizes after 0, 1, 2, ... commits, as
+    ``journal_growth`` returns them; the end of each line is marked and the legend
+    says how many turns it holds.
+    """
+    if not series or not all(series.values()):
+        raise ValueError("disk_growth_chart needs at least one non-empty series")
+    figure, ax = _new_figure(9, 3.8)
+    for index, (label, sizes) in enumerate(series.items()):
+        held = len(sizes) - 1
+        colour = LINE_COLOURS[index % len(LINE_COLOURS)]
+        ax.plot(range(len(sizes)), sizes, color=colour, linewidth=2,
+                linestyle=LINE_STYLES[index % len(LINE_STYLES)],
+                label=f"{label}: {held:,} turns, {sizes[-1]:,} bytes")
+        ax.plot([held], [sizes[-1]], "o", color=colour)
+    mib = f" = {max_bytes // 2**20} MiB" if max_bytes % 2**20 == 0 else ""
+    ax.axhline(max_bytes, color=BUDGET_COLOUR, linestyle="--", linewidth=1.5,
+               label=f"cap ({max_bytes:,} bytes{mib}): the next commit is refused")
+    ax.set_xlim(0, max(len(sizes) for sizes in series.values()) * 1.05)
+    ax.set_ylim(0, max_bytes * 1.12)
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    ax.set_xlabel("turns committed")
+    ax.set_ylabel("journal file (bytes)")
+    ax.set_title("Journal file size against turns committed")
+    ax.legend(loc="lower right", fontsize=8)
     return figure

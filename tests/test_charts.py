@@ -5,8 +5,9 @@ from matplotlib import colors
 from matplotlib._pylab_helpers import Gcf
 from matplotlib.figure import Figure
 
-from ledgerlab import BudgetError, request_bytes, select
+from ledgerlab import BudgetError, Journal, JournalFull, Turn, request_bytes, select
 from ledgerlab import article, charts
+from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
 from ledgerlab.wire import DEFAULT_MODEL, ENCODERS, get_encoder
 
 BOUNDARY = (article.BOUNDARY_SYSTEM, article.BOUNDARY_HISTORY, article.BOUNDARY_QUESTION)
@@ -180,6 +181,8 @@ def test_charts_print_nothing_and_leave_no_pyplot_figures(capsys):
     charts.turn_bytes_chart(*BOUNDARY, 235)
     charts.retained_chart(*BOUNDARY)
     charts.measures_chart(charts.text_measures("x"))
+    charts.disk_growth_chart({"x": charts.journal_growth(Turn("q", "a"), max_bytes=1000)},
+                             max_bytes=1000)
     assert capsys.readouterr() == ("", "")
     assert Gcf.get_num_fig_managers() == 0
 
@@ -187,3 +190,65 @@ def test_charts_print_nothing_and_leave_no_pyplot_figures(capsys):
 def test_group_colours_are_colour_blind_safe():
     groups = ["envelope", "system", "question"] + [f"turn {n}" for n in range(1, 8)]
     assert {colors.to_rgba(charts.group_colour(g)) for g in groups} <= PALETTE
+
+
+SHORT_TURN = article.SCENARIO_TURNS[0][1]
+
+
+def test_journal_growth_is_what_a_real_journal_writes_up_to_its_cap(tmp_path):
+    cap = 1000
+    growth = charts.journal_growth(SHORT_TURN, max_bytes=cap)
+    path = tmp_path / "growth.log"
+    sizes = [0]
+    with Journal(path, max_bytes=cap) as journal:
+        with pytest.raises(JournalFull):
+            for number in range(1, 100):
+                journal.commit(f"t{number}", SHORT_TURN.question, SHORT_TURN.answer)
+                sizes.append(path.stat().st_size)
+    assert growth == sizes
+    assert len(growth) - 1 == 6 and growth[-1] == 996  # 6 lines of 166 bytes; a 7th crosses
+
+
+def test_journal_growth_stops_at_the_last_commit_under_the_default_cap():
+    growth = charts.journal_growth(SHORT_TURN)
+    next_line = len(encode_record(f"t{len(growth)}", SHORT_TURN.question, SHORT_TURN.answer))
+    assert growth[-1] <= DEFAULT_MAX_BYTES == 4 * 1024 * 1024 < growth[-1] + next_line
+    assert len(growth) - 1 == 24335
+    assert charts.journal_growth(Turn("q", "a" * 100), max_bytes=100) == [0]  # not even one
+
+
+def test_disk_growth_chart():
+    long_turn = Turn("q" * 100, "a" * 1000)
+    series = {"short": charts.journal_growth(SHORT_TURN),
+              "long": charts.journal_growth(long_turn)}
+    figure = charts.disk_growth_chart(series)
+    assert isinstance(figure, Figure) and tuple(figure.get_size_inches()) == (9, 3.8)
+    ax = figure.axes[0]
+    assert ax.get_title() == "Journal file size against turns committed"
+    assert ax.get_xlabel() == "turns committed" and ax.get_ylabel() == "journal file (bytes)"
+    plotted = [line for line in ax.lines if len(line.get_xdata()) > 2]
+    assert [list(line.get_ydata()) for line in plotted] == list(series.values())
+    assert [list(line.get_xdata()) for line in plotted] == [list(range(len(s)))
+                                                           for s in series.values()]
+    ends = [(line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines
+            if line.get_marker() == "o"]
+    assert ends == [(24335, series["short"][-1]), (2644, series["long"][-1])]
+    caps = [line.get_ydata()[0] for line in ax.lines
+            if line.get_linestyle() == "--" and len(set(line.get_ydata())) == 1]
+    assert caps == [DEFAULT_MAX_BYTES]
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert legend[0] == f"short: 24,335 turns, {series['short'][-1]:,} bytes"
+    assert legend[-1] == "cap (4,194,304 bytes = 4 MiB): the next commit is refused"
+    assert {colors.to_rgba(line.get_color()) for line in ax.lines} <= PALETTE
+    assert len({line.get_linestyle() for line in plotted}) == 2  # not told apart by hue alone
+
+
+def test_disk_growth_chart_with_a_small_cap_and_bad_input():
+    figure = charts.disk_growth_chart({"short": charts.journal_growth(SHORT_TURN, max_bytes=600)},
+                                      max_bytes=600)
+    legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    assert legend == ["short: 3 turns, 498 bytes", "cap (600 bytes): the next commit is refused"]
+    with pytest.raises(ValueError):
+        charts.disk_growth_chart({})
+    with pytest.raises(ValueError):
+        charts.disk_growth_chart({"empty": []})
