@@ -75,8 +75,9 @@ class Explorer:
     """Controls, a summary line and a chart; subclasses say what to compute and draw."""
 
     def __init__(self, controls: Sequence[widgets.Widget]) -> None:
-        self.status = widgets.HTML()
-        self.image = widgets.Image(format="png")
+        # CSS classes give a browser test (or a stylesheet) a stable handle on each part.
+        self.status = widgets.HTML().add_class("ledgerlab-summary")
+        self.image = widgets.Image(format="png").add_class("ledgerlab-chart")
         self.widget = widgets.VBox([*controls, self.status, self.image])
         for control in controls:
             control.observe(self._refresh, names="value")

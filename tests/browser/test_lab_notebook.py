@@ -25,8 +25,8 @@ def test_budget_slider_in_jupyterlab(page, lab_notebook_url, artifacts):
         run_button.click()
         expect(cell.locator(".jp-InputPrompt")).to_have_text(f"[{count}]:", timeout=60_000)
     budget = explorer.locator(".jp-OutputArea-output .widget-slider")
-    summary = explorer.locator(".jp-OutputArea-output .widget-html")
-    chart = explorer.locator(".jp-OutputArea-output .widget-image")
+    summary = explorer.locator(".jp-OutputArea-output .ledgerlab-summary")
+    chart = explorer.locator(".jp-OutputArea-output .ledgerlab-chart")
     expect(budget).to_be_visible()
     expect(summary).to_contain_text(ONE_TURN)  # the notebook starts the explorer at 235
 
