@@ -7,6 +7,7 @@ from .journal import (
     JournalFull,
     JournalLocked,
     TurnConflict,
+    TurnNotFound,
 )
 from .selector import BudgetError, Selection, byte_breakdown, select, select_reference
 from .wire import ENCODERS, InvalidText, Turn, request_bytes
@@ -25,6 +26,7 @@ __all__ = [
     "Selection",
     "Turn",
     "TurnConflict",
+    "TurnNotFound",
     "byte_breakdown",
     "request_bytes",
     "select",

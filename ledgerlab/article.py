@@ -152,15 +152,21 @@ def write_evidence(directory: str | os.PathLike[str], version: str) -> dict[str,
 def audit_evidence(directory: str | os.PathLike[str]) -> list[str]:
     """Re-check an evidence directory without changing it; return the problems found."""
     directory = Path(directory)
-    try:
-        manifest = json.loads((directory / MANIFEST_NAME).read_text(encoding="utf-8"))
-        report = json.loads((directory / REPORT_NAME).read_text(encoding="utf-8"))
-        log = (directory / LOG_NAME).read_bytes()
-    except (OSError, ValueError) as error:
-        return [f"cannot read the evidence: {type(error).__name__}"]
+    contents = {}
+    for name in (MANIFEST_NAME, REPORT_NAME, LOG_NAME):
+        try:
+            contents[name] = (directory / name).read_bytes()
+            if name != LOG_NAME:
+                contents[name] = json.loads(contents[name].decode("utf-8"))
+        except (OSError, ValueError) as error:
+            return [f"cannot read {name} in {directory}: {type(error).__name__}"]
+    manifest, report, log = contents[MANIFEST_NAME], contents[REPORT_NAME], contents[LOG_NAME]
 
     problems = []
-    files = manifest.get("files", {}) if isinstance(manifest, dict) else {}
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, dict):
+        files = {}
+        problems.append(f"{MANIFEST_NAME}: no \"files\" object of hashes")
     for name in (LOG_NAME, REPORT_NAME):
         if files.get(name) != sha256_file(directory / name):
             problems.append(f"{name}: sha256 differs from the manifest")

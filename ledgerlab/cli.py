@@ -45,7 +45,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    data = Path(args.log).read_bytes()
+    path = Path(args.log)
+    if not path.is_file():
+        raise JournalError(f"no journal file at {args.log!r}")
+    data = path.read_bytes()
     lines = examine(data)
     print(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {'question':>8}  {'answer':>8}  "
           f"{'sha256':<12}  status")
@@ -54,6 +57,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             turn = line.record.turn
             sizes = f"{len(turn.question.encode()):>8}  {len(turn.answer.encode()):>8}"
             status, digest = "ok", line.record.sha256[:12]
+            if line.unterminated:
+                status = "ok, final newline missing (restored on open)"
         else:
             sizes, digest = f"{'-':>8}  {'-':>8}", "-"
             status = "torn tail (cut on open)" if line.torn else line.problem
@@ -69,7 +74,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    with Journal(args.log) as journal:
+    with Journal(args.log, create=False) as journal:
         turns, size = len(journal), journal.size
         journal.forget(args.id)
         print(f"forgot {id_tag(args.id)}: {turns} -> {len(journal)} turns, "
@@ -78,12 +83,19 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_retain(args: argparse.Namespace) -> int:
-    with Journal(args.log) as journal:
+    with Journal(args.log, create=False) as journal:
         turns, size = len(journal), journal.size
         deleted = journal.retain(last=args.last)
         print(f"deleted {deleted} of {turns} turns, kept the newest {len(journal)}: "
               f"{size} -> {journal.size} bytes")
     return 0
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number of 0 or more, got {text!r}")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     retain = commands.add_parser("retain", help="keep only the newest turns",
                                  description="Delete all but the newest N turns, for real.")
     retain.add_argument("log", metavar="LOG")
-    retain.add_argument("--last", type=int, required=True, metavar="N",
+    retain.add_argument("--last", type=count, required=True, metavar="N",
                         help="how many of the newest turns to keep")
     retain.set_defaults(run=cmd_retain)
     return parser

@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import threading
 from dataclasses import dataclass
 from typing import NoReturn
@@ -82,6 +83,9 @@ class Record:
     turn: Turn
     sha256: str  # the line's checksum of its payload
 
+    def __repr__(self) -> str:  # ids may be private too
+        return f"Record({id_tag(self.id)}, {self.turn!r}, sha256={self.sha256[:12]})"
+
 
 @dataclass(frozen=True)
 class LineStatus:
@@ -93,6 +97,7 @@ class LineStatus:
     record: Record | None
     problem: str | None
     torn: bool = False  # an incomplete final line that a cut-short write explains
+    unterminated: bool = False  # a valid final record whose newline is missing
 
 
 def id_tag(turn_id: str) -> str:
@@ -109,6 +114,8 @@ def encode_record(turn_id: str, question: str, answer: str) -> bytes:
 
 def decode_record(line: bytes) -> Record:
     """Decode one complete line (without its newline); ValueError says what is wrong."""
+    if line.endswith(b"\r"):
+        raise ValueError("line ends with CR (Windows line endings?)")
     fields = line.split(b" ")
     if len(fields) != 2:
         raise ValueError(f"expected 2 fields, found {len(fields)}")
@@ -158,7 +165,8 @@ def is_torn_tail(tail: bytes) -> bool:
 def examine(data: bytes) -> list[LineStatus]:
     """Every line of a journal file with its record or its problem.
 
-    A final line without a newline is a torn tail when a cut-short write could
+    A final line without a newline is a valid record whose newline is missing
+    (kept: its checksum proves it whole), a torn tail when a cut-short write could
     have left it, and corrupt otherwise. Duplicate ids are problems too.
     """
     statuses = []
@@ -170,7 +178,14 @@ def examine(data: bytes) -> list[LineStatus]:
         end = data.find(b"\n", offset)
         if end == -1:
             length = len(data) - offset
-            if is_torn_tail(data[offset:]):
+            try:
+                record = decode_record(data[offset:])
+            except ValueError:
+                record = None
+            if record is not None and record.id not in seen:
+                statuses.append(LineStatus(number, offset, length, record, None,
+                                           unterminated=True))
+            elif is_torn_tail(data[offset:]):
                 statuses.append(LineStatus(number, offset, length, None, "torn tail", torn=True))
             else:
                 statuses.append(LineStatus(number, offset, length, None,
@@ -204,12 +219,17 @@ def fsync_directory(path: str) -> None:
 class Journal:
     """The append-only ledger of one conversation. Use it as a context manager."""
 
-    def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
-        self.path = os.fspath(path)
+    def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
+                 create: bool = True) -> None:
+        # The real path: a rewrite must replace the file itself, not a symlink to it,
+        # and must not follow a later chdir.
+        self.path = os.path.realpath(os.fspath(path))
         self.max_bytes = check_int(max_bytes, "max_bytes", minimum=1)
         self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
         self._turns: dict[str, Turn] = {}
         self._size = 0
+        if not create and not os.path.isfile(self.path):
+            raise JournalError(f"no journal at {os.fspath(path)!r}")
         self._file = _open_locked(self.path)
         try:
             self._load()
@@ -240,6 +260,12 @@ class Journal:
             # A torn write: cut it off, and make the cut durable before going on.
             os.ftruncate(fd, good)
             os.fsync(fd)
+        elif data and not data.endswith(b"\n"):
+            # A whole record without its newline: restore the newline durably.
+            os.lseek(fd, good, os.SEEK_SET)
+            _write_all(fd, b"\n")
+            os.fsync(fd)
+            good += 1
         self._size = good
 
     def commit(self, turn_id: str, question: str, answer: str) -> str:
@@ -285,7 +311,8 @@ class Journal:
         # retry and acknowledge. Close, so that reopening re-reads the file.
         self._close_file()
         raise JournalError(
-            f"{action} not acknowledged: {error.strerror or error}; journal closed, reopen it"
+            f"{action} not acknowledged: {error.strerror or error}; the journal is closed, "
+            f"reopen it to see what it holds"
         ) from error
 
     def forget(self, turn_id: str) -> None:
@@ -317,6 +344,11 @@ class Journal:
         """
         old = self._file
         temp = _rewrite_path(self.path)
+        links = os.fstat(old.fileno()).st_nlink
+        if links != 1 or not _same_file(old.fileno(), self.path):
+            raise JournalError(
+                f"journal has {links} names or was moved; deleting through one name would "
+                f"leave the text under the others: nothing changed")
         try:
             os.lseek(old.fileno(), 0, os.SEEK_SET)
             data = old.readall()
@@ -341,6 +373,10 @@ class Journal:
             os.lseek(old.fileno(), 0, os.SEEK_SET)
             _write_all(old.fileno(), b"\0" * len(data))
             os.fsync(old.fileno())
+        except OSError as error:
+            raise JournalError(
+                f"the journal no longer holds the deleted turns, but the old file's bytes "
+                f"could not be overwritten: {error.strerror or error}") from error
         finally:
             old.close()
 
@@ -352,6 +388,7 @@ class Journal:
 
     def find(self, turn_id: str) -> Turn | None:
         """The turn stored under ``turn_id``, or None."""
+        check_text(turn_id, "id")
         with self._mutex:
             self._check_open()
             return self._turns.get(turn_id)
@@ -414,6 +451,8 @@ def _open_locked(path: str, *, exclusive: bool = False):
     lock we got guards a file with no name, so check and try again.
     """
     flags = os.O_RDWR | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        raise JournalError(f"cannot open journal {path!r}: not a regular file")
     for _ in range(3):
         try:
             try:

@@ -100,6 +100,8 @@ def select(
     request returned, not to the stored history.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
+    if not isinstance(history, Sequence):
+        history = tuple(history)  # walking back needs the end: materialize an iterator
     writer = _writer(encoder)
     head, tail = writer.envelope(model, system, current)
     size = len(head) + len(tail)

@@ -17,7 +17,9 @@ Real clients serialize the same request differently, so an encoder is named:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from json.encoder import encode_basestring, encode_basestring_ascii
 
 DEFAULT_MODEL = "agnes-3.0-flash"
@@ -113,11 +115,11 @@ class Encoder:
         return text
 
 
-ENCODERS: dict[str, Encoder] = {
+ENCODERS: Mapping[str, Encoder] = MappingProxyType({
     "gson": Encoder("gson", False, ",", ":", True),
     "httpx": Encoder("httpx", False, ",", ":", False),
     "requests": Encoder("requests", True, ", ", ": ", False),
-}
+})
 
 
 def get_encoder(name: str) -> Encoder:

@@ -127,7 +127,8 @@ def test_inspect_of_a_missing_file_is_a_one_line_error(tmp_path, capsys):
     assert code == 2 and out == "" and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("command", [[], ["table"], ["scenario"], ["audit"], ["inspect"]])
+@pytest.mark.parametrize("command", [[], ["table"], ["scenario"], ["audit"], ["inspect"],
+                                     ["forget"], ["retain"]])
 def test_every_command_has_help(command, capsys):
     with pytest.raises(SystemExit) as caught:
         build_parser().parse_args([*command, "--help"])
@@ -143,3 +144,22 @@ def test_python_dash_m_and_the_console_script_both_run():
     assert script, "the ledgerlab console script is not installed beside this Python"
     version = subprocess.run([script, "--version"], capture_output=True, text=True, check=True)
     assert version.stdout.strip() == "ledgerlab 0.1.0"
+
+
+def test_inspect_of_a_directory_or_device_is_a_one_line_error(tmp_path, capsys):
+    for target in (tmp_path, "/dev/zero"):
+        code, out, err = run(capsys, "inspect", str(target))
+        assert code == 2 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("manifest", ['{"files": []}', "[]", "not json", '{"files": {}}'])
+def test_audit_of_a_malformed_manifest_reports_instead_of_crashing(evidence, capsys, manifest):
+    (evidence / "manifest.json").write_text(manifest)
+    code, out, err = run(capsys, "audit", str(evidence))
+    assert code == 1 and "manifest" in out and "Traceback" not in err
+
+
+def test_audit_names_the_missing_file(evidence, capsys):
+    (evidence / "projection.json").unlink()
+    code, out, _ = run(capsys, "audit", str(evidence))
+    assert code == 1 and "cannot read projection.json" in out

@@ -48,7 +48,8 @@ def test_truncating_20_records_at_every_offset_keeps_the_complete_ones(log):
     ends = [sum(len(line) for line in lines[:i]) for i in range(21)]
     for cut in range(len(data) + 1):
         log.write_bytes(data[:cut])
-        kept = max(i for i, end in enumerate(ends) if end <= cut)
+        # A record is whole once every byte but its newline is there (the newline is restored).
+        kept = max(i for i, end in enumerate(ends) if end - (i > 0) <= cut)
         with Journal(log) as journal:
             assert len(journal) == kept, cut
         assert log.read_bytes() == data[:ends[kept]], cut
@@ -354,3 +355,41 @@ def test_no_error_repr_log_or_cli_output_shows_conversation_text(log, tmp_path, 
 def test_journal_files_are_created_owner_only(log):
     Journal(log).close()
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
+
+
+def test_a_failed_write_is_reported_and_not_acknowledged(log, monkeypatch):
+    journal = Journal(log)
+    journal.commit("a", "q", "a")
+
+    def failing_write(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal_module.os, "write", failing_write)
+    with pytest.raises(JournalError, match="not acknowledged: No space left"):
+        journal.commit("b", "q", "a")
+    monkeypatch.undo()
+    with Journal(log) as reopened:
+        assert reopened.history() == [Turn("q", "a")]
+
+
+def test_a_device_or_other_non_regular_file_is_refused():
+    with pytest.raises(JournalError, match="not a regular file"):
+        Journal("/dev/zero")
+
+
+def test_create_false_refuses_a_missing_journal(log):
+    with pytest.raises(JournalError, match="no journal at"):
+        Journal(log, create=False)
+    assert not log.exists()
+
+
+def test_windows_line_endings_are_named_in_the_error(log):
+    log.write_bytes(encode_record("a", "q", "a").replace(b"\n", b"\r\n"))
+    with pytest.raises(JournalCorrupt, match="Windows line endings"):
+        Journal(log)
+
+
+def test_records_and_line_statuses_do_not_show_ids_or_text():
+    line = journal_module.examine(encode_record(MARKER, MARKER, MARKER))[0]
+    assert MARKER not in repr(line) and MARKER not in repr(line.record)
+    assert journal_module.id_tag(MARKER) in repr(line.record)

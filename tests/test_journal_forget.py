@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from ledgerlab import Journal, JournalLocked, Turn
+from ledgerlab import Journal, JournalError, JournalLocked, Turn
 from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import TurnNotFound, encode_record
 
@@ -128,10 +128,55 @@ def test_cli_forget_and_retain_print_counts_never_text(log, capsys):
     assert cli_main(["forget", str(log), "secret"]) == 0
     assert cli_main(["forget", str(log), "secret"]) == 2
     assert cli_main(["retain", str(log), "--last", "1"]) == 0
-    assert cli_main(["retain", str(log), "--last", "-2"]) == 2
+    with pytest.raises(SystemExit) as caught:  # argparse refuses it before opening anything
+        cli_main(["retain", str(log), "--last", "-2"])
+    assert caught.value.code == 2
     out, err = capsys.readouterr()
     assert "PRIVATE" not in out + err and "secret" not in out + err
     assert "3 -> 2 turns" in out and "deleted 1 of 2 turns" in out
     assert "TurnNotFound" in err
     with Journal(log) as journal:
         assert journal.history() == [Turn("third question", "third answer")]
+
+
+def test_cli_forget_and_retain_never_create_a_missing_journal(tmp_path, capsys):
+    missing = tmp_path / "missing.log"
+    assert cli_main(["forget", str(missing), "one"]) == 2
+    assert cli_main(["retain", str(missing), "--last", "5"]) == 2
+    assert not missing.exists()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "no journal at" in err
+
+
+def test_forget_through_a_symlink_rewrites_the_target_and_keeps_the_link(log):
+    link = log.with_name("link.log")
+    link.symlink_to(log.name)
+    with Journal(link) as journal:
+        journal.forget("secret")
+    assert link.is_symlink()
+    assert SECRET.encode() not in log.read_bytes()
+    with Journal(log) as journal:
+        assert len(journal) == 2
+
+
+def test_forget_refuses_a_journal_with_a_second_hard_link(log):
+    copy = log.with_name("backup.log")
+    os.link(log, copy)
+    before = log.read_bytes()
+    with Journal(log) as journal:
+        with pytest.raises(JournalError, match="2 names"):
+            journal.forget("secret")
+        assert len(journal) == 3
+    assert log.read_bytes() == before == copy.read_bytes()
+
+
+def test_forget_after_a_chdir_still_rewrites_the_journal_it_opened(log, monkeypatch, tmp_path):
+    monkeypatch.chdir(log.parent)
+    with Journal(log.name) as journal:
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        monkeypatch.chdir(elsewhere)
+        journal.forget("secret")
+    assert list(elsewhere.iterdir()) == []
+    with Journal(log) as journal:
+        assert len(journal) == 2

@@ -92,10 +92,17 @@ def test_selection_repr_shows_counts_and_sizes_never_text():
     assert repr(chosen) == f"Selection(kept=1, dropped=0, bytes={chosen.size}, budget=10000)"
 
 
-def test_select_accepts_tuples_and_never_mutates():
-    history = tuple(BOUNDARY_HISTORY)
-    assert select(BOUNDARY_SYSTEM, history, BOUNDARY_QUESTION, 235).kept == 1
-    assert history == BOUNDARY_HISTORY
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_any_iterable_history_is_accepted_and_a_list_is_never_mutated(selector):
+    history = list(BOUNDARY_HISTORY)
+    for given in (history, tuple(history), iter(history), (turn for turn in history)):
+        assert selector(BOUNDARY_SYSTEM, given, BOUNDARY_QUESTION, 235).kept == 1
+    assert history == list(BOUNDARY_HISTORY) and len(history) == 2
+
+
+def test_the_encoder_presets_cannot_be_changed():
+    with pytest.raises(TypeError):
+        ENCODERS["pretty"] = ENCODERS["gson"]
 
 
 @pytest.mark.parametrize("encoder", sorted(ENCODERS))
