@@ -24,7 +24,7 @@ from .article import message_count_slice
 from .journal import DEFAULT_MAX_BYTES, encode_record
 from .selector import BudgetError, Selection, byte_breakdown, select
 from .wire import (DEFAULT_MODEL, ENCODERS, Turn, check_int, get_encoder, messages,
-                   request_bytes)
+                   request_bytes, utf16_units)
 
 # Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
@@ -145,11 +145,6 @@ class Measure(NamedTuple):
     label: str
     value: int
     unit: str  # "UTF-16 units", "code points", "UTF-8 bytes" or "wire bytes"
-
-
-def utf16_units(text: str) -> int:
-    """What Java's ``String.length()`` reports: UTF-16 code units."""
-    return len(text.encode("utf-16-le")) // 2
 
 
 def text_measures(text: str) -> list[Measure]:

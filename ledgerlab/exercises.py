@@ -10,9 +10,11 @@ answered yet".
 from __future__ import annotations
 
 from . import article
+from .display import PlainText
+from .display import turns as count_turns
 from .journal import encode_record
 from .selector import BudgetError, byte_breakdown, select
-from .wire import Turn, request_bytes
+from .wire import Turn, request_bytes, utf16_units
 
 SYSTEM = article.BOUNDARY_SYSTEM
 QUESTION = article.BOUNDARY_QUESTION
@@ -20,13 +22,6 @@ HISTORY = article.BOUNDARY_HISTORY
 SMILE = "🙂"
 GROW_BUDGET = 235
 TORN_AFTER = 40  # bytes of the third journal line that reached the disk
-
-
-class Text(str):
-    """A str that a notebook shows as itself: no quotes, line breaks kept."""
-
-    def __repr__(self) -> str:
-        return str(self)
 
 
 class Feedback:
@@ -67,11 +62,11 @@ class Exercise:
             return UNANSWERED
         return self._checker(*answer)
 
-    def hint(self) -> Text:
-        return Text(f"Hint: {self._hint}")
+    def hint(self) -> PlainText:
+        return PlainText(f"Hint: {self._hint}")
 
-    def solution(self) -> Text:
-        return Text(f"Solution:\n{self._solution}")
+    def solution(self) -> PlainText:
+        return PlainText(f"Solution:\n{self._solution}")
 
     def __repr__(self) -> str:
         return f"Exercise {self.number}: {self.title} (check(), hint(), solution())"
@@ -79,10 +74,6 @@ class Exercise:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _turns(count: int) -> str:
-    return f"{count} turn{'' if count == 1 else 's'}"
 
 
 # --- 1. The article's exercise, part 1: a much larger newest turn ------------------
@@ -111,7 +102,7 @@ def _check_big_newest(history: object, budget: object) -> Feedback:
     chosen = select(SYSTEM, history, QUESTION, budget)
     return correct(
         f"the older turn alone would fit ({with_older} <= {budget} bytes) but the newest does "
-        f"not ({with_newest} > {budget}), so select keeps {_turns(chosen.kept)} and sends "
+        f"not ({with_newest} > {budget}), so select keeps {count_turns(chosen.kept)} and sends "
         f"the {chosen.size}-byte mandatory input. The kept turns are a contiguous suffix: "
         f"the rule does not skip the newest turn to pack an older one.")
 
@@ -148,7 +139,7 @@ def _check_grow(count: object) -> Feedback:
         kept = select(SYSTEM, HISTORY, grown_question(count), GROW_BUDGET).kept
         return wrong(f"with {count} smileys the mandatory input needs {needed} bytes, within "
                      f"the {GROW_BUDGET}-byte budget: select still answers and keeps "
-                     f"{_turns(kept)}. Grow the question further.")
+                     f"{count_turns(kept)}. Grow the question further.")
     if count > 0 and _mandatory(count - 1) > GROW_BUDGET:
         return wrong(f"{count} smileys are rejected ({needed} > {GROW_BUDGET} bytes), but so "
                      f"are {count - 1} ({_mandatory(count - 1)} bytes): find the smallest count.")
@@ -180,7 +171,7 @@ def _check_java_length(function: object) -> Feedback:
     if not callable(function):
         return wrong("pass a function that takes a str and returns an int.")
     for number, text in enumerate(JAVA_TEXTS, start=1):
-        expected = len(text.encode("utf-16-le")) // 2
+        expected = utf16_units(text)
         points = f"{len(text)} code point{'' if len(text) == 1 else 's'}"
         shape = f"test text #{number} ({points}, {len(text.encode())} UTF-8 bytes)"
         try:
@@ -211,7 +202,7 @@ q3 = Exercise(
 # --- 4. The budget Java's check lets through ----------------------------------------
 
 _MANDATORY = request_bytes(SYSTEM, [], QUESTION)
-MANDATORY_UNITS = len(_MANDATORY.decode("utf-8").encode("utf-16-le")) // 2
+MANDATORY_UNITS = utf16_units(_MANDATORY.decode("utf-8"))
 
 
 def _check_java_gap(budget: object) -> Feedback:
@@ -250,7 +241,7 @@ def _check_requests_budget(budget: object) -> Feedback:
         return wrong(f"at {budget} bytes requests rejects: its mandatory input needs "
                      f"{error.mandatory_bytes} bytes.")
     if chosen.kept < len(HISTORY):
-        return wrong(f"at {budget} bytes requests keeps {chosen.kept} of {_turns(len(HISTORY))} "
+        return wrong(f"at {budget} bytes requests keeps {chosen.kept} of {count_turns(len(HISTORY))} "
                      f"({chosen.size} bytes sent).")
     if budget > full:
         return wrong(f"{budget} bytes keeps both turns, but so does {budget - 1}: find the "
@@ -290,7 +281,7 @@ def _check_torn(turns: object, file_bytes: object) -> Feedback:
     lines = _scenario_lines()
     good = sum(len(line) for line in lines)
     if turns != len(lines):
-        return wrong(f"{_turns(turns)}: the file has {len(lines)} complete lines and a torn "
+        return wrong(f"{count_turns(turns)}: the file has {len(lines)} complete lines and a torn "
                      f"one; only complete, valid lines are turns.")
     if file_bytes != good:
         return wrong(f"{file_bytes} bytes: on open the journal cuts the torn tail "

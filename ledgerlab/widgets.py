@@ -20,15 +20,9 @@ from itertools import groupby
 import ipywidgets as widgets
 
 from . import article, charts
+from .display import PlainText, turns
 from .selector import BudgetError, Selection, select
 from .wire import ENCODERS, Turn
-
-
-class Summary(str):
-    """A str that a notebook shows as itself: no quotes, line breaks kept."""
-
-    def __repr__(self) -> str:
-        return str(self)
 
 
 def join_labels(labels: Sequence[str]) -> str:
@@ -51,11 +45,6 @@ def slice_problems(labels: Sequence[str], turn_count: int) -> list[str]:
     if f"U{turn_count + 1}" not in sent:
         problems.append("no current question")
     return problems
-
-
-def turns(count: int) -> str:
-    """``'1 turn'``, ``'2 turns'``."""
-    return f"{count} turn{'' if count == 1 else 's'}"
 
 
 def png(figure) -> bytes:
@@ -92,7 +81,7 @@ class Explorer:
         raise NotImplementedError
 
     @property
-    def summary(self) -> Summary:
+    def summary(self) -> PlainText:
         raise NotImplementedError
 
     def figure(self):
@@ -141,14 +130,14 @@ class SliceExplorer(Explorer):
         return slice_problems(self.count_labels, len(self.history))
 
     @property
-    def summary(self) -> Summary:
+    def summary(self) -> PlainText:
         problems = "; ".join(self.count_problems) or "well formed"
         if self.selection is None:
             whole = f"rejected: the mandatory input needs {self.error.mandatory_bytes} bytes"
         else:
             whole = (f"{join_labels(self.turn_labels)}  ({self.selection.size} bytes; "
                      f"{turns(self.selection.kept)} kept, {self.selection.dropped} dropped)")
-        return Summary(
+        return PlainText(
             f"budget {self.slider.value} bytes\n"
             f"  message-count slice: {join_labels(self.count_labels)}  "
             f"({self.count_bytes} bytes; {problems})\n"
@@ -184,12 +173,12 @@ class BudgetExplorer(Explorer):
             self.error = error
 
     @property
-    def summary(self) -> Summary:
+    def summary(self) -> PlainText:
         head = f"budget {self.slider.value} bytes, {self.encoder.value} encoder: "
         if self.selection is None:
-            return Summary(head + f"BudgetError: the mandatory input needs "
+            return PlainText(head + f"BudgetError: the mandatory input needs "
                            f"{self.error.mandatory_bytes} bytes")
-        return Summary(head + f"{self.selection.kept} of {turns(len(self.history))} kept, "
+        return PlainText(head + f"{self.selection.kept} of {turns(len(self.history))} kept, "
                        f"{self.selection.size} bytes sent")
 
     def figure(self):
@@ -208,9 +197,9 @@ class TextExplorer(Explorer):
         self.measures = charts.text_measures(self.text.value)
 
     @property
-    def summary(self) -> Summary:
+    def summary(self) -> PlainText:
         # Numbers only: the text itself may be private.
-        return Summary("\n".join(f"{m.label}: {m.value}" for m in self.measures))
+        return PlainText("\n".join(f"{m.label}: {m.value}" for m in self.measures))
 
     def figure(self):
         return charts.measures_chart(self.measures, title="One text, six lengths")

@@ -47,6 +47,11 @@ def check_text(value: object, field: str) -> str:
     return value
 
 
+def utf16_units(text: str) -> int:
+    """What Java's ``String.length()`` reports: UTF-16 code units, not bytes."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 def check_int(value: object, name: str, *, minimum: int) -> int:
     """Return ``value`` if it is an int (not a bool) of at least ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, int):

@@ -22,6 +22,7 @@ from ledgerlab import (
     JournalLocked,
     Turn,
     TurnConflict,
+    TurnNotFound,
     select,
 )
 from ledgerlab import journal as journal_module
@@ -336,6 +337,8 @@ def test_no_error_repr_log_or_cli_output_shows_conversation_text(log, tmp_path, 
     messages += [repr(journal), repr(journal.history()), repr(select(MARKER, journal.history(),
                                                                     MARKER, 10_000))]
     expect(JournalLocked, lambda: Journal(log))
+    expect(TurnNotFound, lambda: journal.forget(MARKER))
+    expect(TypeError, lambda: journal.retain(last=MARKER))
     journal.close()
 
     data = bytearray(log.read_bytes())

@@ -6,7 +6,7 @@ from ledgerlab import BudgetError, article
 from ledgerlab.widgets import (
     BudgetExplorer,
     SliceExplorer,
-    Summary,
+    PlainText,
     TextExplorer,
     join_labels,
     slice_problems,
@@ -28,7 +28,7 @@ def test_slice_problems():
 
 
 def test_summary_shows_as_itself():
-    assert repr(Summary("a\nb")) == "a\nb"
+    assert repr(PlainText("a\nb")) == "a\nb"
 
 
 def test_slice_explorer_at_the_articles_budget():
