@@ -9,10 +9,13 @@ answered yet".
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from . import article
 from .display import PlainText
 from .display import turns as count_turns
-from .journal import encode_record
+from .journal import Journal, encode_record
 from .selector import BudgetError, byte_breakdown, select
 from .wire import Turn, request_bytes, utf16_units
 
@@ -278,15 +281,18 @@ def _check_torn(turns: object, file_bytes: object) -> Feedback:
     if not _is_int(turns) or not _is_int(file_bytes):
         return wrong("give two ints: the turns the reopened journal holds, and its file size "
                      "in bytes.")
-    lines = _scenario_lines()
-    good = sum(len(line) for line in lines)
-    if turns != len(lines):
-        return wrong(f"{count_turns(turns)}: the file has {len(lines)} complete lines and a torn "
+    with tempfile.TemporaryDirectory() as directory:  # the truth: a real journal opens it
+        path = Path(directory) / "torn.log"
+        path.write_bytes(torn_journal())
+        with Journal(path) as journal:
+            kept, good = len(journal), path.stat().st_size
+    if turns != kept:
+        return wrong(f"{count_turns(turns)}: the file has {kept} complete lines and a torn "
                      f"one; only complete, valid lines are turns.")
     if file_bytes != good:
         return wrong(f"{file_bytes} bytes: on open the journal cuts the torn tail "
                      f"({TORN_AFTER} bytes) and keeps the complete lines.")
-    return correct(f"{len(lines)} turns and {good} bytes: the {TORN_AFTER}-byte torn tail is "
+    return correct(f"{kept} turns and {good} bytes: the {TORN_AFTER}-byte torn tail is "
                    f"cut (and the cut synced); the third turn was never acknowledged.")
 
 
