@@ -11,7 +11,8 @@ request (the gson encoder). The contract:
   the same file, in this process or another, raises JournalLocked;
 - every commit is fsynced before it returns;
 - on open, a torn final line (a prefix of a record, then perhaps NUL padding)
-  is cut and the cut is synced; any other bad line refuses to open (JournalCorrupt);
+  is cut and the cut is synced; a whole record missing only its newline is kept
+  and the newline restored; any other bad line refuses to open (JournalCorrupt);
 - commit is idempotent by id; the same id with another question is TurnConflict;
 - the file never grows past ``max_bytes`` (JournalFull, file unchanged);
 - ``forget`` and ``retain`` delete turns for real: one crash-safe rewrite (temp
@@ -49,7 +50,7 @@ _LINE_WITHOUT_NEWLINE = re.compile(rb"[A-Za-z0-9+/=]* [0-9a-f]{64}")
 
 
 class JournalError(Exception):
-    """The journal cannot do what was asked; nothing was acknowledged."""
+    """The journal cannot do what was asked; the message says what state it left."""
 
 
 class JournalLocked(JournalError):
@@ -105,6 +106,14 @@ def id_tag(turn_id: str) -> str:
     return "id#" + hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:12]
 
 
+def check_id(turn_id: object) -> str:
+    """An id is a non-empty str that UTF-8 can encode."""
+    check_text(turn_id, "id")
+    if not turn_id:
+        raise InvalidText("id must not be empty")
+    return turn_id
+
+
 def encode_record(turn_id: str, question: str, answer: str) -> bytes:
     """The journal line for one turn, newline included."""
     payload = ENCODERS["gson"].dumps({"id": turn_id, "question": question, "answer": answer})
@@ -140,12 +149,10 @@ def decode_record(line: bytes) -> Record:
         raise ValueError("payload is not an {id, question, answer} object")
     turn_id, question, answer = (value for _, value in pairs)
     try:
-        check_text(turn_id, "id")
         turn = Turn(question, answer)
+        check_id(turn_id)
     except InvalidText as error:
         raise ValueError(f"payload field is invalid: {error}") from None
-    if not turn_id:
-        raise ValueError("empty id")
     return Record(turn_id, turn, digest.decode("ascii"))
 
 
@@ -274,11 +281,8 @@ class Journal:
         Idempotent by id: committing an id again with the same question writes
         nothing and returns the answer stored first.
         """
-        check_text(turn_id, "id")
-        check_text(question, "question")
-        check_text(answer, "answer")
-        if not turn_id:
-            raise ValueError("id must not be empty")
+        check_id(turn_id)
+        turn = Turn(question, answer)  # validates both texts
         with self._mutex:
             self._check_open()
             stored = self._turns.get(turn_id)
@@ -293,7 +297,7 @@ class Journal:
                     f"past its cap of {self.max_bytes} bytes; file unchanged"
                 )
             self._append(line)
-            self._turns[turn_id] = Turn(question, answer)
+            self._turns[turn_id] = turn
             self._size += len(line)
             return answer
 
