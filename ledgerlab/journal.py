@@ -578,14 +578,15 @@ def _open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> 
     for _ in range(3):
         created = False
         try:
-            try:
-                if not create:
-                    raise FileExistsError
-                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
-                created = True
-            except FileExistsError:
-                if exclusive:
-                    raise
+            if create:
+                try:
+                    fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+                    created = True
+                except FileExistsError:
+                    if exclusive:
+                        raise
+                    fd = os.open(path, flags)
+            else:
                 fd = os.open(path, flags)
         except OSError as error:
             raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
