@@ -34,7 +34,10 @@ def log(tmp_path):
 # --- 1. The torn-tail rule ------------------------------------------------------------------------
 @pytest.mark.parametrize("zeros", [0, 1, 8, 100])
 @pytest.mark.parametrize("lines", JOURNALS, ids=["two", "padding"])
-def test_every_prefix_opens_to_the_lines_before_its_last_newline(log, lines, zeros):
+def test_every_prefix_opens_to_the_lines_before_its_last_newline(log, lines, zeros, monkeypatch):
+    # That the cut is synced is tested in test_journal_faults; here only what is cut.
+    synced = []
+    monkeypatch.setattr(journal_module.os, "fsync", synced.append)
     data = b"".join(lines)
     for cut in range(len(data) + 1):
         log.write_bytes(data[:cut] + b"\0" * zeros)
@@ -42,6 +45,7 @@ def test_every_prefix_opens_to_the_lines_before_its_last_newline(log, lines, zer
         with Journal(log) as journal:
             assert len(journal) == whole.count(b"\n"), cut
         assert log.read_bytes() == whole, cut
+    assert len(synced) == len(data) + 1 - (zeros == 0) * (len(lines) + 1)  # one per cut
 
 
 def test_the_journals_cover_every_base64_padding():
