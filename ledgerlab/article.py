@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 
 from .journal import Journal, examine
@@ -149,40 +150,92 @@ def write_evidence(directory: str | os.PathLike[str], version: str) -> dict[str,
     return report
 
 
-def audit_evidence(directory: str | os.PathLike[str]) -> list[str]:
-    """Re-check an evidence directory without changing it; return the problems found."""
-    directory = Path(directory)
-    contents = {}
-    for name in (MANIFEST_NAME, REPORT_NAME, LOG_NAME):
-        try:
-            contents[name] = (directory / name).read_bytes()
-            if name != LOG_NAME:
-                contents[name] = json.loads(contents[name].decode("utf-8"))
-        except (OSError, ValueError) as error:
-            return [f"cannot read {name} in {directory}: {type(error).__name__}"]
-    manifest, report, log = contents[MANIFEST_NAME], contents[REPORT_NAME], contents[LOG_NAME]
+def audit_evidence(directory: str | os.PathLike[str], version: str) -> list[str]:
+    """Re-check an evidence directory without changing it; return the problems found.
 
-    problems = []
-    files = manifest.get("files") if isinstance(manifest, dict) else None
-    if not isinstance(files, dict):
-        files = {}
-        problems.append(f"{MANIFEST_NAME}: no \"files\" object of hashes")
-    for name in (LOG_NAME, REPORT_NAME):
-        if files.get(name) != sha256_file(directory / name):
+    It passes only if it holds exactly the manifest and the files the scenario
+    writes, all regular files, with the manifest's hashes, written by ``version``,
+    and a report whose every value has the right type and value.
+    """
+    directory = Path(directory)
+    try:
+        names = set(os.listdir(directory))
+    except OSError as error:
+        return [f"cannot list the evidence directory: {error.strerror}"]
+    evidence = (LOG_NAME, REPORT_NAME)
+    problems = [f"{name!a} is not part of the evidence"
+                for name in sorted(names - {MANIFEST_NAME, *evidence})]
+    contents = {}
+    for name in (MANIFEST_NAME, *evidence):
+        try:
+            contents[name] = _read_regular_file(directory / name)
+        except OSError as error:
+            problems.append(f"cannot read {name}: {error.strerror or error}")
+    if MANIFEST_NAME not in contents:
+        return problems
+
+    manifest = _json_document(contents[MANIFEST_NAME], MANIFEST_NAME, problems)
+    if not isinstance(manifest, dict) or sorted(manifest) != ["files", "ledgerlab_version"]:
+        if manifest is not _NOT_JSON:
+            problems.append(
+                f"{MANIFEST_NAME}: not an object of \"ledgerlab_version\" and \"files\"")
+        manifest = {}
+    if manifest and manifest["ledgerlab_version"] != version:
+        problems.append(f"{MANIFEST_NAME}: ledgerlab_version is "
+                        f"{manifest['ledgerlab_version']!r}, this is ledgerlab {version}")
+    files = manifest.get("files")
+    if manifest and (not isinstance(files, dict) or sorted(files) != sorted(evidence)):
+        problems.append(f"{MANIFEST_NAME}: \"files\" must list exactly {LOG_NAME} and "
+                        f"{REPORT_NAME}")
+    for name in evidence:
+        if name in contents and isinstance(files, dict) and files.get(name) != hashlib.sha256(
+                contents[name]).hexdigest():
             problems.append(f"{name}: sha256 differs from the manifest")
+    if any(name not in contents for name in evidence):
+        return problems
 
     history = []
-    for line in examine(log):
+    for line in examine(contents[LOG_NAME]):
         if line.problem is not None:
             problems.append(f"{LOG_NAME} line {line.number} at byte offset {line.offset}: "
                             f"{line.problem}")
         else:
             history.append(line.record.turn)
 
+    report = _json_document(contents[REPORT_NAME], REPORT_NAME, problems)
+    if report is _NOT_JSON:
+        return problems
     if not isinstance(report, dict) or list(report) != list(REPORT_KEYS):
         return problems + [f"{REPORT_NAME}: keys are not the article's report keys"]
-    problems += _report_problems(report, history)
-    return problems
+    return problems + _report_problems(report, history)
+
+
+def _read_regular_file(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file itself, never a symlink's target."""
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        raise OSError(f"{path.name} is not a regular file (a symlink, a directory?)")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # it may have been swapped
+    with open(fd, "rb") as file:
+        return file.read()
+
+
+_NOT_JSON = object()
+
+
+def _json_document(data: bytes, name: str, problems: list[str]) -> object:
+    """Parse one evidence JSON file; if it is not JSON, a problem (never a traceback)."""
+    try:
+        return json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        problems.append(f"{name}: not a JSON document ({type(error).__name__})")
+        return _NOT_JSON
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("duplicate key")
+    return dict(pairs)
 
 
 def _report_problems(report: dict, history: list[Turn]) -> list[str]:
@@ -202,10 +255,11 @@ def _report_problems(report: dict, history: list[Turn]) -> list[str]:
         "old_fact_in_wide_request": fact in wide,
         "rejected_request_preserved_file_bytes": True,
     }
+    # Types too: JSON's true, 1 and 1.0 all compare equal in Python.
     problems = [
         f"{REPORT_NAME}: {key} is {report[key]!r}, the log gives {value!r}"
         for key, value in expected.items()
-        if report[key] != value
+        if type(report[key]) is not type(value) or report[key] != value
     ]
     # The article's claim itself: trimmed from the narrow request, back in the wide one.
     if report["old_fact_in_narrow_request"] or not report["old_fact_in_wide_request"]:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from . import __version__, article
-from .journal import Journal, JournalError, examine, id_tag
+from .journal import Journal, JournalError, LineStatus, examine, id_tag
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -29,16 +30,17 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     report = article.write_evidence(args.out, __version__)
     for key, value in report.items():
         print(f"{key:<40} {json.dumps(value)}")
-    print(f"wrote {article.LOG_NAME}, {article.REPORT_NAME}, {article.MANIFEST_NAME} to {args.out}")
+    print(f"wrote {article.LOG_NAME}, {article.REPORT_NAME}, {article.MANIFEST_NAME} "
+          f"to {shown(args.out)}")
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    problems = article.audit_evidence(args.dir)
+    problems = article.audit_evidence(args.dir, __version__)
     for problem in problems:
         print(f"FAIL {problem}")
     if problems:
-        print(f"audit failed: {len(problems)} problem(s) in {args.dir}", file=sys.stderr)
+        print(f"audit failed: {len(problems)} problem(s) in {shown(args.dir)}", file=sys.stderr)
         return 1
     print("audit passed: manifest hashes, every log line's checksum and the report's invariants")
     return 0
@@ -57,38 +59,62 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             turn = line.record.turn
             sizes = f"{len(turn.question.encode()):>8}  {len(turn.answer.encode()):>8}"
             status, digest = "ok", line.record.sha256[:12]
-            if line.unterminated:
-                status = "ok, final newline missing (restored on open)"
         else:
             sizes, digest = f"{'-':>8}  {'-':>8}", "-"
-            status = "torn tail (cut on open)" if line.torn else line.problem
+            status = torn_status(line, data) if line.torn else line.problem
         print(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {sizes}  {digest:<12}  {status}")
     turns = sum(1 for line in lines if line.record is not None)
     corrupt = sum(1 for line in lines if line.problem is not None and not line.torn)
     torn = sum(line.length for line in lines if line.torn)
     print(f"{turns} turns, {len(data)} bytes, {corrupt} corrupt lines, {torn} torn-tail bytes")
     if corrupt:
-        print(f"{args.log}: corrupt; a Journal refuses to open it", file=sys.stderr)
+        print(f"{shown(args.log)}: corrupt; a Journal refuses to open it", file=sys.stderr)
         return 1
     return 0
 
 
+def torn_status(line: LineStatus, data: bytes) -> str:
+    """What ``inspect`` says of a torn tail: what the cut-short append had written."""
+    tail = data[line.offset:]
+    written = len(tail.rstrip(b"\0"))
+    if line.unterminated:
+        what = "torn tail: a whole record without its newline, never acknowledged"
+    elif written:
+        what = f"torn tail: the first {written} bytes of a record"
+    else:
+        return f"torn tail: {len(tail)} NUL bytes (cut on open)"
+    zeros = len(tail) - written
+    return what + (f", then {zeros} NUL bytes" if zeros else "") + " (cut on open)"
+
+
+# Deleting never grows a file, so forget and retain open a journal whatever its size:
+# the cap guards growth, and refusing to shrink an oversized journal would defeat it.
 def cmd_forget(args: argparse.Namespace) -> int:
-    with Journal(args.log, create=False) as journal:
+    with Journal(args.log, create=False, max_bytes=None) as journal:
         turns, size = len(journal), journal.size
         journal.forget(args.id)
         print(f"forgot {id_tag(args.id)}: {turns} -> {len(journal)} turns, "
-              f"{size} -> {journal.size} bytes; its text is gone from {args.log}")
+              f"{size} -> {journal.size} bytes; its text is gone from {shown(args.log)}")
     return 0
 
 
 def cmd_retain(args: argparse.Namespace) -> int:
-    with Journal(args.log, create=False) as journal:
+    with Journal(args.log, create=False, max_bytes=None) as journal:
         turns, size = len(journal), journal.size
         deleted = journal.retain(last=args.last)
         print(f"deleted {deleted} of {turns} turns, kept the newest {len(journal)}: "
               f"{size} -> {journal.size} bytes")
     return 0
+
+
+def shown(path: str) -> str:
+    """A path as text that stdout can always print: bytes it cannot encode become escapes.
+
+    A path need not be valid UTF-8, nor fit stdout's encoding; printing it must
+    never turn a finished deletion into a reported failure.
+    """
+    encoding = sys.stdout.encoding or "utf-8"
+    return os.fsencode(path).decode(encoding, "backslashreplace")
 
 
 def count(text: str) -> int:

@@ -8,13 +8,19 @@ where ``payload`` is ``{"id":...,"question":...,"answer":...}`` serialized like 
 request (the gson encoder). The contract:
 
 - one writer: the file itself is locked (flock on POSIX); a second Journal on
-  the same file, in this process or another, raises JournalLocked;
+  the same file, in this process or another, raises JournalLocked. Where the OS
+  has no flock (Pyodide, a stubbed ``fcntl``), the lock guards only this process:
+  a registry of the files this process's Journals hold, nothing more;
 - every commit is fsynced before it returns;
-- on open, a torn final line (a prefix of a record, then perhaps NUL padding)
-  is cut and the cut is synced; a whole record missing only its newline is kept
-  and the newline restored; any other bad line refuses to open (JournalCorrupt);
+- on open, the bytes after the last newline (NUL padding stripped) are a torn
+  tail if a cut-short append could have written them: any prefix of a record
+  line, the whole line without its newline included (its fsync never returned,
+  so it was never acknowledged). A torn tail is cut and the cut is synced; any
+  other bad line refuses to open (JournalCorrupt) and changes nothing;
 - commit is idempotent by id; the same id with another question is TurnConflict;
-- the file never grows past ``max_bytes`` (JournalFull, file unchanged);
+- the file never grows past ``max_bytes`` (JournalFull, file unchanged); a file
+  already over it is refused on open unless ``max_bytes=None`` (no cap: deleting
+  from an oversized journal must stay possible, and it never grows the file);
 - ``forget`` and ``retain`` delete turns for real: one crash-safe rewrite (temp
   file, fsync, rename, fsync the directory), then the old bytes are overwritten.
 
@@ -26,27 +32,29 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
+import io
 import json
 import os
-import re
 import stat
 import threading
 from dataclasses import dataclass
 from typing import NoReturn
 
-import portalocker
+try:
+    import portalocker
+except (ImportError, AttributeError):  # no fcntl.flock or LOCK_EX (Pyodide): in-process lock only
+    portalocker = None
 
 from .wire import ENCODERS, InvalidText, Turn, check_int, check_text
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 RECORD_KEYS = ["id", "question", "answer"]
 _HEX_DIGITS = frozenset(b"0123456789abcdef")
-# What a write cut short can leave: a prefix of a record line (every line starts
-# with the base64 of '{"id":"'), then possibly NUL bytes from a power loss.
+_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+# Every record line starts with the base64 of '{"id":"'.
 _LINE_START = base64.b64encode(b'{"id":"')[:9]
-_LINE_PREFIX = re.compile(rb"[A-Za-z0-9+/=]*(?: [0-9a-f]{0,64})?")
-_LINE_WITHOUT_NEWLINE = re.compile(rb"[A-Za-z0-9+/=]* [0-9a-f]{64}")
 
 
 class JournalError(Exception):
@@ -97,8 +105,12 @@ class LineStatus:
     length: int
     record: Record | None
     problem: str | None
-    torn: bool = False  # an incomplete final line that a cut-short write explains
-    unterminated: bool = False  # a valid final record whose newline is missing
+    torn: bool = False  # bytes after the last newline that a cut-short append explains
+    unterminated: bool = False  # a torn tail holding a whole record but not its newline
+
+
+class _Pairs(list):
+    """A JSON object's key/value pairs, told apart from a JSON array."""
 
 
 def id_tag(turn_id: str) -> str:
@@ -142,10 +154,12 @@ def decode_record(line: bytes) -> Record:
     if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
         raise ValueError("checksum mismatch")
     try:
-        pairs = json.loads(payload.decode("utf-8"), object_pairs_hook=lambda p: p)
+        pairs = json.loads(payload.decode("utf-8"), object_pairs_hook=_Pairs)
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ValueError("payload is not UTF-8 JSON") from None
-    if not isinstance(pairs, list) or [key for key, _ in pairs] != RECORD_KEYS:
+    except RecursionError:  # a checksum-valid payload can still be hostile
+        raise ValueError("payload JSON is nested too deeply") from None
+    if type(pairs) is not _Pairs or [key for key, _ in pairs] != RECORD_KEYS:
         raise ValueError("payload is not an {id, question, answer} object")
     turn_id, question, answer = (value for _, value in pairs)
     try:
@@ -157,24 +171,57 @@ def decode_record(line: bytes) -> Record:
 
 
 def is_torn_tail(tail: bytes) -> bool:
-    """Could a cut-short append have left these bytes after the last newline?
+    """Could a cut-short append of one record have left these bytes after the last newline?
 
-    Anything else (a changed final newline, a file that is not a journal) is
-    corruption, not a torn write: cutting it would lose data silently.
+    Yes for any prefix of a record line, the whole line without its newline
+    included, followed perhaps by the NUL bytes a power loss leaves. No for
+    anything an append cannot write: a final newline replaced by another byte,
+    a checksum (or a prefix of one) that is not the payload's, base64 that no
+    canonical encoding starts with. Cutting those would lose data silently.
     """
     written = tail.rstrip(b"\0")
-    if len(written) < len(tail) and _LINE_WITHOUT_NEWLINE.fullmatch(written):
-        return False  # a NUL where the newline belongs: a changed byte, not a short write
-    return (written[:len(_LINE_START)] == _LINE_START[:len(written)]
-            and _LINE_PREFIX.fullmatch(written) is not None)
+    if written[:len(_LINE_START)] != _LINE_START[:len(written)]:
+        return False
+    encoded, space, digest = written.partition(b" ")
+    if not _is_base64_prefix(encoded, complete=bool(space)):
+        return False
+    if not space:
+        return True
+    # The payload is whole: the digest must begin the one its append was writing.
+    expected = hashlib.sha256(base64.b64decode(encoded)).hexdigest().encode("ascii")
+    if not expected.startswith(digest):
+        return False
+    try:
+        decode_record(encoded + b" " + expected)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_base64_prefix(encoded: bytes, *, complete: bool) -> bool:
+    """Is ``encoded`` the start of a canonical base64 text (all of it, if ``complete``)?"""
+    body = encoded.rstrip(b"=")
+    if not _BASE64_ALPHABET.issuperset(body):
+        return False  # a stray byte, or '=' before the end
+    padding = len(encoded) - len(body)
+    if not padding and not complete:
+        return True  # more groups may follow
+    rest = len(body) % 4
+    needed = (4 - rest) % 4
+    if rest == 1 or padding > needed or (complete and padding != needed):
+        return False
+    # The last group's unused bits must be zero ("YR==" is not canonical, "YQ==" is).
+    group = body[len(body) - rest:] + b"=" * needed
+    return not rest or base64.b64encode(base64.b64decode(group)) == group
 
 
 def examine(data: bytes) -> list[LineStatus]:
     """Every line of a journal file with its record or its problem.
 
-    A final line without a newline is a valid record whose newline is missing
-    (kept: its checksum proves it whole), a torn tail when a cut-short write could
-    have left it, and corrupt otherwise. Duplicate ids are problems too.
+    Bytes after the last newline are a torn tail (problem ``"torn tail"``) when a
+    cut-short append could have left them, ``unterminated`` when they hold a whole
+    record without its newline; otherwise the final line is corrupt. Duplicate
+    ids are problems too.
     """
     statuses = []
     seen: set[str] = set()
@@ -184,18 +231,13 @@ def examine(data: bytes) -> list[LineStatus]:
         number += 1
         end = data.find(b"\n", offset)
         if end == -1:
-            length = len(data) - offset
-            try:
-                record = decode_record(data[offset:])
-            except ValueError:
-                record = None
-            if record is not None and record.id not in seen:
-                statuses.append(LineStatus(number, offset, length, record, None,
-                                           unterminated=True))
-            elif is_torn_tail(data[offset:]):
-                statuses.append(LineStatus(number, offset, length, None, "torn tail", torn=True))
+            tail = data[offset:]
+            if is_torn_tail(tail):
+                whole = len(tail.rstrip(b"\0").partition(b" ")[2]) == 64
+                statuses.append(LineStatus(number, offset, len(tail), None, "torn tail",
+                                           torn=True, unterminated=whole))
             else:
-                statuses.append(LineStatus(number, offset, length, None,
+                statuses.append(LineStatus(number, offset, len(tail), None,
                                            "incomplete final line is not a torn record"))
             break
         record, problem = None, None
@@ -226,12 +268,13 @@ def fsync_directory(path: str) -> None:
 class Journal:
     """The append-only ledger of one conversation. Use it as a context manager."""
 
-    def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
-                 create: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *,
+                 max_bytes: int | None = DEFAULT_MAX_BYTES, create: bool = True) -> None:
         # The real path: a rewrite must replace the file itself, not a symlink to it,
         # and must not follow a later chdir.
         self.path = os.path.realpath(os.fspath(path))
-        self.max_bytes = check_int(max_bytes, "max_bytes", minimum=1)
+        self.max_bytes = None if max_bytes is None else check_int(max_bytes, "max_bytes",
+                                                                  minimum=1)
         self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
         self._turns: dict[str, Turn] = {}
         self._size = 0
@@ -239,20 +282,25 @@ class Journal:
             raise JournalError(f"no journal at {os.fspath(path)!r}")
         self._file = _open_locked(self.path)
         try:
-            self._load()
-            _remove_stale(_rewrite_path(self.path))
+            data = self._load()
+            _clear_leftover(_rewrite_path(self.path), data)
         except BaseException:
-            self._file.close()
-            self._file = None
+            self._close_file()
             raise
 
-    def _load(self) -> None:
+    def _load(self) -> bytes:
+        """Read and check every line, cut a torn tail; return the bytes kept."""
         fd = self._file.fileno()
-        size = os.fstat(fd).st_size
-        if size > self.max_bytes:
-            raise JournalFull(f"journal is {size} bytes, over its cap of {self.max_bytes} bytes")
-        os.lseek(fd, 0, os.SEEK_SET)
-        data = self._file.readall()
+        try:
+            size = os.fstat(fd).st_size
+            if self.max_bytes is not None and size > self.max_bytes:
+                raise JournalFull(
+                    f"journal is {size} bytes, over its cap of {self.max_bytes} bytes")
+            os.lseek(fd, 0, os.SEEK_SET)
+            data = self._file.readall()
+        except OSError as error:
+            raise JournalError(f"cannot read journal {self.path!r}: {error.strerror}; "
+                               f"nothing changed") from None
         good = 0
         for line in examine(data):
             if line.torn:
@@ -264,16 +312,16 @@ class Journal:
             self._turns[line.record.id] = line.record.turn
             good = line.offset + line.length
         if good < len(data):
-            # A torn write: cut it off, and make the cut durable before going on.
-            os.ftruncate(fd, good)
-            os.fsync(fd)
-        elif data and not data.endswith(b"\n"):
-            # A whole record without its newline: restore the newline durably.
-            os.lseek(fd, good, os.SEEK_SET)
-            _write_all(fd, b"\n")
-            os.fsync(fd)
-            good += 1
+            # A torn write, never acknowledged: cut it off, and make the cut durable.
+            try:
+                os.ftruncate(fd, good)
+                os.fsync(fd)
+            except OSError as error:
+                raise JournalError(
+                    f"cannot cut the {len(data) - good}-byte torn tail of {self.path!r}: "
+                    f"{error.strerror}; the journal is not open, the tail may remain") from None
         self._size = good
+        return data[:good]
 
     def commit(self, turn_id: str, question: str, answer: str) -> str:
         """Store a confirmed turn durably and return the stored answer.
@@ -358,10 +406,13 @@ class Journal:
             data = old.readall()
             kept = [line for line in examine(data) if keep(line.record)]
             new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
-            _remove_stale(temp)
-            new = _open_locked(temp, exclusive=True)
         except OSError as error:
             self._fail("rewrite", error)
+        if not _clear_leftover(temp, data):
+            raise JournalError(
+                f"cannot rewrite: {temp!r} exists and is not a leftover of this journal "
+                f"(another journal, or held open); nothing changed")
+        new = _open_locked(temp, exclusive=True)  # never takes a name that exists
         try:
             _write_all(new.fileno(), new_data)
             os.fsync(new.fileno())
@@ -412,7 +463,7 @@ class Journal:
 
     def _close_file(self) -> None:
         if self._file is not None:
-            self._file.close()  # closing the handle releases its flock
+            self._file.close()  # releases its locks
             self._file = None
 
     def _check_open(self) -> None:
@@ -434,11 +485,37 @@ def _rewrite_path(path: str) -> str:
     return path + ".rewrite"
 
 
-def _remove_stale(path: str) -> None:
-    """Remove what a rewrite cut short left behind (it holds only kept turns)."""
-    if os.path.lexists(path):
-        os.unlink(path)
+def _clear_leftover(path: str, journal: bytes) -> bool:
+    """Remove a rewrite file that a killed forget or retain left; True if the name is free.
+
+    Only when it is provably ours and abandoned: we can lock it (no live Journal
+    holds it) and every line in it is a line of ``journal`` (a rewrite writes
+    only kept lines). Anything else under that name is someone's file: left alone.
+    """
+    if not os.path.lexists(path):
+        return True
+    try:
+        handle = _open_locked(path, create=False)
+    except JournalError:  # held by a live Journal, not a regular file, unreadable
+        return False
+    try:
+        if not _lines_within(handle.readall(), journal):
+            return False
+        os.unlink(path)  # under its lock, so no Journal has it open
         fsync_directory(path)
+    except OSError:
+        pass  # unreadable, or the unlink not yet durable: what the name holds now decides
+    finally:
+        handle.close()
+    return not os.path.lexists(path)
+
+
+def _lines_within(data: bytes, journal: bytes) -> bool:
+    """Is every line of ``data`` (the last one perhaps cut short) a line of ``journal``?"""
+    lines = set(journal.splitlines(keepends=True))
+    *complete, last = data.split(b"\n")
+    return (all(line + b"\n" in lines for line in complete)
+            and (not last or any(line.startswith(last) for line in lines)))
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -447,37 +524,78 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _open_locked(path: str, *, exclusive: bool = False):
-    """Open (creating owner-only if missing) and lock the journal file.
+class _JournalFile(io.FileIO):
+    """An open, locked journal file: closing it releases both of its locks."""
+
+    key: tuple[int, int] | None = None  # (st_dev, st_ino) in this process's registry
+
+    def close(self) -> None:
+        try:
+            super().close()  # closing the descriptor releases its flock
+        finally:
+            if self.key is not None:
+                with _HELD_LOCK:
+                    _HELD.discard(self.key)
+                self.key = None
+
+
+# The files this process's Journals hold. flock already refuses a second open of
+# the same file; without flock (Pyodide), this registry is the whole lock.
+_HELD: set[tuple[int, int]] = set()
+_HELD_LOCK = threading.Lock()
+
+
+def _lock(handle: _JournalFile) -> bool:
+    """Lock an open journal file against every other Journal; False if one holds it."""
+    opened = os.fstat(handle.fileno())
+    key = (opened.st_dev, opened.st_ino)
+    with _HELD_LOCK:
+        if key in _HELD:
+            return False
+        _HELD.add(key)
+    handle.key = key
+    if portalocker is None:
+        return True  # no OS lock here: the registry guards this process only
+    try:
+        portalocker.lock(handle,
+                         portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+    except portalocker.AlreadyLocked:
+        return False
+    return True
+
+
+def _open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> _JournalFile:
+    """Open (creating owner-only if missing and ``create``) and lock the journal file.
 
     ``exclusive`` creates a new file or fails. A rewrite by another Journal may
     rename a new file over the path between our open and our lock: then the
     lock we got guards a file with no name, so check and try again.
     """
-    flags = os.O_RDWR | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = (os.O_RDWR | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOFOLLOW", 0))
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
         raise JournalError(f"cannot open journal {path!r}: not a regular file")
     for _ in range(3):
+        created = False
         try:
-            try:
-                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
-                created = True
-            except FileExistsError:
-                if exclusive:
-                    raise
+            if create:
+                try:
+                    fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+                    created = True
+                except FileExistsError:
+                    if exclusive:
+                        raise
+                    fd = os.open(path, flags)
+            else:
                 fd = os.open(path, flags)
-                created = False
         except OSError as error:
             raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
-        handle = os.fdopen(fd, "r+b", buffering=0)
+        handle = _JournalFile(fd, "r+")
         try:
-            portalocker.lock(handle,
-                             portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+            if not _lock(handle):
+                raise JournalLocked(f"journal {path!r} is already open in another Journal")
             if _same_file(handle.fileno(), path):
                 break
-        except portalocker.AlreadyLocked:
-            handle.close()
-            raise JournalLocked(f"journal {path!r} is already open in another Journal") from None
         except BaseException:
             handle.close()
             raise
@@ -485,7 +603,16 @@ def _open_locked(path: str, *, exclusive: bool = False):
     else:
         raise JournalLocked(f"journal {path!r} keeps being replaced by another Journal")
     if created:
-        fsync_directory(path)
+        try:
+            fsync_directory(path)
+        except OSError as error:
+            # Not durable, so not created: take the empty file back while we hold it.
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            handle.close()
+            state = "the empty file remains" if os.path.lexists(path) else "nothing was created"
+            raise JournalError(f"cannot create journal {path!r}: syncing its directory "
+                               f"failed ({error.strerror}); {state}") from None
     return handle
 
 

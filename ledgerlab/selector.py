@@ -98,6 +98,12 @@ def select(
     two messages with their leading separators. Walking back from the newest
     turn and adding pieces while they fit costs time in proportion to the
     request returned, not to the stored history.
+
+    So it checks only the turns it encodes: the newest turns, down to the first
+    one that does not fit. An older item that is not a Turn is never looked at
+    and is counted in ``dropped``, where ``select_reference`` (which encodes
+    every candidate) raises TypeError. Checking it would mean scanning the whole
+    history on every call.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     if not isinstance(history, Sequence):

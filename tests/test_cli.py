@@ -1,5 +1,6 @@
 """The ledgerlab command: table, scenario, audit, inspect."""
 
+import base64
 import hashlib
 import json
 import os
@@ -11,6 +12,7 @@ import pytest
 
 from ledgerlab import Journal
 from ledgerlab.cli import build_parser, main
+from ledgerlab.journal import encode_record
 
 TABLE = """\
 budget  retained  dropped  bytes
@@ -163,3 +165,144 @@ def test_audit_names_the_missing_file(evidence, capsys):
     (evidence / "projection.json").unlink()
     code, out, _ = run(capsys, "audit", str(evidence))
     assert code == 1 and "cannot read projection.json" in out
+
+
+# --- Issue 11: a strict audit ---------------------------------------------------------------------
+def rehash(evidence):
+    """Make the manifest agree with whatever projection.json and the log now hold."""
+    manifest_path = evidence / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for name in ("projection.json", "conversation.log"):
+        manifest["files"][name] = hashlib.sha256((evidence / name).read_bytes()).hexdigest()
+    manifest_path.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("key, value", [
+    ("narrow_kept_turns", True), ("narrow_request_bytes", 264.0), ("reopened_turns", 3.0),
+    ("old_fact_in_wide_request", 1), ("projection_preserved_file_bytes", 1),
+    ("wide_request_bytes", "480"),
+])
+def test_audit_compares_types_not_just_equality(evidence, capsys, key, value):
+    report_path = evidence / "projection.json"
+    report = json.loads(report_path.read_text())
+    report[key] = value
+    report_path.write_text(json.dumps(report))
+    rehash(evidence)
+    code, out, _ = run(capsys, "audit", str(evidence))
+    assert code == 1 and f"FAIL projection.json: {key} is {value!r}" in out
+
+
+def audit_fails(capsys, evidence, expected):
+    code, out, err = run(capsys, "audit", str(evidence))
+    assert code == 1 and expected in out, out
+    assert out.count("FAIL") == len(out.splitlines()) and "audit failed" in err
+    return out
+
+
+def test_audit_fails_on_an_extra_file_or_a_symlink(evidence, capsys, tmp_path):
+    (evidence / "notes.txt").write_text("x")
+    audit_fails(capsys, evidence, "FAIL 'notes.txt' is not part of the evidence")
+    (evidence / "notes.txt").unlink()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes((evidence / "projection.json").read_bytes())
+    (evidence / "projection.json").unlink()
+    (evidence / "projection.json").symlink_to(elsewhere)  # same bytes, same hash
+    audit_fails(capsys, evidence, "FAIL cannot read projection.json: projection.json is not a "
+                                  "regular file")
+    (evidence / "projection.json").unlink()
+    (evidence / "link").symlink_to(elsewhere)
+    (evidence / "projection.json").write_bytes(elsewhere.read_bytes())
+    audit_fails(capsys, evidence, "FAIL 'link' is not part of the evidence")
+
+
+def test_audit_fails_when_the_manifest_lists_a_missing_file(evidence, capsys):
+    manifest_path = evidence / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["files"]["notes.txt"] = "0" * 64
+    manifest_path.write_text(json.dumps(manifest))
+    audit_fails(capsys, evidence, 'FAIL manifest.json: "files" must list exactly')
+
+
+def test_audit_fails_when_the_version_was_changed(evidence, capsys):
+    manifest_path = evidence / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["ledgerlab_version"] = "0.0.9"
+    manifest_path.write_text(json.dumps(manifest))
+    audit_fails(capsys, evidence, "ledgerlab_version is '0.0.9', this is ledgerlab 0.1.0")
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "projection.json"])
+@pytest.mark.parametrize("content", ["[" * 100_000, '{"a": 1, "a": 2}', "\udcff"])
+def test_audit_of_hostile_json_is_a_fail_line_not_a_traceback(evidence, capsys, name, content):
+    (evidence / name).write_bytes(content.encode("utf-8", "surrogateescape"))
+    if name == "projection.json":
+        rehash(evidence)
+    audit_fails(capsys, evidence, f"FAIL {name}: not a JSON document")
+
+
+def test_audit_of_a_log_with_a_hostile_payload_is_a_fail_line(evidence, capsys):
+    payload = b'{"id":"a","question":' + b"[" * 5000 + b"]" * 5000 + b',"answer":"b"}'
+    line = (base64.b64encode(payload) + b" " + hashlib.sha256(payload).hexdigest().encode()
+            + b"\n")
+    with open(evidence / "conversation.log", "ab") as log:
+        log.write(line)
+    rehash(evidence)
+    audit_fails(capsys, evidence, "FAIL conversation.log line 4 at byte offset")
+
+
+# --- Issue 11: inspect and deletion on hostile, torn and oversized journals ------------------------
+def test_inspect_and_forget_on_a_hostile_payload_report_instead_of_crashing(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    for payload in (b'{"id":"a","question":' + b"[" * 5000 + b"]" * 5000 + b',"answer":"b"}',
+                    b'[["id","x"],["question","q"],["answer","a"]]', b"[0]"):
+        log.write_bytes(base64.b64encode(payload) + b" "
+                        + hashlib.sha256(payload).hexdigest().encode() + b"\n")
+        code, out, err = run(capsys, "inspect", str(log))
+        assert code == 1 and "0 turns" in out and "1 corrupt lines" in out
+        code, out, err = run(capsys, "forget", str(log), "a")
+        assert code == 2 and "JournalCorrupt" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("zeros, status", [
+    (0, "torn tail: a whole record without its newline, never acknowledged (cut on open)"),
+    (8, "torn tail: a whole record without its newline, never acknowledged, then 8 NUL bytes "
+        "(cut on open)"),
+])
+def test_inspect_names_a_whole_record_without_its_newline(tmp_path, capsys, zeros, status):
+    log = tmp_path / "c.log"
+    first, second = encode_record("one", "q", "a"), encode_record("two", "第二问", "第二答")
+    log.write_bytes(first + second[:-1] + b"\0" * zeros)
+    code, out, _ = run(capsys, "inspect", str(log))
+    assert code == 0
+    assert out.splitlines()[2].endswith(f"{141 + zeros:>6}         -         -  -             "
+                                        + status)
+    assert out.splitlines()[-1] == f"1 turns, {len(first) + 141 + zeros} bytes, 0 corrupt lines, " \
+                                   f"{141 + zeros} torn-tail bytes"
+
+
+def test_forget_retain_and_inspect_work_on_a_journal_over_the_cap(tmp_path, capsys):
+    log = tmp_path / "big.log"
+    lines = [encode_record(f"t{n}", f"question {n}", "x" * 1000) for n in range(6000)]
+    log.write_bytes(b"".join(lines))
+    assert log.stat().st_size > 6_000_000
+    code, out, _ = run(capsys, "inspect", str(log))
+    assert code == 0 and "6000 turns" in out
+    assert run(capsys, "forget", str(log), "t0")[0] == 0
+    code, out, _ = run(capsys, "retain", str(log), "--last", "10")
+    assert code == 0 and "deleted 5989 of 5999 turns" in out
+    assert log.read_bytes() == b"".join(lines[-10:])
+
+
+def test_forget_prints_a_path_stdout_cannot_encode_and_reports_success(tmp_path):
+    directory = os.fsencode(tmp_path) + b"/caf\xe9-\xff"  # not UTF-8
+    os.mkdir(directory)
+    log = directory + b"/c.log"
+    with Journal(os.fsdecode(log)) as journal:
+        journal.commit("one", "q", "a")
+        journal.commit("two", "q", "a")
+    result = subprocess.run([sys.executable, "-m", "ledgerlab", "forget", log, "one"],
+                            capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 0, result.stderr
+    assert b"2 -> 1 turns" in result.stdout and b"caf\\xe9-\\xff" in result.stdout
+    with Journal(os.fsdecode(log)) as journal:
+        assert journal.find("one") is None and len(journal) == 1

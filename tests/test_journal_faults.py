@@ -49,8 +49,8 @@ def test_truncating_20_records_at_every_offset_keeps_the_complete_ones(log):
     ends = [sum(len(line) for line in lines[:i]) for i in range(21)]
     for cut in range(len(data) + 1):
         log.write_bytes(data[:cut])
-        # A record is whole once every byte but its newline is there (the newline is restored).
-        kept = max(i for i, end in enumerate(ends) if end - (i > 0) <= cut)
+        # A record counts once its newline is there: without it, it was never acknowledged.
+        kept = max(i for i, end in enumerate(ends) if end <= cut)
         with Journal(log) as journal:
             assert len(journal) == kept, cut
         assert log.read_bytes() == data[:ends[kept]], cut
@@ -103,6 +103,8 @@ def test_replacing_any_byte_of_any_record_refuses_to_open(log):
     checked = 0
     for offset in range(len(data)):
         for value in replacements(data[offset]):
+            if (offset, value) == (len(data) - 1, 0):
+                continue  # the final newline zeroed: what a power loss leaves, a torn tail
             changed = bytearray(data)
             changed[offset] = value
             log.write_bytes(bytes(changed))
@@ -118,8 +120,8 @@ def test_replacing_any_byte_of_any_record_refuses_to_open(log):
 def test_any_single_byte_change_is_refused(tmp_path_factory, position, value):
     data = b"".join(records(3))
     offset = position % len(data)
-    if data[offset] == value:
-        return
+    if data[offset] == value or (offset, value) == (len(data) - 1, 0):
+        return  # unchanged, or the final newline zeroed (a torn tail)
     log = tmp_path_factory.mktemp("j") / "c.log"
     changed = bytearray(data)
     changed[offset] = value
@@ -164,7 +166,7 @@ def test_deleting_a_newline_or_part_of_a_line_is_refused(log):
 
 def test_a_changed_final_newline_is_corruption_not_a_torn_tail(log):
     data = b"".join(records(2))
-    for value in (b"x", b"\0", b" ", b"0"):
+    for value in (b"x", b" ", b"0", b"=", b"\r"):  # a NUL there is a torn tail: see recovery
         log.write_bytes(data[:-1] + value)
         with pytest.raises(JournalCorrupt, match="not a torn record"):
             Journal(log)
@@ -248,7 +250,7 @@ def test_bad_budgets_are_refused(budget):
         select("s", [Turn("q", "a")], "c", budget)
 
 
-@pytest.mark.parametrize("max_bytes", [0, -1, True, 1.5, "4MiB", None])
+@pytest.mark.parametrize("max_bytes", [0, -1, True, 1.5, "4MiB", b"1"])
 def test_bad_caps_are_refused_before_touching_the_disk(log, max_bytes):
     with pytest.raises((TypeError, ValueError)):
         Journal(log, max_bytes=max_bytes)

@@ -116,12 +116,16 @@ def test_the_lock_still_guards_the_path_after_a_rewrite(log):
             "first question", "third question", "fourth question"]
 
 
-def test_a_stale_rewrite_file_is_removed_on_open(log):
+def test_a_stale_rewrite_file_is_removed_on_open_and_a_foreign_one_kept(log):
     stale = log.with_name(log.name + ".rewrite")
-    stale.write_bytes(b"left by a rewrite that was killed")
+    lines = lines_of(log)
+    stale.write_bytes(lines[0] + lines[2][:25])  # what a killed rewrite leaves: kept lines
     with Journal(log) as journal:
         assert len(journal) == 3
     assert not stale.exists()
+    stale.write_bytes(b"not written by a rewrite of this journal")
+    Journal(log).close()
+    assert stale.read_bytes() == b"not written by a rewrite of this journal"
 
 
 def test_cli_forget_and_retain_print_counts_never_text(log, capsys):

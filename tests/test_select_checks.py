@@ -1,0 +1,20 @@
+"""Issue 11: what select checks of the history, and what it leaves unread."""
+
+import pytest
+
+from ledgerlab import Turn, select, select_reference
+
+HISTORY = ["not a turn", Turn("q" * 200, "a"), Turn("q", "a")]
+
+
+def test_select_checks_only_the_turns_it_encodes():
+    # The middle turn does not fit, so the walk stops before the non-Turn item.
+    chosen = select("s", HISTORY, "c", 200)
+    assert (chosen.kept, chosen.dropped) == (1, 2)
+    with pytest.raises(TypeError, match="history items must be Turn, not str"):
+        select_reference("s", HISTORY, "c", 200)  # it encodes every candidate suffix
+
+
+def test_a_non_turn_that_select_reaches_is_a_type_error():
+    with pytest.raises(TypeError, match="history items must be Turn, not str"):
+        select("s", HISTORY, "c", 10_000)
