@@ -15,6 +15,7 @@ solutions notebook and the graded edition from it.
 
 from __future__ import annotations
 
+import base64
 import html
 import inspect
 import json
@@ -524,3 +525,23 @@ def benchmark_results(folder: Path = BENCHMARKS) -> dict:
         raise FileNotFoundError(f"no benchmark results at {path}: run `make bench` in a "
                                 f"clone of the ledgerlab repository to measure them")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def benchmark_figure(folder: Path = BENCHMARKS) -> dict[str, str]:
+    """The benchmark chart as a display bundle: the PNG, and a description with its numbers
+    as the text a screen reader, a terminal or nbval sees. Show it with
+    ``IPython.display.display(bundle, raw=True)``."""
+    rows = benchmark_results(folder)["selection"]
+    png = (Path(folder) / "select-scaling.png").read_bytes()
+
+    def span(key: str, name: str) -> str:
+        measured = [row for row in rows if row.get(key) is not None]
+        first, last = measured[0], measured[-1]
+        return (f"{name} {first[key] * 1e6:,.0f} us at {first['turns']:,} turns, "
+                f"{last[key] * 1e6:,.0f} us at {last['turns']:,}")
+
+    text = ("Chart: time per selection against turns stored, both axes logarithmic, measured "
+            "by make bench. " + "; ".join(
+                (span("select_s", "select"), span("trim_s", "trim_messages"),
+                 span("reference_s", "the readable loop"))) + ".")
+    return {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": text}

@@ -329,6 +329,10 @@ def test_benchmark_results_are_found_from_any_working_directory(tmp_path, monkey
     assert results["selection"] and "select_s" in results["selection"][0]
     with pytest.raises(FileNotFoundError, match="make bench"):
         exercises.benchmark_results(tmp_path)
+    bundle = exercises.benchmark_figure()
+    assert bundle["image/png"].startswith("iVBOR")  # base64 of a PNG's signature
+    first = exercises.benchmark_results()["selection"][0]
+    assert f"select {first['select_s'] * 1e6:,.0f} us at {first['turns']:,} turns" in bundle["text/plain"]
 
 
 def test_exercises_do_not_import_the_notebook_stack():
