@@ -14,6 +14,7 @@ lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(INSTALLED)
+	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks
 	$(BIN)/python -m pytest tests notebooks $(NBVAL) --ignore=tests/browser
 
 # The budget explorer as a page of its own (Voila), for a teacher to project.
