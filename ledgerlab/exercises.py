@@ -151,6 +151,21 @@ class Exercise:
             return self._hidden(*answer)
         return feedback
 
+    def graded(self, namespace: dict) -> Feedback:
+        """``grade`` on the answers a notebook left in ``namespace``, found by their names.
+
+        The grader runs this in the student's kernel after their notebook: a missing
+        answer reads as not answered, and an error raised by the student's code counts
+        as a wrong answer.
+        """
+        missing = [name for name in self.answers if name not in namespace]
+        if missing:
+            return Feedback("unanswered", f"no variable named {', '.join(missing)}.")
+        try:
+            return self.grade(*(namespace[name] for name in self.answers))
+        except Exception as error:
+            return wrong(f"grading raised {type(error).__name__}.")
+
     def hint(self) -> PlainText:
         return PlainText(f"Hint: {self._hint}")
 
@@ -362,7 +377,7 @@ def _check_java_length(java_length: object) -> Feedback:
 
 
 q3 = Exercise(
-    3, "what Java's String.length() reports", _check_java_length,
+    3, "what Java's `String.length()` reports", _check_java_length,
     hint="Java strings are UTF-16: length() counts 2-byte code units. Which Python codec "
          "writes UTF-16 without a byte-order mark?",
     solution="def java_length(text):\n"
@@ -442,7 +457,7 @@ def _check_requests_budget(requests_budget: object) -> Feedback:
 
 
 q5 = Exercise(
-    5, "the smallest budget that keeps both turns under requests", _check_requests_budget,
+    5, "the smallest budget that keeps both turns under `requests`", _check_requests_budget,
     hint="select keeps every turn only when the whole request fits. request_bytes takes the "
          "same encoder= argument as select.",
     solution="requests_budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, "
