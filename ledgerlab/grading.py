@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -318,11 +319,12 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
         raise FileNotFoundError(f"no .ipynb files in {submissions}")
 
     def one(path: Path) -> dict[str, object]:
+        start = time.monotonic()
         scores = grade_submission(path, names, cell_timeout=timeout,
                                   notebook_timeout=notebook_timeout)
         earned = {name: scores[name] * points[name] for name in names}
         return {"submission": path.name, "score": sum(earned.values()),
-                "max": sum(points.values()), **earned}
+                "max": sum(points.values()), **earned, "seconds": time.monotonic() - start}
 
     # Each submission is its own process tree: grading several at once only overlaps them.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -330,7 +332,8 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["submission", "score", "max", *names])
+        writer = csv.DictWriter(handle, fieldnames=["submission", "score", "max", *names],
+                                extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
     return rows
@@ -364,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = grade(args.submissions, args.out, args.autograder, cell_timeout=args.cell_timeout,
                      jobs=args.jobs)
         for row in rows:
-            print(f"{row['submission']}: {row['score']}/{row['max']}")
+            print(f"{row['submission']}: {row['score']}/{row['max']} ({row['seconds']:.1f} s)")
         print(f"wrote {args.out} ({len(rows)} submissions)")
     elif args.command == "solutions":
         write_solutions(args.path)
