@@ -349,7 +349,7 @@ def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget:
         chosen, kept_turns = None, 0
         title = (f"Budget {budget} bytes ({encoder}): rejected, the mandatory input "
                  f"needs {error.mandatory_bytes} bytes")
-        outcome = f"rejected: the mandatory input needs {error.mandatory_bytes} bytes"
+        outcome = f"Rejected: the mandatory input needs {error.mandatory_bytes} bytes"
     first_kept = len(history) - kept_turns
     segments = [Segment("envelope", parts["envelope"], "envelope", chosen is not None),
                 Segment("system", parts["system"], "system", chosen is not None)]

@@ -190,7 +190,7 @@ def test_a_chart_shows_as_png_with_its_description_as_text():
     (139, "Stacked bar of the request's bytes at a 139-byte budget (gson encoder), the budget a "
           "dashed line, dropped parts hatched: envelope 42 (dropped), system 60 (dropped), "
           "turn 1 73 (dropped), turn 2 95 (dropped), question 38 (dropped) bytes. "
-          "rejected: the mandatory input needs 140 bytes."),
+          "Rejected: the mandatory input needs 140 bytes."),
 ])
 def test_turn_bytes_chart_description(budget, expected):
     assert charts.turn_bytes_chart(*BOUNDARY, budget).description == expected
