@@ -263,8 +263,8 @@ predict02_count = Question(
          "bytes; charts.count_slice(system, history, question, 120) measures it.",
     mistakes=lambda: {4: "4 was the example's N at 175 bytes. Here N follows from a smaller "
                          "budget.",
-                      1: "the whole-turn rule sends SYSTEM and U4; the message-count slice "
-                         "does not know SYSTEM is special. Count from the end."},
+                      1: "that would be U4 alone. Measure whether the next message from the "
+                         "end still fits in 120 bytes."},
 )
 
 quiz02 = Questionnaire("02 · Bad slice vs whole-turn slice", [
