@@ -99,6 +99,16 @@ def not_whole(value: object, unit: str) -> Feedback:
     return wrong(f"give a whole number of {unit} (an int), not a {type(value).__name__}.")
 
 
+def _budget(value: object) -> int | Feedback:
+    """``value`` as a budget in bytes, or the feedback that says why it is not one."""
+    budget = as_integral(value)
+    if budget is None:
+        return not_whole(value, "bytes")
+    if budget <= 0:
+        return wrong("a budget is a positive number of bytes.")
+    return budget
+
+
 UNANSWERED = Feedback("unanswered", "replace each ... with your answer, then run check() again.")
 _hidden_solutions = False
 
@@ -203,9 +213,9 @@ def _check_big_newest(history: object, budget: object, predicted_kept: object) -
     if newest < MUCH_LARGER * older:
         return wrong(f"the newest turn is {newest} bytes and the older {older}: that is not "
                      f"much larger. Make the newest at least {MUCH_LARGER} times the older.")
-    size = as_integral(budget)
-    if size is None:
-        return not_whole(budget, "bytes")
+    size = _budget(budget)
+    if isinstance(size, Feedback):
+        return size
     mandatory = parts["envelope"] + parts["system"] + parts["question"]
     if size < mandatory:
         return wrong(f"a {size}-byte budget is below the mandatory input (system message and "
@@ -395,11 +405,9 @@ MANDATORY_UNITS = utf16_units(_MANDATORY.decode("utf-8"))
 
 
 def _check_java_gap(java_budget: object) -> Feedback:
-    budget = as_integral(java_budget)
-    if budget is None:
-        return not_whole(java_budget, "bytes")
-    if budget <= 0:
-        return wrong("a budget is a positive number of bytes.")
+    budget = _budget(java_budget)
+    if isinstance(budget, Feedback):
+        return budget
     wire = len(_MANDATORY)
     if budget < MANDATORY_UNITS:
         if budget == len(_MANDATORY.decode("utf-8")):
@@ -428,11 +436,9 @@ q4 = Exercise(
 # --- 5. The same fixture under the requests encoder ---------------------------------
 
 def _check_requests_budget(requests_budget: object) -> Feedback:
-    budget = as_integral(requests_budget)
-    if budget is None:
-        return not_whole(requests_budget, "bytes")
-    if budget <= 0:
-        return wrong("a budget is a positive number of bytes.")
+    budget = _budget(requests_budget)
+    if isinstance(budget, Feedback):
+        return budget
     gson_body = request_bytes(SYSTEM, list(HISTORY), QUESTION)
     full = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder="requests"))
     if budget == len(gson_body):
@@ -501,7 +507,7 @@ def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feed
                      "could have written is a crash's trace, not corruption.")
     if turns != kept:
         return wrong(f"{count_turns(turns)}: the last line was cut short, and a line is a turn "
-                     f"only if it is complete and its checksum matches.")
+                     f"only if all of it, newline included, reached the disk.")
     if size == len(data):
         return wrong(f"{size} bytes is the file before opening: the journal does not keep the "
                      f"torn tail behind its turns.")

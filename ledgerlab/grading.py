@@ -170,7 +170,7 @@ def execute(notebook, folder: Path, cell_timeout: int = CELL_TIMEOUT):
     """Run ``notebook`` in a fresh kernel with ``folder`` as its working directory."""
     from nbclient import NotebookClient
 
-    NotebookClient(notebook, timeout=cell_timeout, kernel_name="python3",
+    NotebookClient(notebook, timeout=cell_timeout, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(folder)}}).execute()
     notebook.metadata.pop("widgets", None)
     return notebook

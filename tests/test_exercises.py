@@ -302,7 +302,7 @@ def test_q6_follows_a_real_journal():
 
 
 @pytest.mark.parametrize("answer, says", [
-    ((3, GOOD_BYTES), "a line is a turn only if it is complete"),  # counts the torn line
+    ((3, GOOD_BYTES), "newline included, reached the disk"),  # counts the torn line
     ((GOOD_TURNS, TORN), "the file before opening"),  # thinks nothing is cut
     ((GOOD_TURNS, GOOD_BYTES - 1), "each with its newline"),  # off by one
     ((0, 0), "does not refuse this file"),  # thinks it fails closed
