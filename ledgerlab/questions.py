@@ -70,7 +70,8 @@ class Question:
         return PlainText(f"Hint: {self._hint}")
 
     def solution(self) -> PlainText:
-        return PlainText(f"Answer: {self._answer()}. {self.explanation}")
+        explanation = self.explanation[:1].upper() + self.explanation[1:]
+        return PlainText(f"Answer: {self._answer()}. {explanation}")
 
     def __repr__(self) -> str:
         return f"{self.prompt}\n(check(...), hint(), solution())"
