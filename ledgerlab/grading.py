@@ -364,8 +364,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "grade":
         if not args.submissions.is_dir():
             parser.error(f"{args.submissions} is not a folder")
-        rows = grade(args.submissions, args.out, args.autograder, cell_timeout=args.cell_timeout,
-                     jobs=args.jobs)
+        try:
+            rows = grade(args.submissions, args.out, args.autograder,
+                         cell_timeout=args.cell_timeout, jobs=args.jobs)
+        except FileNotFoundError as error:
+            parser.error(str(error))
         for row in rows:
             print(f"{row['submission']}: {row['score']}/{row['max']} ({row['seconds']:.1f} s)")
         print(f"wrote {args.out} ({len(rows)} submissions)")

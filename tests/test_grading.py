@@ -92,10 +92,11 @@ def graded(assignment, tmp_path_factory):
     solutions = assignment / "solutions" / grading.EXERCISES_NOTEBOOK
     (submissions / "full.ipynb").write_bytes(solutions.read_bytes())
     nbformat.write(MIXED, submissions / "mixed.ipynb")
+    (submissions / "broken.ipynb").write_text("{not a notebook")
     before = sorted(path.name for path in submissions.iterdir())
     out = tmp_path_factory.mktemp("out") / "grades.csv"
     rows = grading.grade(submissions, out, assignment / "autograder",
-                         cell_timeout=CELL_TIMEOUT, jobs=3)
+                         cell_timeout=CELL_TIMEOUT, jobs=4)
     assert sorted(path.name for path in submissions.iterdir()) == before  # nothing deleted
     with open(out, newline="") as handle:
         table = list(csv.DictReader(handle))
@@ -104,11 +105,12 @@ def graded(assignment, tmp_path_factory):
 
 def test_grades_csv_has_one_row_per_submission(graded):
     table, rows = graded
-    assert sorted(table) == ["blank.ipynb", "full.ipynb", "mixed.ipynb"]
+    assert sorted(table) == ["blank.ipynb", "broken.ipynb", "full.ipynb", "mixed.ipynb"]
     assert list(next(iter(table.values()))) == ["submission", "score", "max",
                                                 *(f"q{e.number}" for e in EXERCISES)]
     assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
-    assert len(rows) == 3
+    assert len(rows) == 4
+    assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash
 
 
 def test_the_solutions_score_full_marks(graded):
@@ -132,3 +134,10 @@ def test_a_run_over_the_notebook_timeout_is_killed(tmp_path):
     names = [f"q{e.number}" for e in EXERCISES]
     scores = grading.grade_submission(path, names, cell_timeout=600, notebook_timeout=3)
     assert scores == dict.fromkeys(names, 0)
+
+
+def test_a_folder_without_notebooks_is_refused_and_nothing_written(tmp_path):
+    out = tmp_path / "grades.csv"
+    with pytest.raises(FileNotFoundError, match="no .ipynb files"):
+        grading.grade(tmp_path, out)
+    assert not out.exists()
