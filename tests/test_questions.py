@@ -1,7 +1,9 @@
 """Predictions and questionnaires: right answers of any integral type pass, and each kind of
 plausible wrong answer gets feedback that names the mistake without giving the answer."""
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -132,3 +134,48 @@ def test_a_question_computes_its_answer_when_checked():
     assert calls == []
     assert question.check(5) and calls == [1]
     assert isinstance(Questionnaire("t", [question])[1], Question)
+
+
+# --- The notebooks that use them: what a learner and a teacher rely on -----------------
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+COURSE = sorted(NOTEBOOKS.glob("0[0-6]-*.ipynb"))
+
+
+def cells(path, kind):
+    return ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]
+            if cell["cell_type"] == kind]
+
+
+def test_the_course_notebooks_are_there():
+    assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06"]
+
+
+@pytest.mark.parametrize("path", COURSE, ids=lambda path: path.name[:2])
+def test_each_notebook_opens_with_aims_prerequisites_and_minutes_and_ends_with_a_recap(path):
+    first = cells(path, "markdown")[0]
+    assert "**What you'll learn**" in first and "**Before you start**" in first
+    assert re.search(r"\*\*Time:\*\* about \d+ minutes", first)
+    assert any(text.lstrip().startswith("## Recap") or "\n## Recap" in text
+               for text in cells(path, "markdown"))
+    if path.name[:2] != "00":
+        assert "(00-contents.ipynb#Glossary)" in first
+
+
+@pytest.mark.parametrize("path", COURSE[1:], ids=lambda path: path.name[:2])
+def test_each_notebook_predicts_before_it_reveals_and_ends_with_its_questions(path):
+    number = path.name[:2]
+    code = cells(path, "code")
+    assert any(f"predict{number}" in text and ".check(my_answer)" in text for text in code)
+    assert any(f"quiz = quiz{number}" in text for text in code)
+    questions_asked = len(getattr(questions, f"quiz{number}"))
+    assert sum(text.startswith("quiz[") for text in code) >= min(questions_asked, 2)
+
+
+def test_the_glossary_defines_the_words_the_course_uses():
+    glossary = next(text for text in cells(NOTEBOOKS / "00-contents.ipynb", "markdown")
+                    if text.startswith("## Glossary"))
+    for word in ("ledger", "projection", "turn", "envelope", "wire bytes", "UTF-16 unit",
+                 "code point", "torn tail", "fsync", "fail closed", "whole-turn rule",
+                 "copy-on-write", "flash translation layer", "agnes-3.0-flash"):
+        assert f"**{word}" in glossary, word
