@@ -8,12 +8,13 @@ INSTALLED := $(VENV)/.installed
 BROWSER := $(VENV)/.installed-browser
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test present test-browser stress bench clean
+.PHONY: lab test present test-browser stress bench assignment grade clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(INSTALLED)
+	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks
 	$(BIN)/python -m pytest tests notebooks $(NBVAL) --ignore=tests/browser
 
 # The budget explorer as a page of its own (Voila), for a teacher to project.
@@ -25,6 +26,15 @@ present: $(BROWSER)
 # Voila and JupyterLab on loopback, driven in Debian's Chromium (apt-get install -y chromium).
 test-browser: $(BROWSER)
 	$(BIN)/python -m pytest tests/browser
+
+# The graded edition: build/assignment/{student,solutions,autograder}, then grade a folder of
+# submitted notebooks into build/grades.csv (each in its own process and temp directory).
+assignment: $(INSTALLED)
+	$(BIN)/python -m ledgerlab.grading assignment build/assignment
+
+grade: assignment
+	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
+	$(BIN)/python -m ledgerlab.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv
 
 # The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
 stress: $(INSTALLED)

@@ -27,7 +27,7 @@ import time
 import timeit
 from pathlib import Path
 
-from ledgerlab import Journal, Turn, request_bytes, select, select_reference
+from ledgerlab import Journal, Turn, select, select_reference
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
 from ledgerlab.wire import ENCODERS, messages
 
@@ -169,7 +169,8 @@ def print_report(results: dict) -> None:
     print(f"{'turns':>8} {'kept':>5} {'select':>9} {'floor':>9} {'sel/floor':>9} "
           f"{'reference':>11} {'ref/sel':>8} {'trim_messages':>14} {'trim/sel':>9}")
     for row in results["selection"]:
-        us = lambda key: f"{row[key] * 1e6:,.1f}" if key in row else "-"
+        def us(key: str, row: dict = row) -> str:
+            return f"{row[key] * 1e6:,.1f}" if key in row else "-"
         ref_ratio = f"{row['reference_s'] / row['select_s']:,.0f}x" if "reference_s" in row else "-"
         print(f"{row['turns']:>8,} {row['kept']:>5} {us('select_s'):>9} {us('floor_s'):>9} "
               f"{row['select_s'] / row['floor_s']:>8.2f}x {us('reference_s'):>11} {ref_ratio:>8} "

@@ -1,10 +1,12 @@
-"""The course's figures: each function returns a matplotlib Figure and prints nothing.
+"""The course's figures: each function returns a Chart and prints nothing.
 
+A Chart is a matplotlib Figure (``chart.figure``) with a description: a sentence
+with the key numbers, which is the chart's ``text/plain``. A notebook shows the
+PNG; a screen reader, a terminal, nbval and a static site read the description.
 Figures are built with ``matplotlib.figure.Figure``, not pyplot, so nothing is
-shown or kept open behind the caller's back: a notebook displays the figure it
-gets back, a widget renders it to PNG, a test inspects it. Sizes are explicit and
-colours come from the Okabe-Ito palette, which stays distinct under the common
-forms of colour blindness; "dropped" is drawn hatched, so it never relies on hue.
+shown or kept open behind the caller's back. Sizes are explicit and colours come
+from the Okabe-Ito palette, which stays distinct under the common forms of colour
+blindness; "dropped" is drawn hatched, so it never relies on hue.
 
 The first half of the module measures (pure functions the widgets reuse); the
 second half draws.
@@ -12,6 +14,8 @@ second half draws.
 
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -21,6 +25,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import StrMethodFormatter
 
 from .article import message_count_slice
+from .display import join_labels
 from .journal import DEFAULT_MAX_BYTES, encode_record
 from .selector import BudgetError, Selection, byte_breakdown, select
 from .wire import (DEFAULT_MODEL, ENCODERS, Turn, check_int, get_encoder, messages,
@@ -101,6 +106,21 @@ def message_segments(system: str, history: Sequence[Turn], current: str, kept: S
         first_sent = first_sent and not sent
         segments.append(Segment(label, size, group, bool(sent)))
     return segments
+
+
+def slice_problems(labels: Sequence[str], turn_count: int) -> list[str]:
+    """What is wrong with a list of sent messages: orphans, a missing system or question."""
+    sent = set(labels)
+    problems = [f"orphan answer {label}" for label in labels
+                if label.startswith("A") and "U" + label[1:] not in sent]
+    problems += [f"orphan question {label}" for label in labels
+                 if label.startswith("U") and label != f"U{turn_count + 1}"
+                 and "A" + label[1:] not in sent]
+    if "SYSTEM" not in sent:
+        problems.append("no system message")
+    if f"U{turn_count + 1}" not in sent:
+        problems.append("no current question")
+    return problems
 
 
 def count_slice(system: str, history: Sequence[Turn], current: str, budget: int,
@@ -194,6 +214,31 @@ def journal_growth(turn: Turn, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[in
 
 # --- Drawing ------------------------------------------------------------------------
 
+@dataclass(frozen=True, eq=False)
+class Chart:
+    """A figure and the sentence that describes it, with its key numbers.
+
+    Shown in a notebook it is the PNG, with the description as ``text/plain``
+    (what a screen reader, a terminal and nbval see, instead of
+    ``<Figure size 900x260 with 1 Axes>``).
+    """
+
+    figure: Figure
+    description: str
+
+    def png(self) -> bytes:
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png")
+        return buffer.getvalue()
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
+        return {"image/png": base64.b64encode(self.png()).decode("ascii"),
+                "text/plain": self.description}
+
+    def __repr__(self) -> str:
+        return self.description
+
+
 UNIT_COLOURS = {
     "UTF-16 units": OKABE_ITO["sky blue"],
     "code points": OKABE_ITO["bluish green"],
@@ -254,19 +299,25 @@ def _unique_groups(segments: Sequence[Segment]) -> list[str]:
 
 
 def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
-                *, encoder: str = "gson") -> Figure:
+                *, encoder: str = "gson") -> Chart:
     """Bytes per message under both slices, coloured by turn, dropped hatched, budget dashed."""
     last, count_bytes = count_slice(system, history, current, budget, encoder=encoder)
     total = 2 * len(history) + 2
+    labels = message_labels(len(history))
     count_row = message_segments(system, history, current,
                                  [index >= total - last for index in range(total)],
                                  encoder=encoder)
     try:
         chosen = select(system, history, current, budget, encoder=encoder)
         whole_flags, whole_note = whole_turn_flags(len(history), chosen.kept), f"{chosen.size} bytes"
+        whole_text = (f"sends {join_labels([n for n, sent in zip(labels, whole_flags) if sent])}, "
+                      f"{chosen.size} bytes")
     except BudgetError as error:
         whole_flags = [False] * total
         whole_note = f"rejected: mandatory input needs {error.mandatory_bytes} bytes"
+        whole_text = f"rejected, the mandatory input needs {error.mandatory_bytes} bytes"
+    count_labels = labels[total - last:] if last else []
+    problems = "; ".join(slice_problems(count_labels, len(history))) or "well formed"
     whole_row = message_segments(system, history, current, whole_flags, encoder=encoder)
 
     figure, ax = _new_figure(9, 3.4)
@@ -277,11 +328,15 @@ def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
     ax.set_xlabel(f"bytes of the request (UTF-8, {encoder} encoder)")
     ax.set_title(f"Budget {budget} bytes: what each slice sends (solid) and drops (hatched)")
     _legend(ax, _unique_groups(count_row), budget)
-    return figure
+    return Chart(figure, (
+        f"Bar chart of bytes per message at a {budget}-byte budget ({encoder} encoder); sent "
+        f"messages solid, dropped ones hatched, the budget a dashed line. Message-count slice: "
+        f"sends {join_labels(count_labels)}, {count_bytes} bytes ({problems}). "
+        f"Whole-turn slice: {whole_text}."))
 
 
 def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget: int,
-                     *, encoder: str = "gson") -> Figure:
+                     *, encoder: str = "gson") -> Chart:
     """One stacked bar: envelope, system, each turn, question; dropped turns hatched."""
     parts = byte_breakdown(system, history, current, encoder=encoder)
     try:
@@ -289,10 +344,12 @@ def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget:
         kept_turns = chosen.kept
         title = (f"Budget {budget} bytes ({encoder}): {chosen.kept} of {len(history)} turns kept, "
                  f"{chosen.size} bytes sent")
+        outcome = f"{chosen.kept} of {len(history)} turns kept, {chosen.size} bytes sent"
     except BudgetError as error:
         chosen, kept_turns = None, 0
         title = (f"Budget {budget} bytes ({encoder}): rejected, the mandatory input "
                  f"needs {error.mandatory_bytes} bytes")
+        outcome = f"Rejected: the mandatory input needs {error.mandatory_bytes} bytes"
     first_kept = len(history) - kept_turns
     segments = [Segment("envelope", parts["envelope"], "envelope", chosen is not None),
                 Segment("system", parts["system"], "system", chosen is not None)]
@@ -307,15 +364,23 @@ def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget:
     ax.set_xlabel(f"bytes of the request (UTF-8, {encoder} encoder)")
     ax.set_title(title)
     _legend(ax, _unique_groups(segments), budget)
-    return figure
+    parts_text = ", ".join(f"{s.label} {s.nbytes}{'' if s.kept else ' (dropped)'}"
+                           for s in segments)
+    return Chart(figure, (
+        f"Stacked bar of the request's bytes at a {budget}-byte budget ({encoder} encoder), "
+        f"the budget a dashed line, dropped parts hatched: {parts_text} bytes. {outcome}."))
 
 
 def retained_chart(system: str, history: Sequence[Turn], current: str,
                    *, budgets: Sequence[int] = (), encoders: Sequence[str] = ("gson",),
-                   max_budget: int | None = None) -> Figure:
-    """Turns retained against budget: a step function per encoder, ``budgets`` marked."""
+                   max_budget: int | None = None) -> Chart:
+    """Turns retained against budget: a step function per encoder, ``budgets`` marked.
+
+    The x-axis reaches past the largest request and every marked budget, so a budget
+    above the full request (a ceiling, not a target) is on the chart.
+    """
     steps = {name: suffix_sizes(system, history, current, encoder=name) for name in encoders}
-    top = max_budget or int(max(max(s) for s in steps.values()) * 1.15)
+    top = max_budget or int(max([max(s) for s in steps.values()] + list(budgets)) * 1.1)
     figure, ax = _new_figure(9, 3.8)
     for index, (name, sizes) in enumerate(steps.items()):
         ax.step(sizes + [top], list(range(len(sizes))) + [len(sizes) - 1], where="post",
@@ -325,7 +390,7 @@ def retained_chart(system: str, history: Sequence[Turn], current: str,
     ax.axvspan(0, first[0], color=ENVELOPE_COLOUR, alpha=0.35,
                label=f"BudgetError ({encoders[0]}): mandatory input does not fit")
     for budget in budgets:
-        kept = max((k for k, size in enumerate(first) if size <= budget), default=None)
+        kept = _kept_at(first, budget)
         ax.axvline(budget, color=BUDGET_COLOUR, linestyle=":", linewidth=1)
         if kept is not None:
             ax.plot([budget], [kept], "o", color=BUDGET_COLOUR)
@@ -338,11 +403,28 @@ def retained_chart(system: str, history: Sequence[Turn], current: str,
     marked = f"; marked: {', '.join(map(str, budgets))}" if budgets else ""
     ax.set_title(f"Turns retained against the budget{marked}")
     ax.legend(loc="lower right", fontsize=8)
-    return figure
+    lines = "; ".join(
+        f"{name}: rejected below {sizes[0]} bytes, then "
+        + ", ".join(f"{kept} from {size}" for kept, size in enumerate(sizes))
+        for name, sizes in steps.items())
+    marks = ", ".join(_retained_at(first, budget) for budget in budgets)
+    return Chart(figure, (
+        f"Step chart of turns retained against the budget, 0 to {top} bytes. {lines}."
+        + (f" Marked budgets ({encoders[0]}): {marks}." if budgets else "")))
+
+
+def _kept_at(sizes: Sequence[int], budget: int) -> int | None:
+    """Turns kept under ``budget``, from ``suffix_sizes``; None when it is rejected."""
+    return max((k for k, size in enumerate(sizes) if size <= budget), default=None)
+
+
+def _retained_at(sizes: Sequence[int], budget: int) -> str:
+    kept = _kept_at(sizes, budget)
+    return f"{budget} rejected" if kept is None else f"{budget} keeps {kept}"
 
 
 def measures_chart(measures: Sequence[Measure], *, budget: int | None = None,
-                   title: str = "One text, several lengths") -> Figure:
+                   title: str = "One text, several lengths") -> Chart:
     """Horizontal bars, one per measure, coloured by what it counts."""
     figure, ax = _new_figure(9, 0.45 * len(measures) + 1.6)
     rows = list(reversed(measures))
@@ -360,11 +442,13 @@ def measures_chart(measures: Sequence[Measure], *, budget: int | None = None,
     ax.set_xlabel("length (bytes, or code points / UTF-16 units where labelled)")
     ax.set_title(title)
     ax.legend(handles=handles, loc="upper right", fontsize=8)
-    return figure
+    values = "; ".join(f"{m.label}: {m.value}" for m in measures)
+    marker = f" The budget, {budget} bytes, is a dashed line." if budget is not None else ""
+    return Chart(figure, f"{title}, as horizontal bars: {values}.{marker}")
 
 
 def disk_growth_chart(series: Mapping[str, Sequence[int]], *,
-                      max_bytes: int = DEFAULT_MAX_BYTES) -> Figure:
+                      max_bytes: int = DEFAULT_MAX_BYTES) -> Chart:
     """Journal file bytes against turns committed: one line per series, the cap dashed.
 
     ``series`` maps a label to the file sizes after 0, 1, 2, ... commits, as
@@ -392,4 +476,9 @@ def disk_growth_chart(series: Mapping[str, Sequence[int]], *,
     ax.set_ylabel("journal file (bytes)")
     ax.set_title("Journal file size against turns committed")
     ax.legend(loc="lower right", fontsize=8)
-    return figure
+    ends = "; ".join(f"{label}: {len(sizes) - 1:,} turns, {sizes[-1]:,} bytes"
+                     for label, sizes in series.items())
+    return Chart(figure, (
+        f"Line chart of the journal file's bytes against turns committed: each line rises "
+        f"straight to the cap, {max_bytes:,} bytes{mib} (dashed), where the next commit is "
+        f"refused. Where each line ends: {ends}."))

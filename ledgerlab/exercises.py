@@ -1,14 +1,26 @@
 """Self-checks for the exercises notebook, in the style of Kaggle Learn's learntools.
 
-Each exercise ``qN`` has ``check(answer)``, ``hint()`` and ``solution()``.
+Each exercise ``qN`` has ``check(...)``, ``hint()`` and ``solution()``.
 ``check`` returns Feedback: correct, or what is wrong, told in bytes and turns.
+Feedback names the mistake (the wrong unit, a count that is not the smallest, a
+rule that packs) without giving the answer: answers live in ``solution()`` only.
 It never repeats the learner's text: a conversation may be private, so only
 sizes, counts and positions are shown. A placeholder ``...`` reads as "not
 answered yet".
+
+This module is the one source of truth for the exercises: the notebook's answer
+cells are named by each checker's parameters, and ``ledgerlab.grading`` builds the
+solutions notebook and the graded edition from it.
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import inspect
+import json
+import numbers
+import operator
 import tempfile
 from pathlib import Path
 
@@ -17,22 +29,33 @@ from .display import PlainText
 from .display import turns as count_turns
 from .journal import Journal, encode_record
 from .selector import BudgetError, byte_breakdown, select
-from .wire import Turn, request_bytes, utf16_units
+from .wire import InvalidText, Turn, request_bytes, utf16_units
 
 SYSTEM = article.BOUNDARY_SYSTEM
 QUESTION = article.BOUNDARY_QUESTION
 HISTORY = article.BOUNDARY_HISTORY
 SMILE = "🙂"
 GROW_BUDGET = 235
+MUCH_LARGER = 2  # exercise 1: the newest turn has at least twice the older turn's bytes
 TORN_AFTER = 40  # bytes of the third journal line that reached the disk
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 class Feedback:
-    """The outcome of a check: ``bool(feedback)`` is True when the answer is right."""
+    """The outcome of a check: ``bool(feedback)`` is True when the answer is right.
+
+    A notebook shows it as a coloured box that also starts with a word (Correct, Not yet,
+    Not answered yet), so it does not rely on colour; terminals and nbval see the same
+    word in the plain-text repr.
+    """
 
     LABELS = {"correct": "Correct", "incorrect": "Not yet", "unanswered": "Not answered yet"}
+    # Okabe-Ito blue / vermillion / grey: told apart by colour-blind readers as well.
+    COLOURS = {"correct": "#0072B2", "incorrect": "#D55E00", "unanswered": "#767676"}
 
     def __init__(self, status: str, message: str) -> None:
+        if status not in self.LABELS:
+            raise ValueError(f"status must be one of {sorted(self.LABELS)}")
         self.status, self.message = status, message
 
     def __bool__(self) -> bool:
@@ -40,6 +63,13 @@ class Feedback:
 
     def __repr__(self) -> str:
         return f"{self.LABELS[self.status]}: {self.message}"
+
+    def _repr_html_(self) -> str:
+        colour = self.COLOURS[self.status]
+        return (f'<div class="ledgerlab-feedback ledgerlab-feedback-{self.status}" '
+                f'style="border-left: 6px solid {colour}; padding: 4px 10px; margin: 2px 0">'
+                f'<strong style="color: {colour}">{self.LABELS[self.status]}:</strong> '
+                f'{html.escape(self.message)}</div>')
 
 
 def correct(message: str) -> Feedback:
@@ -50,76 +80,188 @@ def wrong(message: str) -> Feedback:
     return Feedback("incorrect", message)
 
 
+def as_integral(value: object) -> int | None:
+    """``value`` as an int if it is a whole number of an integral type, else None.
+
+    Python ints and NumPy integers (what a pandas DataFrame hands back) are accepted;
+    bools and floats are not, even 24.0: the course's answers are counts of bytes or turns.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return operator.index(value)
+
+
+def not_whole(value: object, unit: str) -> Feedback:
+    """The feedback for an answer that is not a whole number of ``unit``."""
+    if isinstance(value, float) and value.is_integer():
+        return wrong(f"give a whole number of {unit}, e.g. {int(value)}, not {value!r}: "
+                     f"sizes and counts are ints, and / divides to a float.")
+    return wrong(f"give a whole number of {unit} (an int), not a {type(value).__name__}.")
+
+
+def _budget(value: object) -> int | Feedback:
+    """``value`` as a budget in bytes, or the feedback that says why it is not one."""
+    budget = as_integral(value)
+    if budget is None:
+        return not_whole(value, "bytes")
+    if budget <= 0:
+        return wrong("a budget is a positive number of bytes.")
+    return budget
+
+
 UNANSWERED = Feedback("unanswered", "replace each ... with your answer, then run check() again.")
+_hidden_solutions = False
+
+
+def hide_solutions() -> None:
+    """The graded edition: ``solution()`` explains that answers come later."""
+    global _hidden_solutions
+    _hidden_solutions = True
 
 
 class Exercise:
-    """One exercise: a checker plus the hint and solution texts."""
+    """One exercise: a checker plus the hint and solution texts.
 
-    def __init__(self, number: int, title: str, checker, hint: str, solution: str) -> None:
+    The checker's parameter names are the answers ``check`` takes, in order; the
+    exercises notebook names its answer variables the same. ``hidden`` is an extra
+    test for grading only: it gets the same answers once ``check`` has passed.
+    """
+
+    def __init__(self, number: int, title: str, checker, hint: str, solution: str,
+                 *, hidden=None) -> None:
         self.number, self.title = number, title
         self._checker, self._hint, self._solution = checker, hint, solution
+        self._hidden = hidden
+        self.answers = tuple(inspect.signature(checker).parameters)
+
+    @property
+    def solution_code(self) -> str:
+        """The solution as code: it sets the answer variables and ends with the check."""
+        return self._solution
 
     def check(self, *answer: object) -> Feedback:
+        if len(answer) != len(self.answers):
+            names = ", ".join(self.answers)
+            return wrong(f"q{self.number}.check takes {len(self.answers)} "
+                         f"answer{'' if len(self.answers) == 1 else 's'} ({names}); "
+                         f"you gave {len(answer)}.")
         if any(part is Ellipsis for part in answer):
             return UNANSWERED
-        return self._checker(*answer)
+        try:
+            return self._checker(*answer)
+        except InvalidText as error:  # its message names a field and a size, never text
+            return wrong(f"{error}. Every text must be valid Unicode.")
+        except UnicodeError:  # its message would quote the offending character
+            return wrong("a text in your answer is not valid Unicode (a lone surrogate?).")
+
+    def grade(self, *answer: object) -> Feedback:
+        """What a grader counts: ``check``, then the hidden test if there is one."""
+        feedback = self.check(*answer)
+        if feedback and self._hidden is not None:
+            return self._hidden(*answer)
+        return feedback
+
+    def graded(self, namespace: dict) -> Feedback:
+        """``grade`` on the answers a notebook left in ``namespace``, found by their names.
+
+        The grader runs this in the student's kernel after their notebook: a missing
+        answer reads as not answered, and an error raised by the student's code counts
+        as a wrong answer.
+        """
+        missing = [name for name in self.answers if name not in namespace]
+        if missing:
+            return Feedback("unanswered", f"no variable named {', '.join(missing)}.")
+        try:
+            return self.grade(*(namespace[name] for name in self.answers))
+        except Exception as error:
+            return wrong(f"grading raised {type(error).__name__}.")
 
     def hint(self) -> PlainText:
         return PlainText(f"Hint: {self._hint}")
 
     def solution(self) -> PlainText:
+        if _hidden_solutions:
+            return PlainText("Solutions are hidden in this graded edition: your teacher shares "
+                             "them after the deadline. check() and hint() still work.")
         return PlainText(f"Solution:\n{self._solution}")
 
     def __repr__(self) -> str:
         return f"Exercise {self.number}: {self.title} (check(), hint(), solution())"
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def unit_mistake(value: int, body: bytes) -> str | None:
+    """Which wrong unit ``value`` measures ``body`` in, if it is not its bytes."""
+    text = body.decode("utf-8")
+    if value == len(body):
+        return None
+    if value == utf16_units(text):
+        return "UTF-16 units (Java's length())"
+    if value == len(text):
+        return "code points (Python's len())"
+    return None
 
 
 # --- 1. The article's exercise, part 1: a much larger newest turn ------------------
 
-def _check_big_newest(history: object, budget: object) -> Feedback:
+def _check_big_newest(history: object, budget: object, predicted_kept: object) -> Feedback:
     if not isinstance(history, (list, tuple)) or not all(isinstance(t, Turn) for t in history):
         return wrong("history must be a list of Turn objects.")
-    if len(history) < 2:
-        return wrong(f"history needs at least 2 turns; yours has {len(history)}.")
-    if not _is_int(budget) or budget <= 0:
-        return wrong("budget must be a positive int (bytes).")
+    if len(history) != 2:
+        return wrong(f"the exercise asks for a history of 2 turns; yours has {len(history)}.")
     parts = byte_breakdown(SYSTEM, history, QUESTION)
+    older, newest = parts["turns"]
+    if newest < MUCH_LARGER * older:
+        return wrong(f"the newest turn is {newest} bytes and the older {older}: that is not "
+                     f"much larger. Make the newest at least {MUCH_LARGER} times the older.")
+    size = _budget(budget)
+    if isinstance(size, Feedback):
+        return size
     mandatory = parts["envelope"] + parts["system"] + parts["question"]
-    with_older = mandatory + parts["turns"][-2]
-    with_newest = mandatory + parts["turns"][-1]
-    if budget < mandatory:
-        return wrong(f"a {budget}-byte budget is below the mandatory input ({mandatory} bytes): "
-                     f"select raises BudgetError. Choose a budget the older turn fits in.")
-    if budget < with_older:
-        return wrong(f"a {budget}-byte budget does not fit the older turn either: the request "
-                     f"with only the older turn needs {with_older} bytes.")
-    if budget >= with_newest:
-        return wrong(f"a {budget}-byte budget fits the newest turn (the request with only it "
-                     f"needs {with_newest} bytes). Make the newest turn larger than "
-                     f"{budget - mandatory} bytes, or lower the budget.")
-    chosen = select(SYSTEM, history, QUESTION, budget)
+    if size < mandatory:
+        return wrong(f"a {size}-byte budget is below the mandatory input (system message and "
+                     f"question): select raises BudgetError. Choose a budget the older turn fits in.")
+    if size < mandatory + older:
+        unit = unit_mistake(size, request_bytes(SYSTEM, history[:1], QUESTION))
+        if unit:
+            return wrong(f"that budget counts the request with only the older turn in {unit}; "
+                         f"budgets are in UTF-8 bytes.")
+        return wrong(f"a {size}-byte budget does not fit the older turn either: measure the "
+                     f"request that holds the mandatory input and only the older turn.")
+    if size >= mandatory + newest:
+        return wrong(f"a {size}-byte budget fits the newest turn too; the exercise wants a budget "
+                     f"that would fit only the older turn.")
+    kept = select(SYSTEM, history, QUESTION, size)
+    guess = as_integral(predicted_kept)
+    if guess is None:
+        return not_whole(predicted_kept, "turns")
+    if guess != kept.kept:
+        if guess == 1:
+            return wrong("your history and budget are right, but not your prediction: keeping "
+                         "the older turn alone would skip the newest one to pack an older turn, "
+                         "and the whole-turn rule keeps a contiguous suffix of the history.")
+        if guess == 2:
+            return wrong("your history and budget are right, but not your prediction: the budget "
+                         "does not even fit the newest turn, so it cannot fit both.")
+        return wrong(f"your history and budget are right, but not your prediction: select keeps "
+                     f"a count of whole turns from 0 to {len(history)}.")
     return correct(
-        f"the older turn alone would fit ({with_older} <= {budget} bytes) but the newest does "
-        f"not ({with_newest} > {budget}), so select keeps {count_turns(chosen.kept)} and sends "
-        f"the {chosen.size}-byte mandatory input. The kept turns are a contiguous suffix: "
+        f"the older turn alone would fit ({mandatory + older} <= {size} bytes) but the newest "
+        f"does not ({mandatory + newest} > {size}), so select keeps {count_turns(kept.kept)} and "
+        f"sends the {kept.size}-byte mandatory input. The kept turns are a contiguous suffix: "
         f"the rule does not skip the newest turn to pack an older one.")
 
 
 q1 = Exercise(
     1, "a much larger newest turn", _check_big_newest,
-    hint="Keep the fixture's first turn as the older one and make the newest answer long "
-         "(say 'x' * 200). Then measure: byte_breakdown(SYSTEM, history, QUESTION) gives "
-         "the envelope, system, question and each turn's bytes; the budget must hold the "
-         "mandatory part plus the older turn, but not the mandatory part plus the newest.",
-    solution="history = [Turn('hello', 'world'), Turn('long question', 'x' * 200)]\n"
+    hint="Make the newest answer long, e.g. 'x' * 200. byte_breakdown(SYSTEM, history, "
+         "QUESTION) gives the envelope, system, question and each turn's bytes: the budget "
+         "must hold the mandatory part plus the older turn, but not the mandatory part plus "
+         "the newest. Then predict: does select skip a turn?",
+    solution="history = [Turn('hello', 'world'), Turn('Tell me everything.', 'x' * 200)]\n"
              "parts = byte_breakdown(SYSTEM, history, QUESTION)\n"
              "budget = parts['envelope'] + parts['system'] + parts['question'] + parts['turns'][0]\n"
-             "q1.check(history, budget)  # select keeps 0 turns: the 140-byte mandatory input",
+             "predicted_kept = 0   # the newest turn does not fit, and select never skips it\n"
+             "q1.check(history, budget, predicted_kept)",
 )
 
 
@@ -130,33 +272,53 @@ def grown_question(count: int) -> str:
     return QUESTION + SMILE * count
 
 
-def _mandatory(count: int) -> int:
-    return len(request_bytes(SYSTEM, [], grown_question(count)))
+def _mandatory(count: int) -> bytes:
+    return request_bytes(SYSTEM, [], grown_question(count))
 
 
-def _check_grow(count: object) -> Feedback:
-    if not _is_int(count) or count < 0:
-        return wrong("the answer is a count of smileys: an int, 0 or more.")
-    needed = _mandatory(count)
+def _first_count_over(measure) -> int:
+    """The smallest smiley count whose mandatory request ``measure`` puts over the budget."""
+    count = 0
+    while measure(_mandatory(count)) <= GROW_BUDGET:
+        count += 1
+    return count
+
+
+def _check_grow(n: object) -> Feedback:
+    count = as_integral(n)
+    if count is None:
+        return not_whole(n, "smileys")
+    if count < 0:
+        return wrong("the answer is a count of smileys: 0 or more.")
+    needed = len(_mandatory(count))
     if needed <= GROW_BUDGET:
         kept = select(SYSTEM, HISTORY, grown_question(count), GROW_BUDGET).kept
+        if kept == 0:
+            return wrong(f"with {count} smileys select keeps 0 turns, but it still answers: "
+                         f"it sends the {needed}-byte mandatory input. BudgetError comes only "
+                         f"when the system message and question alone exceed the budget.")
         return wrong(f"with {count} smileys the mandatory input needs {needed} bytes, within "
                      f"the {GROW_BUDGET}-byte budget: select still answers and keeps "
                      f"{count_turns(kept)}. Grow the question further.")
-    if count > 0 and _mandatory(count - 1) > GROW_BUDGET:
-        return wrong(f"{count} smileys are rejected ({needed} > {GROW_BUDGET} bytes), but so "
-                     f"are {count - 1} ({_mandatory(count - 1)} bytes): find the smallest count.")
+    for unit, measure in (("UTF-16 units (Java's length())", lambda body: utf16_units(body.decode())),
+                          ("code points (Python's len())", lambda body: len(body.decode()))):
+        if count == _first_count_over(measure):
+            return wrong(f"that is where the request passes {GROW_BUDGET} {unit}; the budget "
+                         f"is in UTF-8 bytes, and a smiley takes more of those.")
+    if count > 0 and len(_mandatory(count - 1)) > GROW_BUDGET:
+        return wrong(f"select rejects {count} smileys, but that is not the smallest count it "
+                     f"rejects: fewer smileys fail too.")
     return correct(
         f"{count} smileys: the mandatory input needs {needed} bytes > {GROW_BUDGET}, so select "
-        f"raises BudgetError; with {count - 1} it needs {_mandatory(count - 1)} bytes and "
+        f"raises BudgetError; with {count - 1} it needs {len(_mandatory(count - 1))} bytes and "
         f"sends the mandatory input only. Each smiley is 4 UTF-8 bytes (2 UTF-16 units).")
 
 
 q2 = Exercise(
     2, "grow the question until the mandatory input fails", _check_grow,
-    hint=f"The mandatory input is len(request_bytes(SYSTEM, [], grown_question(n))). Try "
-         f"n = 0, 1, 2, ... and stop at the first n whose size is over {GROW_BUDGET} bytes; "
-         f"or compute it: 140 bytes to start, plus 4 per smiley.",
+    hint="The mandatory input is request_bytes(SYSTEM, [], grown_question(n)). Measure it for "
+         "a few n: how many UTF-8 bytes does one more smiley add, and how much room does the "
+         "budget leave? Or loop until select raises BudgetError.",
     solution=f"n = 0\n"
              f"while len(request_bytes(SYSTEM, [], grown_question(n))) <= {GROW_BUDGET}:\n"
              f"    n += 1\n"
@@ -166,39 +328,73 @@ q2 = Exercise(
 
 # --- 3. What Java's String.length() reports ------------------------------------------
 
-JAVA_TEXTS = ("hello", "接口", SMILE, QUESTION,
+# Characters outside the Basic Multilingual Plane besides the fixture's smiley, so that
+# a rule special-casing one emoji does not pass.
+JAVA_TEXTS = ("hello", "接口", SMILE, QUESTION, "𝄞 clef", "😀🙂 and 𠀋",
               request_bytes(SYSTEM, [], QUESTION).decode("utf-8"))
+# Grading only: more shapes (empty, combining marks, flags, a ZWJ sequence, U+2028).
+HIDDEN_JAVA_TEXTS = ("", "e\u0301", "🇫🇷", "👩\u200d💻", "a\u2028b", "𐍈" * 3)
+
+WRONG_LENGTHS = (
+    ("code points (Python's len())", len),
+    ("UTF-8 bytes", lambda text: len(text.encode("utf-8"))),
+    ("UTF-16 bytes, two per unit", lambda text: len(text.encode("utf-16-le"))),
+    ("UTF-16 units plus a byte-order mark", lambda text: len(text.encode("utf-16")) // 2),
+)
 
 
-def _check_java_length(function: object) -> Feedback:
-    if not callable(function):
+def _shape(number: int, text: str) -> str:
+    points = f"{len(text)} code point{'' if len(text) == 1 else 's'}"
+    astral = sum(ord(char) > 0xFFFF for char in text)
+    outside = f", {astral} outside the Basic Multilingual Plane" if astral else ""
+    return f"test text #{number} ({points}{outside}, {len(text.encode())} UTF-8 bytes)"
+
+
+def _java_length_against(java_length: object, texts: tuple[str, ...]) -> Feedback:
+    if not callable(java_length):
         return wrong("pass a function that takes a str and returns an int.")
-    for number, text in enumerate(JAVA_TEXTS, start=1):
-        expected = utf16_units(text)
-        points = f"{len(text)} code point{'' if len(text) == 1 else 's'}"
-        shape = f"test text #{number} ({points}, {len(text.encode())} UTF-8 bytes)"
+    results = []
+    for number, text in enumerate(texts, start=1):
         try:
-            got = function(text)
+            got = java_length(text)
         except Exception as error:  # the learner's code: report, don't crash
-            return wrong(f"your function raised {type(error).__name__} on {shape}.")
+            return wrong(f"your function raised {type(error).__name__} on {_shape(number, text)}.")
         if got is None:
             return Feedback("unanswered", "your function returned None: write its body, "
                                           "then run check() again.")
-        if got != expected:
-            return wrong(f"for {shape} your function returned {got!r}; "
-                         f"Java's String.length() reports {expected}.")
-    return correct(f"all {len(JAVA_TEXTS)} test texts match Java. Characters outside the Basic "
+        length = as_integral(got)
+        if length is None:
+            return not_whole(got, f"UTF-16 units (your function's result on test text #{number})")
+        results.append(length)
+    for unit, measure in WRONG_LENGTHS:
+        if results == [measure(text) for text in texts]:
+            return wrong(f"your function counts {unit}; Java's String.length() counts UTF-16 "
+                         f"code units.")
+    for number, (text, length) in enumerate(zip(texts, results), start=1):
+        expected = utf16_units(text)
+        if length != expected:
+            side = "more" if length > expected else "fewer"
+            return wrong(f"for {_shape(number, text)} your function returned {length}, {side} "
+                         f"than Java reports. Does your rule work for every character, not "
+                         f"just the fixture's?")
+    return correct(f"all {len(texts)} test texts match Java. Characters outside the Basic "
                    f"Multilingual Plane, like the smiley, count 2 UTF-16 units; the mandatory "
                    f"request is 114 units but 140 bytes.")
 
 
+def _check_java_length(java_length: object) -> Feedback:
+    return _java_length_against(java_length, JAVA_TEXTS)
+
+
 q3 = Exercise(
-    3, "what Java's String.length() reports", _check_java_length,
-    hint="Java strings are UTF-16. Encode to UTF-16 without a byte-order mark "
-         "('utf-16-le') and count 2-byte units.",
+    3, "what Java's `String.length()` reports", _check_java_length,
+    hint="Java strings are UTF-16: length() counts 2-byte code units. Which Python codec "
+         "writes UTF-16 without a byte-order mark?",
     solution="def java_length(text):\n"
-             "    return len(text.encode('utf-16-le')) // 2\n"
+             "    return len(text.encode('utf-16-le')) // 2   # UTF-16 code units, no byte-order mark\n"
+             "\n"
              "q3.check(java_length)",
+    hidden=lambda java_length: _java_length_against(java_length, HIDDEN_JAVA_TEXTS),
 )
 
 
@@ -208,15 +404,20 @@ _MANDATORY = request_bytes(SYSTEM, [], QUESTION)
 MANDATORY_UNITS = utf16_units(_MANDATORY.decode("utf-8"))
 
 
-def _check_java_gap(budget: object) -> Feedback:
-    if not _is_int(budget) or budget <= 0:
-        return wrong("budget must be a positive int (bytes).")
+def _check_java_gap(java_budget: object) -> Feedback:
+    budget = _budget(java_budget)
+    if isinstance(budget, Feedback):
+        return budget
     wire = len(_MANDATORY)
     if budget < MANDATORY_UNITS:
-        return wrong(f"at {budget} Java's check rejects too: the body is {MANDATORY_UNITS} "
-                     f"UTF-16 units, more than {budget}.")
+        if budget == len(_MANDATORY.decode("utf-8")):
+            return wrong("at that budget Java's check rejects too: Python's len() counts code "
+                         "points, but Java's length() counts UTF-16 units, and they differ here.")
+        return wrong(f"at {budget} Java's check rejects too: the body has more UTF-16 units "
+                     f"than that.")
     if budget >= wire:
-        return wrong(f"at {budget} bytes the {wire} wire bytes fit: there is no gap to catch.")
+        return wrong(f"at {budget} bytes the wire bytes fit: there is no gap to catch. Find a "
+                     f"budget Java's units pass but the UTF-8 bytes exceed.")
     return correct(f"Java's length() says {MANDATORY_UNITS} <= {budget} and sends; the wire "
                    f"carries {wire} bytes, {wire - budget} over the budget. Every budget from "
                    f"{MANDATORY_UNITS} to {wire - 1} hides the gap.")
@@ -227,40 +428,47 @@ q4 = Exercise(
     hint="Measure the mandatory request both ways: UTF-16 units of the body (what Java's "
          "body.length() <= budget compares) and UTF-8 bytes (what the wire carries).",
     solution="body = request_bytes(SYSTEM, [], QUESTION)\n"
-             "units = len(body.decode('utf-8').encode('utf-16-le')) // 2  # 114\n"
-             "q4.check(units)  # any budget from 114 to 139 bytes",
+             "java_budget = len(body.decode('utf-8').encode('utf-16-le')) // 2   # 114 units\n"
+             "q4.check(java_budget)  # any budget from 114 to 139 bytes",
 )
 
 
 # --- 5. The same fixture under the requests encoder ---------------------------------
 
-def _check_requests_budget(budget: object) -> Feedback:
-    if not _is_int(budget) or budget <= 0:
-        return wrong("budget must be a positive int (bytes).")
+def _check_requests_budget(requests_budget: object) -> Feedback:
+    budget = _budget(requests_budget)
+    if isinstance(budget, Feedback):
+        return budget
+    gson_body = request_bytes(SYSTEM, list(HISTORY), QUESTION)
     full = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder="requests"))
+    if budget == len(gson_body):
+        return wrong("that is the full request's size under gson; requests serializes the same "
+                     "request differently (ASCII escapes, spaced separators).")
     try:
         chosen = select(SYSTEM, HISTORY, QUESTION, budget, encoder="requests")
     except BudgetError as error:
         return wrong(f"at {budget} bytes requests rejects: its mandatory input needs "
                      f"{error.mandatory_bytes} bytes.")
     if chosen.kept < len(HISTORY):
-        return wrong(f"at {budget} bytes requests keeps {chosen.kept} of {count_turns(len(HISTORY))} "
-                     f"({chosen.size} bytes sent).")
+        unit = unit_mistake(budget, gson_body)
+        mistake = f" That counts the gson body in {unit}." if unit else ""
+        return wrong(f"at {budget} bytes requests keeps {chosen.kept} of "
+                     f"{count_turns(len(HISTORY))} ({chosen.size} bytes sent).{mistake}")
     if budget > full:
-        return wrong(f"{budget} bytes keeps both turns, but so does {budget - 1}: find the "
-                     f"smallest.")
-    gson = len(request_bytes(SYSTEM, list(HISTORY), QUESTION))
-    return correct(f"{full} bytes. The same request is {gson} bytes under gson: requests' ASCII "
-                   f"escapes and spaced separators add {full - gson}, so gson's 308-byte budget "
-                   f"keeps no turn under requests.")
+        return wrong(f"{budget} bytes keeps both turns, but it is not the smallest budget that "
+                     f"does: a smaller one keeps both too.")
+    return correct(f"{full} bytes. The same request is {len(gson_body)} bytes under gson: "
+                   f"requests' ASCII escapes and spaced separators add {full - len(gson_body)}, "
+                   f"so gson's 308-byte budget keeps no turn under requests.")
 
 
 q5 = Exercise(
-    5, "the smallest budget that keeps both turns under requests", _check_requests_budget,
-    hint="The smallest budget that keeps every turn is the size of the full request, "
-         "measured with the same encoder.",
-    solution="budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder='requests'))\n"
-             "q5.check(budget)  # 399",
+    5, "the smallest budget that keeps both turns under `requests`", _check_requests_budget,
+    hint="select keeps every turn only when the whole request fits. request_bytes takes the "
+         "same encoder= argument as select.",
+    solution="requests_budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, "
+             "encoder='requests'))\n"
+             "q5.check(requests_budget)  # 399",
 )
 
 
@@ -277,33 +485,84 @@ def torn_journal() -> bytes:
     return b"".join(_scenario_lines()) + third[:TORN_AFTER]
 
 
-def _check_torn(turns: object, file_bytes: object) -> Feedback:
-    if not _is_int(turns) or not _is_int(file_bytes):
-        return wrong("give two ints: the turns the reopened journal holds, and its file size "
-                     "in bytes.")
-    with tempfile.TemporaryDirectory() as directory:  # the truth: a real journal opens it
+def reopened(data: bytes) -> tuple[int, int]:
+    """Turns and file bytes after a real Journal opens a file holding ``data``."""
+    with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "torn.log"
-        path.write_bytes(torn_journal())
+        path.write_bytes(data)
         with Journal(path) as journal:
-            kept, good = len(journal), path.stat().st_size
+            return len(journal), path.stat().st_size
+
+
+def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feedback:
+    turns, size = as_integral(turns_after_open), as_integral(file_bytes_after_open)
+    if turns is None:
+        return not_whole(turns_after_open, "turns")
+    if size is None:
+        return not_whole(file_bytes_after_open, "bytes")
+    data = torn_journal()
+    kept, good = reopened(data)  # the truth: what a real journal does with the file
+    if turns == 0 or size == 0:
+        return wrong("the journal does not refuse this file: a tail that a cut-short append "
+                     "could have written is a crash's trace, not corruption.")
     if turns != kept:
-        return wrong(f"{count_turns(turns)}: the file has {kept} complete lines and a torn "
-                     f"one; only complete, valid lines are turns.")
-    if file_bytes != good:
-        return wrong(f"{file_bytes} bytes: on open the journal cuts the torn tail "
-                     f"({TORN_AFTER} bytes) and keeps the complete lines.")
-    return correct(f"{kept} turns and {good} bytes: the {TORN_AFTER}-byte torn tail is "
+        return wrong(f"{count_turns(turns)}: the last line was cut short, and a line is a turn "
+                     f"only if all of it, newline included, reached the disk.")
+    if size == len(data):
+        return wrong(f"{size} bytes is the file before opening: the journal does not keep the "
+                     f"torn tail behind its turns.")
+    if size != good:
+        return wrong(f"{size} bytes: after open the file holds exactly the complete lines, "
+                     f"each with its newline.")
+    return correct(f"{kept} turns and {good} bytes: the {len(data) - good}-byte torn tail is "
                    f"cut (and the cut synced); the third turn was never acknowledged.")
 
 
 q6 = Exercise(
     6, "a torn tail in the journal", _check_torn,
-    hint="ledgerlab.journal.examine(data) lists every line with its offset, length and "
-         "its record, or its problem (a torn tail is one). Or write the bytes to a file in a temporary directory "
-         "and open a Journal on it.",
-    solution="lines = examine(torn_journal())\n"
-             "records = [line for line in lines if line.record is not None]\n"
-             "q6.check(len(records), sum(line.length for line in records))  # 2 turns",
+    hint="Write the bytes to a file in a temporary directory (tempfile.TemporaryDirectory) "
+         "and open a Journal on it: len(journal) and the file's size afterwards. "
+         "ledgerlab.journal.examine(data) shows each line's offset, length and problem.",
+    solution="import tempfile\n"
+             "from pathlib import Path\n"
+             "with tempfile.TemporaryDirectory() as folder:\n"
+             "    path = Path(folder) / 'torn.log'\n"
+             "    path.write_bytes(torn_journal())\n"
+             "    with Journal(path) as journal:\n"
+             "        turns_after_open = len(journal)\n"
+             "    file_bytes_after_open = path.stat().st_size\n"
+             "q6.check(turns_after_open, file_bytes_after_open)  # 2 turns, 348 bytes",
 )
 
 EXERCISES = (q1, q2, q3, q4, q5, q6)
+
+
+# --- The benchmark the exercises notebook shows ---------------------------------------
+
+def benchmark_results(folder: Path = BENCHMARKS) -> dict:
+    """``benchmarks/results.json`` of the repository, wherever the notebook runs from."""
+    path = Path(folder) / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no benchmark results at {path}: run `make bench` in a "
+                                f"clone of the ledgerlab repository to measure them")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def benchmark_figure(folder: Path = BENCHMARKS) -> dict[str, str]:
+    """The benchmark chart as a display bundle: the PNG, and a description with its numbers
+    as the text a screen reader, a terminal or nbval sees. Show it with
+    ``IPython.display.display(bundle, raw=True)``."""
+    rows = benchmark_results(folder)["selection"]
+    png = (Path(folder) / "select-scaling.png").read_bytes()
+
+    def span(key: str, name: str) -> str:
+        measured = [row for row in rows if row.get(key) is not None]
+        first, last = measured[0], measured[-1]
+        return (f"{name} {first[key] * 1e6:,.0f} us at {first['turns']:,} turns, "
+                f"{last[key] * 1e6:,.0f} us at {last['turns']:,}")
+
+    text = ("Chart: time per selection against turns stored, both axes logarithmic, measured "
+            "by make bench. " + "; ".join(
+                (span("select_s", "select"), span("trim_s", "trim_messages"),
+                 span("reference_s", "the readable loop"))) + ".")
+    return {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": text}

@@ -1,95 +1,133 @@
 """Explorers for the notebooks: ipywidgets controls over ``select`` and the charts.
 
 Each explorer keeps its state in plain attributes (``slider``, ``selection``,
-``error``, ``summary``) that a test or a notebook cell reads after setting a
-control's ``value``. The callback only recomputes that state, puts the summary in
-an HTML widget and the chart in an Image widget: it never prints or displays, so
-nothing leaks into a cell's output when no front end is listening (under nbval).
+``error``, ``summary``, ``chart``) that a test or a notebook cell reads after
+setting a control's ``value``. The callback only recomputes that state and puts
+the summary, the chart and the chart's description in widgets: it never prints or
+displays, so nothing leaks into a cell's output when no front end is listening
+(under nbval). If it fails, the error goes to an output area under the chart
+(set as widget state, not printed), because in a browser an exception raised in a
+callback only reaches the log console.
 
-Shown as a cell's result, an explorer renders as its widget in Jupyter and as its
-summary in plain text.
+Controls refuse what they cannot show (a budget outside the slider's range, no
+encoder) with a TraitError instead of clamping it silently.
+
+Shown as a cell's result, an explorer renders as its widget in Jupyter and, in
+plain text, as its summary and the chart's description.
 """
 
 from __future__ import annotations
 
 import html
-import io
 from collections.abc import Sequence
-from itertools import groupby
 
 import ipywidgets as widgets
+from traitlets import Any, TraitError, validate
 
 from . import article, charts
-from .display import PlainText, turns
+from .charts import Chart, slice_problems
+from .display import PlainText, join_labels, turns
 from .selector import BudgetError, Selection, select
-from .wire import ENCODERS, Turn
+from .wire import ENCODERS, InvalidText, Turn, check_text
+
+__all__ = ["BudgetExplorer", "SliceExplorer", "TextExplorer", "PlainText", "join_labels",
+           "slice_problems"]
+
+# Room to the right of the largest request, so the slider shows that a budget above it
+# is a ceiling (nothing more is sent); further would only shrink the bars.
+HEADROOM = 60
 
 
-def join_labels(labels: Sequence[str]) -> str:
-    """``['SYSTEM', 'U3', 'A3', 'U4']`` -> ``'SYSTEM | U3 A3 | U4'``: one group per turn."""
-    if not labels:
-        return "(nothing)"
-    return " | ".join(" ".join(group) for _, group in groupby(labels, key=lambda l: l.lstrip("UA")))
+def check_in_range(value: int, low: int, high: int) -> int:
+    """``value`` if ``low <= value <= high``, else a TraitError that says why the range ends."""
+    if not low <= value <= high:
+        raise TraitError(
+            f"budget {value} bytes is outside this slider's range, {low} to {high} bytes "
+            f"(the slider stops {HEADROOM} bytes past the largest request, so the bars stay "
+            f"visible): call select() directly for other budgets")
+    return value
 
 
-def slice_problems(labels: Sequence[str], turn_count: int) -> list[str]:
-    """What is wrong with a list of sent messages: orphans, a missing system or question."""
-    sent = set(labels)
-    problems = [f"orphan answer {label}" for label in labels
-                if label.startswith("A") and "U" + label[1:] not in sent]
-    problems += [f"orphan question {label}" for label in labels
-                 if label.startswith("U") and label != f"U{turn_count + 1}"
-                 and "A" + label[1:] not in sent]
-    if "SYSTEM" not in sent:
-        problems.append("no system message")
-    if f"U{turn_count + 1}" not in sent:
-        problems.append("no current question")
-    return problems
+class BudgetSlider(widgets.IntSlider):
+    """An IntSlider that refuses a value outside its range instead of clamping it."""
+
+    @validate("value")
+    def _validate_value(self, proposal: dict) -> int:
+        return check_in_range(proposal["value"], self.min, self.max)
 
 
-def png(figure) -> bytes:
-    """A figure rendered to PNG bytes, for an Image widget."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+class _AnyButNone(Any):
+    allow_none = False  # Any allows None, and traitlets lets an allowed None skip validation
 
 
-def budget_slider(value: int, low: int, high: int) -> widgets.IntSlider:
-    return widgets.IntSlider(value=value, min=low, max=high, step=1, description="budget",
-                             continuous_update=False, style={"description_width": "initial"},
-                             layout=widgets.Layout(width="600px"))
+class EncoderButtons(widgets.ToggleButtons):
+    """The encoder choice: one of the encoders, never None."""
+
+    value = _AnyButNone(help="Selected value")
+
+    @validate("value")
+    def _validate_value(self, proposal: dict) -> object:
+        if proposal["value"] is None:
+            raise TraitError(f"encoder must be one of {', '.join(ENCODERS)}, not None")
+        return super()._validate_value(proposal)
+
+
+def budget_slider(value: int, low: int, high: int) -> BudgetSlider:
+    # Checked here too: while a slider is built, setting its max would clamp the value first.
+    return BudgetSlider(value=check_in_range(value, low, high), min=low, max=high, step=1, description="budget",
+                        continuous_update=False, style={"description_width": "initial"},
+                        layout=widgets.Layout(width="600px"))
 
 
 class Explorer:
-    """Controls, a summary line and a chart; subclasses say what to compute and draw."""
+    """Controls, a summary, a chart with its description, and an area for errors."""
 
     def __init__(self, controls: Sequence[widgets.Widget]) -> None:
         # CSS classes give a browser test (or a stylesheet) a stable handle on each part.
         self.status = widgets.HTML().add_class("ledgerlab-summary")
         self.image = widgets.Image(format="png").add_class("ledgerlab-chart")
-        self.widget = widgets.VBox([*controls, self.status, self.image])
+        self.caption = widgets.HTML().add_class("ledgerlab-chart-description")
+        self.errors = widgets.Output().add_class("ledgerlab-errors")
+        self.widget = widgets.VBox([*controls, self.status, self.image, self.caption,
+                                    self.errors])
         for control in controls:
             control.observe(self._refresh, names="value")
         self._refresh()
 
     def _refresh(self, change: object = None) -> None:
-        self._compute()
-        self.status.value = f"<pre>{html.escape(self.summary)}</pre>"
-        self.image.value = png(self.figure())
+        try:
+            self._compute()
+            self.chart = self._chart()
+            self.status.value = f"<pre>{html.escape(self.summary)}</pre>"
+            self.image.value = self.chart.png() if self.chart else b""
+            self.caption.value = f"<small>{html.escape(self.description)}</small>"
+            self.errors.outputs = ()
+        except Exception as error:
+            # Set as state, not printed: visible in a browser, silent under nbval. Library
+            # errors carry sizes and counts, never conversation text.
+            self.errors.outputs = ({"output_type": "stream", "name": "stderr",
+                                    "text": f"{type(error).__name__}: {error}\n"},)
+            raise
 
     def _compute(self) -> None:
+        raise NotImplementedError
+
+    def _chart(self) -> Chart | None:
         raise NotImplementedError
 
     @property
     def summary(self) -> PlainText:
         raise NotImplementedError
 
-    def figure(self):
-        raise NotImplementedError
+    @property
+    def description(self) -> str:
+        """The chart in words, with its key numbers (or why there is no chart)."""
+        return self.chart.description if self.chart else "No chart: " + self.summary
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = str(self.summary)  # widget reprs vary by version; this does not
+        # Widget reprs vary by version; this does not, and it describes the chart.
+        bundle["text/plain"] = f"{self.summary}\nChart: {self.description}"
         return bundle
 
 
@@ -104,7 +142,7 @@ class SliceExplorer(Explorer):
         self.encoder = encoder
         sizes = charts.suffix_sizes(system, self.history, current, encoder=encoder)
         self.labels = charts.message_labels(len(self.history))
-        self.slider = budget_slider(budget, max(1, sizes[0] // 2), sizes[-1] + 40)
+        self.slider = budget_slider(budget, max(1, sizes[0] // 2), sizes[-1] + HEADROOM)
         super().__init__([self.slider])
 
     def _compute(self) -> None:
@@ -144,23 +182,28 @@ class SliceExplorer(Explorer):
             f"  whole-turn slice:    {whole}"
         )
 
-    def figure(self):
+    def _chart(self) -> Chart:
         return charts.slice_chart(self.system, self.history, self.current, self.slider.value,
                                   encoder=self.encoder)
 
 
 class BudgetExplorer(Explorer):
-    """The whole-turn rule over a fixture: a budget slider and an encoder choice."""
+    """The whole-turn rule over a fixture: a budget slider and an encoder choice.
+
+    The slider runs from 100 bytes to 60 past the largest request any encoder makes
+    (399 + 60 = 459 for the boundary fixture); a budget outside that is refused.
+    """
 
     def __init__(self, system: str = article.BOUNDARY_SYSTEM,
                  history: Sequence[Turn] = article.BOUNDARY_HISTORY,
                  current: str = article.BOUNDARY_QUESTION, budget: int = 235,
                  *, encoder: str = "gson") -> None:
         self.system, self.history, self.current = system, tuple(history), current
-        sizes = charts.suffix_sizes(system, self.history, current, encoder="requests")
-        self.slider = budget_slider(budget, 100, max(sizes[-1] + 60, budget))
-        self.encoder = widgets.ToggleButtons(options=list(ENCODERS), value=encoder,
-                                             description="encoder")
+        largest = max(charts.suffix_sizes(system, self.history, current, encoder=name)[-1]
+                      for name in ENCODERS)
+        self.slider = budget_slider(budget, 100, largest + HEADROOM)
+        self.encoder = EncoderButtons(options=list(ENCODERS), value=encoder,
+                                      description="encoder")
         super().__init__([self.slider, self.encoder])
 
     def _compute(self) -> None:
@@ -177,29 +220,45 @@ class BudgetExplorer(Explorer):
         head = f"budget {self.slider.value} bytes, {self.encoder.value} encoder: "
         if self.selection is None:
             return PlainText(head + f"BudgetError: the mandatory input needs "
-                           f"{self.error.mandatory_bytes} bytes")
+                             f"{self.error.mandatory_bytes} bytes")
         return PlainText(head + f"{self.selection.kept} of {turns(len(self.history))} kept, "
-                       f"{self.selection.size} bytes sent")
+                         f"{self.selection.size} bytes sent")
 
-    def figure(self):
+    def _chart(self) -> Chart:
         return charts.turn_bytes_chart(self.system, self.history, self.current,
                                        self.slider.value, encoder=self.encoder.value)
 
 
 class TextExplorer(Explorer):
-    """Type a text, see its lengths: UTF-16 units, code points, UTF-8 and JSON bytes."""
+    """Type a text, see its lengths: UTF-16 units, code points, UTF-8 and JSON bytes.
+
+    A text UTF-8 cannot encode (a lone surrogate) gets a message, not a traceback:
+    no request could carry it.
+    """
 
     def __init__(self, text: str = article.BOUNDARY_QUESTION) -> None:
         self.text = widgets.Text(value=text, description="text", continuous_update=False)
         super().__init__([self.text])
 
     def _compute(self) -> None:
+        self.problem: str | None = None
+        self.measures: list[charts.Measure] = []
+        try:
+            check_text(self.text.value, "text")
+        except InvalidText as error:
+            self.problem = (f"{error}: UTF-8 cannot encode it, so no request could carry "
+                            "this text. Remove the lone half of the surrogate pair.")
+            return
         self.measures = charts.text_measures(self.text.value)
 
     @property
     def summary(self) -> PlainText:
         # Numbers only: the text itself may be private.
+        if self.problem:
+            return PlainText(self.problem)
         return PlainText("\n".join(f"{m.label}: {m.value}" for m in self.measures))
 
-    def figure(self):
+    def _chart(self) -> Chart | None:
+        if self.problem:
+            return None
         return charts.measures_chart(self.measures, title="One text, six lengths")

@@ -1,5 +1,7 @@
 """The course's figures: what they measure is exact, and what they draw is labelled."""
 
+import base64
+
 import pytest
 from matplotlib import colors
 from matplotlib._pylab_helpers import Gcf
@@ -120,7 +122,7 @@ def budget_lines(figure):
 
 
 def test_slice_chart():
-    figure = charts.slice_chart(*SLICE, 175)
+    figure = charts.slice_chart(*SLICE, 175).figure
     check_labelled(figure, (9, 3.4))
     assert budget_lines(figure) == [175]
     labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
@@ -133,7 +135,7 @@ def test_slice_chart():
 
 
 def test_slice_chart_when_the_whole_turn_rule_refuses():
-    figure = charts.slice_chart(*SLICE, 100)
+    figure = charts.slice_chart(*SLICE, 100).figure
     labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
     assert labels[1] == "whole-turn slice\nrejected: mandatory input needs 108 bytes"
 
@@ -143,7 +145,7 @@ def test_slice_chart_when_the_whole_turn_rule_refuses():
     (139, "Budget 139 bytes (gson): rejected, the mandatory input needs 140 bytes"),
 ])
 def test_turn_bytes_chart(budget, title):
-    figure = charts.turn_bytes_chart(*BOUNDARY, budget)
+    figure = charts.turn_bytes_chart(*BOUNDARY, budget).figure
     check_labelled(figure, (9, 2.6))
     assert figure.axes[0].get_title() == title
     assert budget_lines(figure) == [budget]
@@ -157,7 +159,7 @@ def test_turn_bytes_chart(budget, title):
 
 def test_retained_chart_steps_and_marks():
     figure = charts.retained_chart(*BOUNDARY, budgets=article.BOUNDARY_BUDGETS,
-                                   encoders=list(ENCODERS))
+                                   encoders=list(ENCODERS)).figure
     ax = figure.axes[0]
     assert ax.get_xlabel() == "budget (bytes)" and ax.get_ylabel() == "turns retained"
     steps = [line for line in ax.lines if line.get_label().startswith(("gson", "httpx", "requests"))]
@@ -166,11 +168,61 @@ def test_retained_chart_steps_and_marks():
              if line.get_marker() == "o"]
     assert marks == [(140, 0), (235, 1), (308, 2), (408, 2)]
     assert "140, 235, 308, 408" in ax.get_title()
+    # Every marked budget is inside the axis, 408 (a ceiling, not a target) included.
+    assert ax.get_xlim()[1] > 408
+
+
+# --- Descriptions: what a screen reader, a terminal and nbval get instead of the PNG ------
+
+def test_a_chart_shows_as_png_with_its_description_as_text():
+    chart = charts.turn_bytes_chart(*BOUNDARY, 235)
+    bundle = chart._repr_mimebundle_()
+    assert set(bundle) == {"image/png", "text/plain"}
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert bundle["text/plain"] == chart.description == repr(chart)
+    assert "Figure size" not in repr(chart)
+
+
+@pytest.mark.parametrize("budget, expected", [
+    (235, "Stacked bar of the request's bytes at a 235-byte budget (gson encoder), the budget a "
+          "dashed line, dropped parts hatched: envelope 42, system 60, turn 1 73 (dropped), "
+          "turn 2 95, question 38 bytes. 1 of 2 turns kept, 235 bytes sent."),
+    (139, "Stacked bar of the request's bytes at a 139-byte budget (gson encoder), the budget a "
+          "dashed line, dropped parts hatched: envelope 42 (dropped), system 60 (dropped), "
+          "turn 1 73 (dropped), turn 2 95 (dropped), question 38 (dropped) bytes. "
+          "Rejected: the mandatory input needs 140 bytes."),
+])
+def test_turn_bytes_chart_description(budget, expected):
+    assert charts.turn_bytes_chart(*BOUNDARY, budget).description == expected
+
+
+def test_slice_chart_description_names_both_slices():
+    text = charts.slice_chart(*SLICE, 175).description
+    assert ("Message-count slice: sends A2 | U3 A3 | U4, 174 bytes (orphan answer A2; "
+            "no system message). Whole-turn slice: sends SYSTEM | U3 A3 | U4, 175 bytes.") in text
+    assert "rejected, the mandatory input needs 108 bytes" in charts.slice_chart(*SLICE, 100).description
+
+
+def test_retained_chart_description_has_every_step_and_mark():
+    text = charts.retained_chart(*BOUNDARY, budgets=(139, *article.BOUNDARY_BUDGETS)).description
+    assert "gson: rejected below 140 bytes, then 0 from 140, 1 from 235, 2 from 308" in text
+    assert "139 rejected, 140 keeps 0, 235 keeps 1, 308 keeps 2, 408 keeps 2" in text
+
+
+def test_measures_and_disk_growth_descriptions():
+    measures = charts.length_measures(article.BOUNDARY_SYSTEM, [], article.BOUNDARY_QUESTION)
+    text = charts.measures_chart(measures, budget=139).description
+    assert "request body: wire bytes (gson): 140" in text
+    assert "request body: UTF-16 units (Java length()): 114" in text
+    assert "The budget, 139 bytes, is a dashed line." in text
+    growth = charts.journal_growth(SHORT_TURN, max_bytes=600)
+    text = charts.disk_growth_chart({"short": growth}, max_bytes=600).description
+    assert "cap, 600 bytes (dashed)" in text and "short: 3 turns, 498 bytes" in text
 
 
 def test_measures_chart():
     measures = charts.length_measures(article.BOUNDARY_SYSTEM, [], article.BOUNDARY_QUESTION)
-    figure = charts.measures_chart(measures, budget=139)
+    figure = charts.measures_chart(measures, budget=139).figure
     check_labelled(figure, (9, 0.45 * 6 + 1.6))
     assert sorted(p.get_width() for p in bars(figure)) == [13, 14, 40, 113, 114, 140]
     assert budget_lines(figure) == [139]
@@ -179,7 +231,7 @@ def test_measures_chart():
 def test_charts_print_nothing_and_leave_no_pyplot_figures(capsys):
     charts.slice_chart(*SLICE, 175)
     charts.turn_bytes_chart(*BOUNDARY, 235)
-    charts.retained_chart(*BOUNDARY)
+    charts.retained_chart(*BOUNDARY).png()
     charts.measures_chart(charts.text_measures("x"))
     charts.disk_growth_chart({"x": charts.journal_growth(Turn("q", "a"), max_bytes=1000)},
                              max_bytes=1000)
@@ -221,7 +273,7 @@ def test_disk_growth_chart():
     long_turn = Turn("q" * 100, "a" * 1000)
     series = {"short": charts.journal_growth(SHORT_TURN),
               "long": charts.journal_growth(long_turn)}
-    figure = charts.disk_growth_chart(series)
+    figure = charts.disk_growth_chart(series).figure
     assert isinstance(figure, Figure) and tuple(figure.get_size_inches()) == (9, 3.8)
     ax = figure.axes[0]
     assert ax.get_title() == "Journal file size against turns committed"
@@ -245,7 +297,7 @@ def test_disk_growth_chart():
 
 def test_disk_growth_chart_with_a_small_cap_and_bad_input():
     figure = charts.disk_growth_chart({"short": charts.journal_growth(SHORT_TURN, max_bytes=600)},
-                                      max_bytes=600)
+                                      max_bytes=600).figure
     legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
     assert legend == ["short: 3 turns, 498 bytes", "cap (600 bytes): the next commit is refused"]
     with pytest.raises(ValueError):

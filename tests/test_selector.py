@@ -95,8 +95,8 @@ def test_selection_repr_shows_counts_and_sizes_never_text():
 @pytest.mark.parametrize("selector", SELECTORS)
 def test_any_iterable_history_is_accepted_and_a_list_is_never_mutated(selector):
     history = list(BOUNDARY_HISTORY)
-    for given in (history, tuple(history), iter(history), (turn for turn in history)):
-        assert selector(BOUNDARY_SYSTEM, given, BOUNDARY_QUESTION, 235).kept == 1
+    for turns in (history, tuple(history), iter(history), (turn for turn in history)):
+        assert selector(BOUNDARY_SYSTEM, turns, BOUNDARY_QUESTION, 235).kept == 1
     assert history == list(BOUNDARY_HISTORY) and len(history) == 2
 
 

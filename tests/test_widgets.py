@@ -1,8 +1,11 @@
 """The explorers: set a control's value, assert the state it computes."""
 
-import pytest
+import html
 
-from ledgerlab import BudgetError, article
+import pytest
+from traitlets import TraitError
+
+from ledgerlab import BudgetError, article, charts
 from ledgerlab.widgets import (
     BudgetExplorer,
     SliceExplorer,
@@ -109,18 +112,81 @@ def test_text_explorer_measures_without_showing_the_text():
 
 
 @pytest.mark.parametrize("make", [SliceExplorer, BudgetExplorer, TextExplorer])
-def test_explorers_show_as_widget_with_their_summary_as_text(make):
+def test_explorers_show_as_widget_with_their_summary_and_chart_description_as_text(make):
     explorer = make()
     bundle = explorer._repr_mimebundle_()
-    assert bundle["text/plain"] == str(explorer.summary)
+    assert bundle["text/plain"] == f"{explorer.summary}\nChart: {explorer.chart.description}"
+    assert html.escape(explorer.chart.description) in explorer.caption.value
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.widget.model_id
 
 
 def test_callbacks_print_nothing(capsys):
     slicer, budget, text = SliceExplorer(), BudgetExplorer(), TextExplorer()
-    for value in (60, 100, 175, 400):
+    for value in (60, 100, 175, 360):
         slicer.slider.value = value
         budget.slider.value = value + 40
     budget.encoder.value = "requests"
     text.text.value = "a\u2028b"
     assert capsys.readouterr() == ("", "")
+
+
+# --- Edge cases: refused and reported, never clamped or swallowed --------------------
+
+@pytest.mark.parametrize("budget", [0, 99, 460, 10**6])
+def test_a_budget_outside_the_slider_is_refused_not_clamped(budget):
+    with pytest.raises(TraitError, match=f"budget {budget} bytes is outside this slider's "
+                                         "range, 100 to 459 bytes"):
+        BudgetExplorer(budget=budget)
+    explorer = BudgetExplorer(budget=308)
+    with pytest.raises(TraitError, match="call select\\(\\) directly"):
+        explorer.slider.value = budget
+    assert explorer.slider.value == 308
+    assert explorer.summary == "budget 308 bytes, gson encoder: 2 of 2 turns kept, 308 bytes sent"
+
+
+def test_the_slider_stops_60_bytes_past_the_largest_request_so_bars_stay_visible():
+    explorer = BudgetExplorer()
+    assert (explorer.slider.min, explorer.slider.max) == (100, 399 + 60)  # requests: 399 bytes
+    explorer.slider.value = explorer.slider.max
+    assert explorer.selection.kept == 2
+    slicer = SliceExplorer()
+    assert slicer.slider.max == 309 + 60
+
+
+def test_encoder_none_is_refused_and_the_explorer_keeps_working():
+    explorer = BudgetExplorer(budget=308)
+    with pytest.raises(TraitError, match="encoder must be one of gson, httpx, requests"):
+        explorer.encoder.value = None
+    assert explorer.encoder.value == "gson"
+    explorer.slider.value = 235
+    assert explorer.selection.kept == 1
+
+
+def test_a_lone_surrogate_gets_a_message_not_a_unicode_error():
+    explorer = TextExplorer()
+    explorer.text.value = "secret\ud800"
+    assert explorer.measures == [] and explorer.chart is None
+    assert explorer.summary == ("text is not valid Unicode: lone surrogate at index 6 of 7 code "
+                                "points: UTF-8 cannot encode it, so no request could carry this "
+                                "text. Remove the lone half of the surrogate pair.")
+    assert bytes(explorer.image.value) == b""
+    assert "secret" not in explorer.status.value + explorer.caption.value
+    explorer.text.value = "ok"
+    assert [m.value for m in explorer.measures][:3] == [2, 2, 2]
+
+
+def test_a_failing_callback_shows_its_error_in_the_output_area(monkeypatch):
+    explorer = BudgetExplorer()
+    assert explorer.errors.outputs == ()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("chart failed at 200 bytes")
+
+    monkeypatch.setattr(charts, "turn_bytes_chart", broken)
+    with pytest.raises(RuntimeError):
+        explorer.slider.value = 200
+    assert explorer.errors.outputs == ({"output_type": "stream", "name": "stderr",
+                                        "text": "RuntimeError: chart failed at 200 bytes\n"},)
+    monkeypatch.undo()
+    explorer.slider.value = 235
+    assert explorer.errors.outputs == ()

@@ -1,0 +1,143 @@
+"""The graded edition: the student copy ships no answers, the generated solutions notebook
+matches its generator, and the grader scores what each submission earned, whatever it does."""
+
+import csv
+import json
+import re
+
+import nbformat
+import pytest
+
+from ledgerlab import grading
+from ledgerlab.exercises import EXERCISES
+
+CELL_TIMEOUT = 4  # seconds: enough for the real cells on a loaded 2-core machine
+
+
+def sources(notebook):
+    return [(cell.cell_type, cell.source) for cell in notebook.cells]
+
+
+def test_committed_solutions_notebook_is_what_the_generator_makes():
+    committed = nbformat.read(grading.NOTEBOOKS / grading.SOLUTIONS_NOTEBOOK, as_version=4)
+    assert sources(committed) == sources(grading.solutions_notebook()), (
+        "regenerate it: .venv/bin/python -m ledgerlab.grading solutions")
+    checks = [cell for cell in committed.cells if ".check(" in cell.source]
+    assert len(checks) == len(EXERCISES) + 1
+    assert all(cell.outputs for cell in checks)  # committed executed
+
+
+def test_exercises_notebook_answer_cells_name_the_checkers_parameters():
+    notebook = nbformat.read(grading.NOTEBOOKS / grading.EXERCISES_NOTEBOOK, as_version=4)
+    answers = {cell.metadata["ledgerlab"]["answer"]: cell.source for cell in notebook.cells
+               if cell.metadata.get("ledgerlab", {}).get("answer")}
+    assert list(answers) == [f"q{e.number}" for e in EXERCISES]
+    for exercise in EXERCISES:
+        call = f"q{exercise.number}.check({', '.join(exercise.answers)})"
+        assert answers[f"q{exercise.number}"].rstrip().endswith(call)
+        assert exercise.solution_code.splitlines()[-1].split("#")[0].rstrip() == call
+
+
+@pytest.fixture(scope="module")
+def assignment(tmp_path_factory):
+    return grading.build_assignment(tmp_path_factory.mktemp("build") / "assignment")
+
+
+def test_student_edition_ships_no_solutions(assignment):
+    student = assignment / "student"
+    names = sorted(path.name for path in student.glob("*.ipynb"))
+    assert grading.EXERCISES_NOTEBOOK in names and grading.SOLUTIONS_NOTEBOOK not in names
+    text = "\n".join(cell.source for path in student.glob("*.ipynb")
+                     for cell in nbformat.read(path, as_version=4).cells)
+    assert grading.SOLUTIONS_NOTEBOOK not in text and not re.search(r"q\d+\.solution\(", text)
+    exercises = nbformat.read(student / grading.EXERCISES_NOTEBOOK, as_version=4)
+    source = nbformat.read(grading.NOTEBOOKS / grading.EXERCISES_NOTEBOOK, as_version=4)
+    stubs = {line.strip() for cell in source.cells  # what the answer cells hold before answers
+             if cell.metadata.get("ledgerlab", {}).get("answer") for line in cell.source.splitlines()}
+    for exercise in EXERCISES:
+        for line in exercise.solution_code.splitlines()[:-1]:
+            if len(line.strip()) > 12 and line.strip() not in stubs:  # real code, not `n = 0`
+                assert line.strip() not in "\n".join(cell.source for cell in exercises.cells)
+        assert f"# q{exercise.number}.hint()" in text
+    assert "hide_solutions()" in exercises.cells[3].source
+    assert all(not cell.get("outputs") for cell in exercises.cells if cell.cell_type == "code")
+    manifest = json.loads((assignment / "autograder" / "assignment.json").read_text())
+    assert [entry["name"] for entry in manifest["exercises"]] == [f"q{e.number}" for e in EXERCISES]
+    assert (assignment / "solutions" / grading.SOLUTIONS_NOTEBOOK).is_file()
+
+
+def small_notebook(*sources):
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+
+
+SOLVED = {f"q{e.number}": e.solution_code for e in EXERCISES}
+IMPORTS = ("from ledgerlab import Journal, Turn, byte_breakdown, request_bytes\n"
+           "from ledgerlab.exercises import *")
+# Right answers to 1, 3, 4 and 6; wrong ones to 2 and 5; and a cell that raises, one that
+# deletes every file it can see, one that forges a verdict, and an infinite loop.
+MIXED = small_notebook(
+    IMPORTS, SOLVED["q1"], "1 / 0", "n = 25", SOLVED["q3"],
+    "import os\nfor name in os.listdir('.'):\n    os.remove(name)",
+    "while True:\n    pass",
+    SOLVED["q4"], "requests_budget = 400.0",
+    "print('LEDGERLAB-GRADE {\"exercise\": \"q5\", \"status\": \"correct\"}')",
+    SOLVED["q6"])
+
+
+@pytest.fixture(scope="module")
+def graded(assignment, tmp_path_factory):
+    submissions = tmp_path_factory.mktemp("submissions")
+    student = assignment / "student" / grading.EXERCISES_NOTEBOOK
+    (submissions / "blank.ipynb").write_bytes(student.read_bytes())
+    solutions = assignment / "solutions" / grading.EXERCISES_NOTEBOOK
+    (submissions / "full.ipynb").write_bytes(solutions.read_bytes())
+    nbformat.write(MIXED, submissions / "mixed.ipynb")
+    (submissions / "broken.ipynb").write_text("{not a notebook")
+    before = sorted(path.name for path in submissions.iterdir())
+    out = tmp_path_factory.mktemp("out") / "grades.csv"
+    rows = grading.grade(submissions, out, assignment / "autograder",
+                         cell_timeout=CELL_TIMEOUT, jobs=4)
+    assert sorted(path.name for path in submissions.iterdir()) == before  # nothing deleted
+    with open(out, newline="") as handle:
+        table = list(csv.DictReader(handle))
+    return {row["submission"]: row for row in table}, rows
+
+
+def test_grades_csv_has_one_row_per_submission(graded):
+    table, rows = graded
+    assert sorted(table) == ["blank.ipynb", "broken.ipynb", "full.ipynb", "mixed.ipynb"]
+    assert list(next(iter(table.values()))) == ["submission", "score", "max",
+                                                *(f"q{e.number}" for e in EXERCISES)]
+    assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
+    assert len(rows) == 4
+    assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash
+
+
+def test_the_solutions_score_full_marks(graded):
+    assert graded[0]["full.ipynb"]["score"] == str(len(EXERCISES))
+
+
+def test_the_unanswered_student_notebook_scores_zero(graded):
+    row = graded[0]["blank.ipynb"]
+    assert row["score"] == "0" and all(row[f"q{e.number}"] == "0" for e in EXERCISES)
+
+
+def test_mixed_answers_score_in_between_despite_errors_deletions_forgeries_and_a_loop(graded):
+    row = graded[0]["mixed.ipynb"]
+    assert (row["q2"], row["q5"]) == ("0", "0")  # 25 is not the smallest; 400.0 is a float
+    assert row["score"] == str(len(EXERCISES) - 2)  # the loop was stopped, the rest graded
+
+
+def test_a_run_over_the_notebook_timeout_is_killed(tmp_path):
+    path = tmp_path / "hang.ipynb"
+    nbformat.write(small_notebook(IMPORTS, SOLVED["q1"], "import time\ntime.sleep(600)"), path)
+    names = [f"q{e.number}" for e in EXERCISES]
+    scores = grading.grade_submission(path, names, cell_timeout=600, notebook_timeout=3)
+    assert scores == dict.fromkeys(names, 0)
+
+
+def test_a_folder_without_notebooks_is_refused_and_nothing_written(tmp_path):
+    out = tmp_path / "grades.csv"
+    with pytest.raises(FileNotFoundError, match="no .ipynb files"):
+        grading.grade(tmp_path, out)
+    assert not out.exists()
