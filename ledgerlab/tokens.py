@@ -132,6 +132,11 @@ def counter(name: str) -> MessageCounter:
     return MessageCounter(check_tokenizer(name))
 
 
+def text_tokens(text: str, *, tokenizer: str = "o200k_base") -> int:
+    """The tokens of one text on its own, without any message overhead."""
+    return len(counter(check_tokenizer(tokenizer)).encode(check_text(text, "text")))
+
+
 def request_tokens(
     system: str,
     turns: Sequence[Turn],
