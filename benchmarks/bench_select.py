@@ -30,7 +30,7 @@ import time
 import timeit
 from pathlib import Path
 
-from ledgerlab import Journal, Turn, request_bytes, request_tokens, select, select_reference
+from ledgerlab import Journal, Turn, request_tokens, select, select_reference
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
 from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, encoding
 from ledgerlab.wire import ENCODERS, messages
