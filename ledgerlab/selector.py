@@ -49,10 +49,10 @@ class BudgetError(ValueError):
         self.reserve_tokens = reserve_tokens
         self.limit = "bytes" if mandatory_bytes > budget else "tokens"
         if self.limit == "bytes":
-            message = (f"needs {mandatory_bytes} bytes but the budget is {budget} bytes")
+            message = f"needs {mandatory_bytes} bytes but the budget is {budget} bytes"
         else:
             message = (f"needs {mandatory_tokens} tokens + {reserve_tokens} reserved for the "
-                       f"reply but the token limit is {max_tokens}")
+                       f"reply, but the token limit is {max_tokens}")
         super().__init__(f"the mandatory input (system message + current question) {message}")
 
 

@@ -100,7 +100,7 @@ def test_one_message_matches_tiktoken(oracle, text, name):
         oracle[name], chat("", [], text))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(system=TEXT, turns=st.lists(st.builds(Turn, TEXT, TEXT), max_size=6), current=TEXT,
        name=st.sampled_from(NAMES))
 def test_whole_requests_match_the_cookbook_count(oracle, system, turns, current, name):
