@@ -7,6 +7,9 @@ Every ratio below compares timings measured in this one run, on this machine:
 - select_reference (the article's loop) where it finishes in reasonable time;
 - LangChain's trim_messages (strategy="last", include_system=True, start_on="human")
   with a counter that returns the exact bytes of the same serialized request;
+- select with a token limit (and a reply reserve) against the floor of counting the
+  returned request's tokens once, and against trim_messages with a tiktoken counter
+  (the cookbook rule, as LangChain's docs write it) on the same texts;
 - Journal.commit against a raw os.write + os.fsync of a same-sized line, and opening
   a journal filled to the 4 MiB cap against reading the file and hashing its payloads.
 
@@ -27,8 +30,9 @@ import time
 import timeit
 from pathlib import Path
 
-from ledgerlab import Journal, Turn, select, select_reference
+from ledgerlab import Journal, Turn, request_tokens, select, select_reference
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
+from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, encoding
 from ledgerlab.wire import ENCODERS, messages
 
 HERE = Path(__file__).resolve().parent
@@ -37,6 +41,10 @@ QUESTION = "Explain the next step."
 BUDGET = 16 * 1024
 SIZES = (100, 1_000, 10_000, 100_000)
 REFERENCE_MAX_TURNS = 1_000  # the quadratic loop takes minutes beyond this
+# The token rows: a 4,096-token window with 512 kept for the reply; the byte budget is
+# wide enough that the token limit is the one that binds (select still measures bytes).
+TOKEN_SIZES = (1_000, 10_000, 100_000)
+MAX_TOKENS, RESERVE_TOKENS, TOKENIZER, WIDE_BYTES = 4096, 512, "o200k_base", 1 << 20
 
 
 def make_history(turns: int) -> list[Turn]:
@@ -90,6 +98,51 @@ def langchain_trim(history: list[Turn]):
         return trim_messages(chat, max_tokens=BUDGET, token_counter=count, strategy="last",
                              include_system=True, start_on="human")
     return trim
+
+
+def langchain_trim_tokens(history: list[Turn]):
+    """trim_messages with a tiktoken counter, the cookbook rule as LangChain's docs write it."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
+
+    enc = encoding(TOKENIZER)
+    roles = {"system": "system", "human": "user", "ai": "assistant"}
+
+    def count(batch) -> int:
+        # Per message only: the reply's priming is taken off max_tokens once, below.
+        return sum(PER_MESSAGE + len(enc.encode(roles[m.type])) + len(enc.encode(m.content))
+                   for m in batch)
+
+    chat = [SystemMessage(SYSTEM)]
+    for turn in history:
+        chat += [HumanMessage(turn.question), AIMessage(turn.answer)]
+    chat.append(HumanMessage(QUESTION))
+
+    def trim():
+        return trim_messages(chat, max_tokens=MAX_TOKENS - RESERVE_TOKENS - REPLY_PRIMING,
+                             token_counter=count, strategy="last", include_system=True,
+                             start_on="human")
+    return trim
+
+
+def bench_tokens(sizes) -> list[dict]:
+    rows = []
+    options = dict(max_tokens=MAX_TOKENS, reserve_tokens=RESERVE_TOKENS, tokenizer=TOKENIZER)
+    for turns in sizes:
+        history = make_history(turns)
+        chosen = select(SYSTEM, history, QUESTION, WIDE_BYTES, **options)
+        kept = history[turns - chosen.kept:]
+        assert chosen.kept < turns and chosen.size < WIDE_BYTES, "the token limit must bind"
+        row = {"turns": turns, "kept": chosen.kept, "request_tokens": chosen.tokens,
+               "select_s": best_seconds(
+                   lambda: select(SYSTEM, history, QUESTION, WIDE_BYTES, **options)),
+               "floor_s": best_seconds(
+                   lambda: request_tokens(SYSTEM, kept, QUESTION, tokenizer=TOKENIZER))}
+        trim = langchain_trim_tokens(history)
+        assert len(trim()) == 2 + 2 * chosen.kept, "trim_messages chose another request"
+        row["trim_s"] = best_seconds(trim, 0.01, 3 if turns < 100_000 else 1)
+        rows.append(row)
+        print(f"  measured {turns:>7,} turns with a token limit", flush=True)
+    return rows
 
 
 def bench_selection(sizes) -> list[dict]:
@@ -175,6 +228,16 @@ def print_report(results: dict) -> None:
         print(f"{row['turns']:>8,} {row['kept']:>5} {us('select_s'):>9} {us('floor_s'):>9} "
               f"{row['select_s'] / row['floor_s']:>8.2f}x {us('reference_s'):>11} {ref_ratio:>8} "
               f"{us('trim_s'):>14} {row['trim_s'] / row['select_s']:>8,.0f}x")
+    print()
+    print(f"select with a {MAX_TOKENS}-token limit, {RESERVE_TOKENS} reserved, {TOKENIZER} "
+          f"(microseconds per call)")
+    print(f"{'turns':>8} {'kept':>5} {'tokens':>6} {'select':>9} {'count':>9} {'sel/count':>9} "
+          f"{'trim_messages':>14} {'trim/sel':>9}")
+    for row in results["tokens"]["rows"]:
+        print(f"{row['turns']:>8,} {row['kept']:>5} {row['request_tokens']:>6} "
+              f"{row['select_s'] * 1e6:>9,.1f} {row['floor_s'] * 1e6:>9,.1f} "
+              f"{row['select_s'] / row['floor_s']:>8.2f}x {row['trim_s'] * 1e6:>14,.1f} "
+              f"{row['trim_s'] / row['select_s']:>8,.0f}x")
     commit = results["commit"]
     print()
     print(f"journal commit ({commit['record_bytes']}-byte record): {commit['commit_s'] * 1e6:,.0f} us; "
@@ -192,7 +255,7 @@ def plot(results: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     rows = results["selection"]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, (ax, tokens_ax) = plt.subplots(1, 2, figsize=(12, 4.5))
     series = [("select_s", "select (ledgerlab)", "#0072B2", "o"),
               ("reference_s", "select_reference (the article's loop)", "#D55E00", "s"),
               ("trim_s", "LangChain trim_messages", "#009E73", "^"),
@@ -207,6 +270,20 @@ def plot(results: dict, path: Path) -> None:
     ax.set_title(f"Selecting a {BUDGET // 1024} KiB request: time against stored turns")
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
+    token_rows = results["tokens"]["rows"]
+    series = [("select_s", "select with a token limit (ledgerlab)", "#0072B2", "o"),
+              ("trim_s", "trim_messages, tiktoken counter", "#009E73", "^"),
+              ("floor_s", "floor: count the returned request once", "#999999", "x")]
+    for key, label, colour, marker in series:
+        tokens_ax.plot([row["turns"] for row in token_rows], [row[key] for row in token_rows],
+                       marker=marker, color=colour, label=label)
+    tokens_ax.set_xscale("log")
+    tokens_ax.set_yscale("log")
+    tokens_ax.set_xlabel("stored turns")
+    tokens_ax.set_ylabel("seconds per selection")
+    tokens_ax.set_title(f"A {MAX_TOKENS}-token window, {RESERVE_TOKENS} kept for the reply")
+    tokens_ax.legend()
+    tokens_ax.grid(True, which="major", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -222,6 +299,10 @@ def main() -> None:
     results = {"budget_bytes": BUDGET, "python": platform.python_version()}
     print("selection ...", flush=True)
     results["selection"] = bench_selection(args.sizes)
+    print("selection with a token limit ...", flush=True)
+    results["tokens"] = {"max_tokens": MAX_TOKENS, "reserve_tokens": RESERVE_TOKENS,
+                         "tokenizer": TOKENIZER, "max_bytes": WIDE_BYTES,
+                         "rows": bench_tokens([n for n in args.sizes if n in TOKEN_SIZES])}
     work = HERE.parent / "build" / "bench"
     work.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=work) as directory:

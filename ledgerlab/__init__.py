@@ -10,6 +10,7 @@ from .journal import (
     TurnNotFound,
 )
 from .selector import BudgetError, Selection, byte_breakdown, select, select_reference
+from .tokens import request_tokens
 from .wire import ENCODERS, InvalidText, Turn, request_bytes
 
 __version__ = "0.1.0"
@@ -29,6 +30,7 @@ __all__ = [
     "TurnNotFound",
     "byte_breakdown",
     "request_bytes",
+    "request_tokens",
     "select",
     "select_reference",
 ]

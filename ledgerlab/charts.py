@@ -482,3 +482,126 @@ def disk_growth_chart(series: Mapping[str, Sequence[int]], *,
         f"Line chart of the journal file's bytes against turns committed: each line rises "
         f"straight to the cap, {max_bytes:,} bytes{mib} (dashed), where the next commit is "
         f"refused. Where each line ends: {ends}."))
+
+
+# --- Two limits: bytes on the wire and tokens in the window --------------------------
+
+class TextTokens(NamedTuple):
+    label: str
+    tokenizer: str
+    nbytes: int
+    tokens: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.nbytes / self.tokens
+
+
+def bytes_per_token(samples: Mapping[str, str],
+                    tokenizers: Sequence[str] = ("o200k_base", "cl100k_base")) -> list[TextTokens]:
+    """UTF-8 bytes and tokens of each sample text under each tokenizer."""
+    from .tokens import text_tokens
+
+    return [TextTokens(label, name, len(text.encode("utf-8")), text_tokens(text, tokenizer=name))
+            for label, text in samples.items() for name in tokenizers]
+
+
+def bytes_per_token_chart(rows: Sequence[TextTokens]) -> Chart:
+    """Grouped bars: bytes per token for each sample, one bar per tokenizer."""
+    labels = list(dict.fromkeys(row.label for row in rows))
+    names = list(dict.fromkeys(row.tokenizer for row in rows))
+    figure, ax = _new_figure(8, 3.6)
+    width = 0.8 / len(names)
+    for index, name in enumerate(names):
+        values = [next(r.bytes_per_token for r in rows if (r.label, r.tokenizer) == (label, name))
+                  for label in labels]
+        xs = [x + (index - (len(names) - 1) / 2) * width for x in range(len(labels))]
+        ax.bar(xs, values, width, label=name, color=LINE_COLOURS[index % len(LINE_COLOURS)],
+               hatch=("", "//", "..")[index % 3], edgecolor="white")
+        for x, value in zip(xs, values):
+            ax.text(x, value, f"{value:.2f}", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_ylabel("UTF-8 bytes per token")
+    ax.set_title("How many bytes one token carries")
+    ax.legend(fontsize=8)
+    parts = "; ".join(
+        f"{label}: " + ", ".join(f"{r.bytes_per_token:.2f} ({r.tokenizer})"
+                                 for r in rows if r.label == label) for label in labels)
+    return Chart(figure, f"Bar chart of UTF-8 bytes per token. {parts}.")
+
+
+class TwoLimits(NamedTuple):
+    """What each limit alone would keep, and what both together keep (None: rejected)."""
+
+    kept_by_bytes: int | None
+    kept_by_tokens: int | None
+    selection: Selection | None
+    error: BudgetError | None
+
+    @property
+    def binds(self) -> str:
+        """Which limit decides: "bytes", "tokens", "both", or "neither" (everything fits)."""
+        by_bytes, by_tokens = self.kept_by_bytes, self.kept_by_tokens
+        if self.selection is None:  # rejected: by one limit, or by each on its own
+            return "both" if by_bytes is None and by_tokens is None else self.error.limit
+        if self.selection.dropped == 0:
+            return "neither"
+        if by_bytes == by_tokens:
+            return "both"
+        return "bytes" if by_bytes < by_tokens else "tokens"
+
+
+def two_limits(system: str, history: Sequence[Turn], current: str, max_bytes: int,
+               max_tokens: int, *, reserve_tokens: int = 0,
+               tokenizer: str = "o200k_base") -> TwoLimits:
+    """Select under the byte budget alone, the token limit alone, and both."""
+    from .tokens import request_tokens
+
+    wide_bytes = len(request_bytes(system, list(history), current)) + max_bytes
+    wide_tokens = request_tokens(system, history, current, tokenizer=tokenizer) + max_tokens
+    token_options = dict(reserve_tokens=reserve_tokens, tokenizer=tokenizer)
+
+    def kept(max_bytes: int, max_tokens: int) -> Selection | BudgetError:
+        try:
+            return select(system, history, current, max_bytes, max_tokens=max_tokens,
+                          **token_options)
+        except BudgetError as error:
+            return error
+
+    by_bytes = kept(max_bytes, wide_tokens)
+    by_tokens = kept(wide_bytes, max_tokens)
+    both = kept(max_bytes, max_tokens)
+    return TwoLimits(getattr(by_bytes, "kept", None), getattr(by_tokens, "kept", None),
+                     both if isinstance(both, Selection) else None,
+                     both if isinstance(both, BudgetError) else None)
+
+
+def two_limits_chart(result: TwoLimits, max_bytes: int, max_tokens: int,
+                     reserve_tokens: int = 0) -> Chart:
+    """Two bars as shares of their limits: the request's bytes, and its tokens + reserve."""
+    figure, ax = _new_figure(8, 2.2)
+    from .display import turns
+
+    if result.selection is None:
+        error = result.error
+        # When the bytes fail, select stops before counting tokens: none to show.
+        used = [error.mandatory_bytes,
+                None if error.mandatory_tokens is None else error.mandatory_tokens + reserve_tokens]
+        state = f"rejected by the {error.limit} limit"
+    else:
+        used = [result.selection.size, result.selection.tokens + reserve_tokens]
+        state = f"{turns(result.selection.kept)} kept"
+    limits = [max_bytes, max_tokens]
+    shares = [0 if u is None else 100 * u / limit for u, limit in zip(used, limits)]
+    labels = [f"bytes: {used[0]} of {max_bytes}",
+              f"tokens + reserve: {'not counted' if used[1] is None else used[1]} of {max_tokens}"]
+    described = [f"{label} ({share:.0f}%)" for label, share in zip(labels, shares)]
+    colours = [OKABE_ITO["orange"], OKABE_ITO["sky blue"]]
+    ax.barh([1, 0], shares, color=colours, edgecolor="white", height=0.6)
+    ax.set_yticks([1, 0], labels, fontsize=8)
+    ax.axvline(100, color=BUDGET_COLOUR, linestyle="--", linewidth=1.5, label="limit")
+    ax.set_xlim(0, max(shares + [100]) * 1.1)
+    ax.set_xlabel("share of the limit (%)")
+    ax.set_title(f"Two limits, one request: {state}; binds: {result.binds}")
+    return Chart(figure, f"Bar chart of the request against both limits: "
+                                   f"{'; '.join(described)}; {state}; binds: {result.binds}.")

@@ -566,3 +566,82 @@ def benchmark_figure(folder: Path = BENCHMARKS) -> dict[str, str]:
                 (span("select_s", "select"), span("trim_s", "trim_messages"),
                  span("reference_s", "the readable loop"))) + ".")
     return {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": text}
+
+
+# --- Notebook 07, two limits: the smallest token window that keeps every turn ------------
+
+WINDOW_RESERVE = 20
+WINDOW_TOKENIZER = "o200k_base"
+
+
+def _window_figures() -> dict[str, int]:
+    """The numbers the check compares with: the right answer and the usual wrong ones."""
+    from .tokens import PER_MESSAGE, REPLY_PRIMING, request_tokens, text_tokens
+
+    history = list(HISTORY)
+    tokens = request_tokens(SYSTEM, history, QUESTION, tokenizer=WINDOW_TOKENIZER)
+    other = request_tokens(SYSTEM, history, QUESTION, tokenizer="cl100k_base")
+    messages = [SYSTEM, QUESTION] + [text for turn in history for text in (turn.question,
+                                                                             turn.answer)]
+    text_only = sum(text_tokens(text, tokenizer=WINDOW_TOKENIZER) for text in messages)
+    size = len(request_bytes(SYSTEM, history, QUESTION))
+    return {"answer": tokens + WINDOW_RESERVE, "tokens": tokens, "bytes": size,
+            "bytes_over_4": round(size / 4), "cl100k": other,
+            "no_priming": tokens - REPLY_PRIMING + WINDOW_RESERVE,
+            "text_only": text_only + WINDOW_RESERVE, "per_message": PER_MESSAGE}
+
+
+def _check_window(max_tokens: object) -> Feedback:
+    limit = as_integral(max_tokens)
+    if limit is None:
+        return not_whole(max_tokens, "tokens")
+    max_tokens = limit
+    f = _window_figures()
+    reserve = WINDOW_RESERVE
+    if max_tokens in (f["bytes"], f["bytes"] + reserve):
+        return wrong("that is the request's size in bytes. A token limit counts tokens, "
+                     "which the tokenizer decides; the byte budget is a separate limit.")
+    if max_tokens in (f["bytes_over_4"], f["bytes_over_4"] + reserve):
+        return wrong("that is the 'bytes / 4' rule of thumb: an estimate, and far off for "
+                     "Chinese and emoji. Count with the tokenizer.")
+    if max_tokens in (f["cl100k"], f["cl100k"] + reserve):
+        return wrong(f"that counts with cl100k_base; this window uses {WINDOW_TOKENIZER}, "
+                     f"which splits the same text differently.")
+    if max_tokens == f["tokens"]:
+        return wrong(f"that fits the request alone, with nothing left for the reply: the "
+                     f"{reserve}-token reserve must fit inside max_tokens too.")
+    if max_tokens == f["no_priming"]:
+        return wrong("close: the cookbook rule also adds 3 tokens that prime the reply, "
+                     "once per request.")
+    if max_tokens == f["text_only"]:
+        return wrong(f"that counts the text of the messages only: each message also costs "
+                     f"{f['per_message']} tokens plus the tokens of its role.")
+    try:
+        chosen = select(SYSTEM, HISTORY, QUESTION, 10_000, max_tokens=max_tokens,
+                        reserve_tokens=reserve, tokenizer=WINDOW_TOKENIZER)
+    except BudgetError:
+        return wrong(f"with max_tokens={max_tokens} and {reserve} reserved, even the system "
+                     f"message and the question do not fit: select raises BudgetError.")
+    except ValueError:
+        return wrong(f"max_tokens must be larger than the {reserve}-token reserve.")
+    if chosen.kept < len(HISTORY):
+        return wrong(f"with max_tokens={max_tokens} select keeps {count_turns(chosen.kept)} of "
+                     f"{len(HISTORY)}: the request's {chosen.tokens} tokens plus the reserve "
+                     f"leave no room for the older turn.")
+    if max_tokens > f["answer"]:
+        return wrong(f"{max_tokens} keeps both turns, but a smaller limit does too: find the "
+                     f"smallest.")
+    return correct(f"{max_tokens} = {f['tokens']} tokens of request + {reserve} reserved for "
+                   f"the reply. One token less and select drops the older turn. The bytes "
+                   f"({f['bytes']}) are a separate limit, checked too.")
+
+
+window_q1 = Exercise(
+    1, "the smallest token window that keeps every turn", _check_window,
+    hint=f"request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='{WINDOW_TOKENIZER}') counts "
+         f"the request under the cookbook rule. Then ask what else must fit in the same "
+         f"window.",
+    solution=f"needed = request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='{WINDOW_TOKENIZER}')\n"
+             f"window_q1.check(needed + {WINDOW_RESERVE})  # the request, and the reserve for "
+             f"the reply",
+)

@@ -59,6 +59,12 @@ def _without_solution_links(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if SOLUTIONS_NOTEBOOK not in line)
 
 
+def _without_solution_calls(source: str) -> str:
+    """Drop the commented-out ``name.solution()`` lines a self-paced learner may uncomment."""
+    return "\n".join(line for line in source.split("\n")
+                     if not re.fullmatch(r"# [\w.]+\.solution\(\)", line.strip()))
+
+
 def _clear(cell) -> None:
     if cell.cell_type == "code":
         cell.outputs, cell.execution_count = [], None
@@ -83,8 +89,7 @@ def student_edition(notebook):
         if cell.cell_type == "markdown":
             cell.source = _without_solution_links(cell.source)
         else:
-            cell.source = "\n".join(line for line in cell.source.split("\n")
-                                    if not re.fullmatch(r"# q\d+\.solution\(\)", line.strip()))
+            cell.source = _without_solution_calls(cell.source)
         _clear(cell)
         cells.append(cell)
     first_code = next(i for i, cell in enumerate(cells) if cell.cell_type == "code")
@@ -202,6 +207,8 @@ def build_assignment(out: Path, notebooks: Path = NOTEBOOKS) -> Path:
         for cell in notebook.cells:
             if cell.cell_type == "markdown":
                 cell.source = _without_solution_links(cell.source)
+            else:
+                cell.source = _without_solution_calls(cell.source)
         nbformat.write(notebook, student / path.name)
     for extra in notebooks.glob("*.cfg"):
         shutil.copy(extra, student / extra.name)

@@ -6,6 +6,10 @@ request fits. The kept turns are always a contiguous suffix of the history (a
 large recent turn is never skipped to pack an older short one), the history is
 never changed, and if the mandatory part alone does not fit, BudgetError.
 
+With ``max_tokens`` the request must also fit a token limit, with
+``reserve_tokens`` kept free for the reply: "fits" means both limits hold.
+Tokens are counted by ``ledgerlab.tokens`` (OpenAI's cookbook rule).
+
 ``select_reference`` is the article's readable loop; ``select`` gives the same
 bytes but walks back from the newest turn, encoding only what it keeps.
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .tokens import check_tokenizer, counter, request_tokens
 from .wire import (
     DEFAULT_MODEL,
     ENCODERS,
@@ -28,15 +33,27 @@ from .wire import (
 
 
 class BudgetError(ValueError):
-    """The mandatory input (system message + current question) exceeds the budget."""
+    """The mandatory input (system message + current question) exceeds a limit.
 
-    def __init__(self, mandatory_bytes: int, budget: int) -> None:
+    ``limit`` says which: ``"bytes"`` (``mandatory_bytes`` > ``budget``, checked
+    first) or ``"tokens"`` (``mandatory_tokens + reserve_tokens > max_tokens``).
+    ``mandatory_tokens`` is None when the bytes already failed.
+    """
+
+    def __init__(self, mandatory_bytes: int, budget: int, *, mandatory_tokens: int | None = None,
+                 max_tokens: int | None = None, reserve_tokens: int = 0) -> None:
         self.mandatory_bytes = mandatory_bytes
         self.budget = budget
-        super().__init__(
-            f"the mandatory input (system message + current question) needs "
-            f"{mandatory_bytes} bytes but the budget is {budget} bytes"
-        )
+        self.mandatory_tokens = mandatory_tokens
+        self.max_tokens = max_tokens
+        self.reserve_tokens = reserve_tokens
+        self.limit = "bytes" if mandatory_bytes > budget else "tokens"
+        if self.limit == "bytes":
+            message = f"needs {mandatory_bytes} bytes but the budget is {budget} bytes"
+        else:
+            message = (f"needs {mandatory_tokens} tokens + {reserve_tokens} reserved for the "
+                       f"reply, but the token limit is {max_tokens}")
+        super().__init__(f"the mandatory input (system message + current question) {message}")
 
 
 @dataclass(frozen=True, repr=False)
@@ -47,16 +64,33 @@ class Selection:
     kept: int
     dropped: int
     budget: int
+    tokens: int | None = None  # the kept request's tokens; None without a token limit
 
     @property
     def size(self) -> int:
         return len(self.payload)
 
     def __repr__(self) -> str:
+        tokens = "" if self.tokens is None else f", tokens={self.tokens}"
         return (
             f"Selection(kept={self.kept}, dropped={self.dropped}, "
-            f"bytes={self.size}, budget={self.budget})"
+            f"bytes={self.size}, budget={self.budget}{tokens})"
         )
+
+
+def _token_limit(max_tokens: object, reserve_tokens: object, tokenizer: object) -> int | None:
+    """Check the token options; return the tokens the request may use (None: no limit)."""
+    check_tokenizer(tokenizer)
+    reserve = check_int(reserve_tokens, "reserve_tokens", minimum=0)
+    if max_tokens is None:
+        if reserve:
+            raise ValueError("reserve_tokens needs max_tokens: a reserve is kept within a limit")
+        return None
+    limit = check_int(max_tokens, "max_tokens", minimum=1)
+    if reserve >= limit:
+        raise ValueError(f"reserve_tokens ({reserve}) must be below max_tokens ({limit}): "
+                         f"the reserve would leave no room for the request")
+    return limit - reserve
 
 
 def select_reference(
@@ -67,20 +101,33 @@ def select_reference(
     *,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
+    max_tokens: int | None = None,
+    reserve_tokens: int = 0,
+    tokenizer: str = "o200k_base",
 ) -> Selection:
     """The article's loop: drop the oldest whole turn and re-serialize until it fits.
 
-    Quadratic in the number of stored turns; kept for teaching and as the oracle
-    that ``select`` is tested against.
+    With ``max_tokens``, "fits" also means ``request_tokens(...) + reserve_tokens
+    <= max_tokens``. Quadratic in the number of stored turns; kept for teaching
+    and as the oracle that ``select`` is tested against.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
+    room = _token_limit(max_tokens, reserve_tokens, tokenizer)
     turns = list(history)
     for start in range(len(turns) + 1):
         payload = request_bytes(system, turns[start:], current, model=model, encoder=encoder)
-        if len(payload) <= budget:
+        if len(payload) > budget:
+            continue
+        if room is None:
             return Selection(payload, len(turns) - start, start, budget)
-    # Even with no turn left the request does not fit: the last payload is mandatory input.
-    raise BudgetError(len(payload), budget)
+        tokens = request_tokens(system, turns[start:], current, tokenizer=tokenizer)
+        if tokens <= room:
+            return Selection(payload, len(turns) - start, start, budget, tokens)
+    # Even with no turn left the request does not fit: the last one is mandatory input.
+    if len(payload) > budget:
+        raise BudgetError(len(payload), budget)
+    raise BudgetError(len(payload), budget, mandatory_tokens=tokens, max_tokens=max_tokens,
+                      reserve_tokens=reserve_tokens)
 
 
 def select(
@@ -91,13 +138,17 @@ def select(
     *,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
+    max_tokens: int | None = None,
+    reserve_tokens: int = 0,
+    tokenizer: str = "o200k_base",
 ) -> Selection:
     """The whole-turn rule, exact and fast: same result as ``select_reference``.
 
     The request is ``head + turn pieces + tail``, where each turn's piece is its
     two messages with their leading separators. Walking back from the newest
     turn and adding pieces while they fit costs time in proportion to the
-    request returned, not to the stored history.
+    request returned, not to the stored history. Token counts of messages add
+    up too, so with ``max_tokens`` each kept turn is counted once, the same way.
 
     So it checks only the turns it encodes: the newest turns, down to the first
     one that does not fit. An older item that is not a Turn is never looked at
@@ -106,6 +157,7 @@ def select(
     history on every call.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
+    room = _token_limit(max_tokens, reserve_tokens, tokenizer)
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
     writer = _writer(encoder)
@@ -113,6 +165,13 @@ def select(
     size = len(head) + len(tail)
     if size > budget:
         raise BudgetError(size, budget)
+    tokens = None
+    if room is not None:
+        count = counter(tokenizer)
+        tokens = count.mandatory(system, current)
+        if tokens > room:
+            raise BudgetError(size, budget, mandatory_tokens=tokens, max_tokens=max_tokens,
+                              reserve_tokens=reserve_tokens)
     pieces = []
     turn_bytes = writer.turn
     for turn in reversed(history):
@@ -120,10 +179,15 @@ def select(
         size += len(piece)
         if size > budget:
             break
+        if room is not None:
+            turn_tokens = count.turn(turn)
+            if tokens + turn_tokens > room:
+                break
+            tokens += turn_tokens
         pieces.append(piece)
     pieces.reverse()
     return Selection(b"".join([head, *pieces, tail]), len(pieces),
-                     len(history) - len(pieces), budget)
+                     len(history) - len(pieces), budget, tokens)
 
 
 def byte_breakdown(

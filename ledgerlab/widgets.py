@@ -262,3 +262,58 @@ class TextExplorer(Explorer):
         if self.problem:
             return None
         return charts.measures_chart(self.measures, title="One text, six lengths")
+
+
+class TwoLimitsExplorer(Explorer):
+    """A byte budget and a token limit over one fixture, with a reserve for the reply:
+    which limit binds."""
+
+    def __init__(self, system: str = article.BOUNDARY_SYSTEM,
+                 history: Sequence[Turn] = article.BOUNDARY_HISTORY,
+                 current: str = article.BOUNDARY_QUESTION, budget: int = 308,
+                 max_tokens: int = 60, *, reserve_tokens: int = 20,
+                 tokenizer: str = "o200k_base") -> None:
+        from .tokens import request_tokens
+        from .wire import request_bytes
+
+        self.system, self.history, self.current = system, tuple(history), current
+        self.reserve_tokens, self.tokenizer = reserve_tokens, tokenizer
+        full_bytes = len(request_bytes(system, list(self.history), current))
+        full_tokens = request_tokens(system, self.history, current, tokenizer=tokenizer)
+        self.bytes_slider = budget_slider(budget, 100, max(full_bytes + 60, budget))
+        self.tokens_slider = widgets.IntSlider(
+            value=max_tokens, min=reserve_tokens + 1,
+            max=max(full_tokens + reserve_tokens + 20, max_tokens), step=1,
+            description="token limit", continuous_update=False,
+            style={"description_width": "initial"}, layout=widgets.Layout(width="600px"))
+        super().__init__([self.bytes_slider, self.tokens_slider])
+
+    def _compute(self) -> None:
+        self.result = charts.two_limits(
+            self.system, self.history, self.current, self.bytes_slider.value,
+            self.tokens_slider.value, reserve_tokens=self.reserve_tokens,
+            tokenizer=self.tokenizer)
+
+    @property
+    def summary(self) -> PlainText:
+        result = self.result
+        head = (f"budget {self.bytes_slider.value} bytes, limit {self.tokens_slider.value} "
+                f"tokens ({self.reserve_tokens} kept for the reply, {self.tokenizer}): ")
+        if result.selection is None:
+            error = result.error
+            needs = (f"{error.mandatory_bytes} bytes" if error.limit == "bytes" else
+                     f"{error.mandatory_tokens} tokens + {error.reserve_tokens} reserved")
+            head += f"BudgetError ({error.limit}): the mandatory input needs {needs}"
+        else:
+            chosen = result.selection
+            head += (f"{chosen.kept} of {turns(len(self.history))} kept, {chosen.size} bytes, "
+                     f"{chosen.tokens} tokens")
+        alone = {name: "rejected" if kept is None else f"keep {turns(kept)}"
+                 for name, kept in (("bytes", result.kept_by_bytes),
+                                    ("tokens", result.kept_by_tokens))}
+        return PlainText(f"{head}\n  bytes alone: {alone['bytes']}; tokens alone: "
+                         f"{alone['tokens']}; binds: {result.binds}")
+
+    def _chart(self) -> Chart:
+        return charts.two_limits_chart(self.result, self.bytes_slider.value,
+                                       self.tokens_slider.value, self.reserve_tokens)

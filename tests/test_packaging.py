@@ -19,8 +19,9 @@ def conda_dependencies():
     names = set()
     text = (ROOT / "environment.yml").read_text()
     for line in text.split("\ndependencies:\n", 1)[1].splitlines():
-        match = re.match(r"^  - ([A-Za-z0-9_.\-]+[^:]*)$", line)
-        if match and match.group(1) not in ("pip",) and not match.group(1).startswith("python"):
+        # conda packages, and the pip section's for what conda-forge does not have
+        match = re.match(r"^(?:  |      )- ([A-Za-z0-9_.\-]+[^:]*)$", line)
+        if match and match.group(1) not in ("pip", "-e .") and not match.group(1).startswith("python"):
             names.add(normalized(match.group(1)))
     return names
 
@@ -41,7 +42,8 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
 
 
 def test_environment_yml_installs_the_package_itself():
-    assert re.search(r"^  - pip:\n      - -e \.$", (ROOT / "environment.yml").read_text(), re.M)
+    text = (ROOT / "environment.yml").read_text()
+    assert re.search(r"^  - pip:\n(?:      - .*\n)*      - -e \.$", text, re.M)
 
 
 def test_importing_ledgerlab_does_not_import_the_notebook_stack():

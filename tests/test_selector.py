@@ -6,7 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select, select_reference
+from ledgerlab import (BudgetError, Turn, byte_breakdown, request_bytes, request_tokens, select,
+                       select_reference)
 from ledgerlab.article import (
     BOUNDARY_HISTORY,
     BOUNDARY_QUESTION,
@@ -142,3 +143,120 @@ def test_select_equals_select_reference(system, history, current, encoder, model
         assert caught.value.mandatory_bytes == error.mandatory_bytes
         return
     assert select(system, history, current, budget, **options) == expected
+
+
+# --- Two limits: bytes on the wire and tokens in the window -------------------------
+# The fixture's request: 140 bytes / 20 tokens mandatory, 308 bytes / 45 tokens in full
+# (o200k_base); the newest turn alone adds 95 bytes and some tokens.
+
+def fixture_tokens(kept, tokenizer="o200k_base"):
+    system, history, current = FIXTURE
+    return request_tokens(system, history[len(history) - kept:], current, tokenizer=tokenizer)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_without_a_token_limit_there_is_no_token_count(selector):
+    chosen = selector(*FIXTURE, 308)
+    assert chosen.tokens is None
+    assert repr(chosen) == "Selection(kept=2, dropped=0, bytes=308, budget=308)"
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("tokenizer", ["o200k_base", "cl100k_base"])
+@pytest.mark.parametrize("kept", [0, 1, 2])
+def test_the_token_limit_keeps_the_suffix_that_fits_with_the_reserve(selector, tokenizer, kept):
+    reserve = 50
+    limit = fixture_tokens(kept, tokenizer) + reserve
+    chosen = selector(*FIXTURE, 408, max_tokens=limit, reserve_tokens=reserve,
+                      tokenizer=tokenizer)
+    assert (chosen.kept, chosen.tokens) == (kept, fixture_tokens(kept, tokenizer))
+    # One token less and the oldest kept turn no longer fits (nor, with none, the question).
+    tighter = dict(max_tokens=limit - 1, reserve_tokens=reserve, tokenizer=tokenizer)
+    if kept:
+        assert selector(*FIXTURE, 408, **tighter).kept == kept - 1
+    else:
+        with pytest.raises(BudgetError):
+            selector(*FIXTURE, 408, **tighter)
+    assert f"tokens={chosen.tokens})" in repr(chosen)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_bytes_pass_but_tokens_reject_and_the_reverse(selector):
+    # 408 bytes hold the whole request, but 19 tokens do not hold the mandatory 20.
+    with pytest.raises(BudgetError) as caught:
+        selector(*FIXTURE, 408, max_tokens=19)
+    error = caught.value
+    assert (error.limit, error.mandatory_tokens, error.max_tokens) == ("tokens", 20, 19)
+    assert "20 tokens" in str(error) and "limit is 19" in str(error)
+    # 1,000 tokens hold everything, but 139 bytes do not hold the mandatory 140.
+    with pytest.raises(BudgetError) as caught:
+        selector(*FIXTURE, 139, max_tokens=1000)
+    error = caught.value
+    assert (error.limit, error.mandatory_bytes, error.budget) == ("bytes", 140, 139)
+    assert error.mandatory_tokens is None
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_the_reserve_is_what_makes_the_mandatory_input_fail(selector):
+    assert selector(*FIXTURE, 408, max_tokens=30, reserve_tokens=10).kept == 0
+    with pytest.raises(BudgetError) as caught:
+        selector(*FIXTURE, 408, max_tokens=30, reserve_tokens=11)
+    assert (caught.value.limit, caught.value.reserve_tokens) == ("tokens", 11)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("options, error", [
+    (dict(max_tokens=100, reserve_tokens=-1), ValueError),
+    (dict(max_tokens=100, reserve_tokens=100), ValueError),
+    (dict(max_tokens=100, reserve_tokens=250), ValueError),
+    (dict(reserve_tokens=10), ValueError),
+    (dict(max_tokens=0), ValueError),
+    (dict(max_tokens=100, tokenizer="gpt2"), ValueError),
+    (dict(tokenizer="o200k"), ValueError),
+    (dict(max_tokens=100.0), TypeError),
+    (dict(max_tokens=True), TypeError),
+    (dict(max_tokens=100, reserve_tokens=1.5), TypeError),
+])
+def test_bad_token_options_are_typed_errors(selector, options, error):
+    with pytest.raises(error) as caught:
+        selector(*FIXTURE, 408, **options)
+    assert not isinstance(caught.value, BudgetError)
+
+
+def test_select_counts_tokens_only_for_the_turns_it_keeps(monkeypatch):
+    from ledgerlab import tokens
+
+    count = tokens.counter("o200k_base")
+    counted = []
+    real = count.turn
+    monkeypatch.setattr(count, "turn", lambda turn: counted.append(turn) or real(turn))
+    history = [Turn(f"question {i}", f"answer {i}") for i in range(20_000)]
+    chosen = select("sys", history, "now", 10**9, max_tokens=300)
+    assert 0 < chosen.kept < 50
+    assert len(counted) == chosen.kept + 1  # the kept turns and the one that did not fit
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(system=TEXT, history=TURNS, current=TEXT, encoder=st.sampled_from(sorted(ENCODERS)),
+       tokenizer=st.sampled_from(["o200k_base", "cl100k_base"]), byte_slack=st.integers(-40, 40),
+       token_slack=st.integers(-8, 8), pick=st.integers(0, 12), reserve=st.integers(0, 30))
+def test_select_equals_select_reference_under_both_limits(
+        system, history, current, encoder, tokenizer, byte_slack, token_slack, pick, reserve):
+    # Both limits around real boundaries, from two independently chosen suffixes.
+    suffix = history[len(history) - min(pick, len(history)):]
+    other = history[len(history) - min(pick // 2, len(history)):]
+    budget = max(1, len(request_bytes(system, other, current, encoder=encoder)) + byte_slack)
+    max_tokens = max(reserve + 1, request_tokens(system, suffix, current, tokenizer=tokenizer)
+                     + reserve + token_slack)
+    options = dict(encoder=encoder, max_tokens=max_tokens, reserve_tokens=reserve,
+                   tokenizer=tokenizer)
+    try:
+        expected = select_reference(system, history, current, budget, **options)
+    except BudgetError as error:
+        with pytest.raises(BudgetError) as caught:
+            select(system, history, current, budget, **options)
+        assert (caught.value.limit, caught.value.mandatory_bytes, caught.value.mandatory_tokens) \
+            == (error.limit, error.mandatory_bytes, error.mandatory_tokens)
+        return
+    assert select(system, history, current, budget, **options) == expected
+    assert expected.size <= budget and expected.tokens + reserve <= max_tokens
