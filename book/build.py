@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +26,6 @@ NOTEBOOKS = ROOT / "notebooks"
 CONFIG = ROOT / "book" / "_config.yml"
 HTML_MANAGER = ROOT / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
 REQUIREJS = ROOT / "node_modules" / "requirejs" / "require.js"
-COURSE_NOTEBOOK = re.compile(r"^\d\d-.+\.ipynb$")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CELL_TIMEOUT = 600  # seconds; the slowest cell (the journal's growth) takes a few
 
@@ -38,7 +36,7 @@ class BookError(Exception):
 
 def course_notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
     """The course in order: every ``NN-name.ipynb`` of the folder, sorted by name."""
-    found = sorted(p for p in folder.iterdir() if COURSE_NOTEBOOK.match(p.name))
+    found = sorted(folder.glob("[0-9][0-9]-*.ipynb"))
     if not found:
         raise BookError(f"no NN-*.ipynb notebook in {folder}")
     return found
