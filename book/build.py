@@ -79,8 +79,8 @@ def copy_widget_scripts(static: Path) -> None:
             shutil.copy(asset, target / asset.name)
 
 
-def build(out: Path) -> Path:
-    notebooks = course_notebooks()
+def build(out: Path, folder: Path = NOTEBOOKS) -> Path:
+    notebooks = course_notebooks(folder)
     source, html, work = out / "src", out / "html", out / "sphinx"
     for stale in (source, html, work):
         shutil.rmtree(stale, ignore_errors=True)
@@ -104,10 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "book",
                         help="build folder (default build/book); the site lands in OUT/html")
+    parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
+                        help="the course's folder (default notebooks)")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        html = build(args.out.resolve())
+        html = build(args.out.resolve(), args.notebooks.resolve())
     except (BookError, subprocess.CalledProcessError) as error:
         print(f"book: {error}", file=sys.stderr)
         return 1

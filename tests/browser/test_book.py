@@ -29,6 +29,8 @@ import build  # noqa: E402  (book/build.py)
 import figure_alt  # noqa: E402  (book/figure_alt.py)
 
 SITE = ROOT / "build" / "book" / "html"
+TINY_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4nGNkKNrEAANMDEgANwcAOVoBLO7xPi0"
+            "AAAAASUVORK5CYII=")
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 # What the boundary-table explorer's summary says, at whatever budget the build left it.
 SUMMARY = re.compile(r"budget (\d+) bytes, gson encoder: "
@@ -119,8 +121,8 @@ def test_navigation_follows_the_course_order_and_search_finds_pages(page, site_u
     page.goto(site_url)  # index.html sends the reader to the first notebook
     expect(page).to_have_url(re.compile(re.escape(course_pages()[0]) + "$"))
     links = page.locator("nav.bd-docs-nav a.reference.internal")
-    assert [urlsplit(href).path for href in links.evaluate_all(
-        "links => links.map(a => a.getAttribute('href'))")] == course_pages()
+    assert links.evaluate_all(  # resolved: the current page links to itself as "#"
+        "links => links.map(a => new URL(a.href).pathname.split('/').pop())") == course_pages()
 
     page.goto(site_url + "search.html?q=boundary")
     expect(page.locator("#search-results a").first).to_be_visible()
@@ -183,3 +185,21 @@ def test_the_widget_scripts_come_with_their_fonts(tmp_path):
     copied = {p.name for p in (tmp_path / "widgets").iterdir()}
     assert {"require.js", "embed-amd.js"} <= copied
     assert any(name.endswith(".woff2") for name in copied)
+
+
+def test_a_built_page_gives_a_described_figure_its_alt_text(tmp_path):
+    """The whole build on a one-notebook course whose figure carries a description."""
+    import nbformat
+
+    # A 4x4 PNG shown with a description, as the course's chart outputs are.
+    described = nbformat.v4.new_code_cell(
+        "from IPython.display import display\n"
+        f"display({{'image/png': '{TINY_PNG}', 'text/plain': "
+        "'Turns retained: 0 at 140 bytes, 1 at 235, 2 at 308.'}, raw=True)")
+    course = tmp_path / "course"
+    course.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Home"),
+                                                   described]), course / "00-home.ipynb")
+    assert build.main(["--out", str(tmp_path / "out"), "--notebooks", str(course)]) == 0
+    page = (tmp_path / "out" / "html" / "00-home.html").read_text(encoding="utf-8")
+    assert re.search(r'<img alt="Turns retained: 0 at 140 bytes, 1 at 235, 2 at 308\." ', page)
