@@ -93,7 +93,7 @@ def build(out: Path, folder: Path = NOTEBOOKS) -> Path:
         print(f"executed {notebook.name} in {time.monotonic() - started:.1f} s", flush=True)
     subprocess.run([Path(sys.executable).parent / "jupyter-book", "build", str(source),
                     "--config", str(CONFIG), "--toc", str(source / "_toc.yml"),
-                    "--path-output", str(work), "--builder", "html", "--warningiserror",
+                    "--path-output", str(work), "--builder", "html", "--quiet", "--warningiserror",
                     "--keep-going"], check=True)
     (work / "_build" / "html").rename(html)
     shutil.rmtree(work)

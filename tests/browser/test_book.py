@@ -15,7 +15,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -29,12 +28,11 @@ import build  # noqa: E402  (book/build.py)
 import figure_alt  # noqa: E402  (book/figure_alt.py)
 
 SITE = ROOT / "build" / "book" / "html"
-TINY_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4nGNkKNrEAANMDEgANwcAOVoBLO7xPi0"
-            "AAAAASUVORK5CYII=")
+TINY_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4nGNkKNrEAANMDEgANwcA"
+            "OVoBLO7xPi0AAAAASUVORK5CYII=")
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
-# What the boundary-table explorer's summary says, at whatever budget the build left it.
-SUMMARY = re.compile(r"budget (\d+) bytes, gson encoder: "
-                     r"(\d of 2 turns kept, \d+ bytes sent|BudgetError: .+ needs 140 bytes)")
+# The explorer's summary names the budget it was computed for, whatever the build left it at.
+SUMMARY = re.compile(r"budget (\d+) bytes")
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -107,7 +105,7 @@ def test_boundary_table_page_shows_slider_summary_and_chart(page, site_url, outs
 
 def test_figures_carry_their_text_descriptions(page, site_url, outside, artifacts):
     page.goto(site_url + boundary_page())
-    figures = page.locator(".cell_output img")  # the notebook's figures, not widget images
+    figures = page.locator(".cell_output > img")  # the notebook's figures, not widgets' images
     expect(figures.first).to_be_visible()
     page.screenshot(path=artifacts / "book-figures.png", full_page=True)
     for alt in [figures.nth(i).get_attribute("alt") for i in range(figures.count())]:
