@@ -35,7 +35,8 @@ test-browser: $(BROWSER) $(BOOK_TOOLS) $(SITE)
 # widget state), Jupyter Book from PyPI, the widget manager and require.js from npm.
 book: $(SITE)
 
-$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py)
+# (notebooks itself: a notebook removed or renamed changes the folder, not a file in it.)
+$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py)
 	$(BIN)/python book/build.py
 
 $(NODE_MODULES): package.json package-lock.json
