@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import json
 import re
 import sys
 import threading
@@ -144,6 +145,17 @@ def test_no_page_links_a_script_or_style_from_another_host():
 
 
 # --- The build's pieces, without a browser ---------------------------------------------
+
+def test_widget_state_is_saved_in_the_built_copy_only():
+    built = SITE.parent / "src"
+    if not built.is_dir():
+        missing(f"no executed copies in {built}: run `make book` (make test-browser does)")
+    with_state = 0
+    for notebook in build.course_notebooks():
+        assert "widgets" not in json.loads(notebook.read_text())["metadata"], notebook.name
+        with_state += "widgets" in json.loads((built / notebook.name).read_text())["metadata"]
+    assert with_state >= 2  # the explorers of the bad-slice and boundary-table notebooks
+
 
 def test_the_course_order_comes_from_the_folder(tmp_path):
     for name in ("10-ten.ipynb", "02-two.ipynb", "00-home.ipynb", "notes.ipynb", "3-x.ipynb"):
