@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -27,7 +28,8 @@ CONFIG = ROOT / "book" / "_config.yml"
 HTML_MANAGER = ROOT / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
 REQUIREJS = ROOT / "node_modules" / "requirejs" / "require.js"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-CELL_TIMEOUT = 600  # seconds; the slowest cell (the journal's growth) takes a few
+CELL_TIMEOUT = 600  # seconds: generous; a cell that hangs fails the build, not stalls it
+PARTS = ("src", "html", "sphinx")  # all that a build writes in its folder
 
 
 class BookError(Exception):
@@ -55,8 +57,12 @@ def execute(notebook: Path, destination: Path) -> None:
     """Run a copy of ``notebook`` from its own folder (relative paths work as under nbval)
     and write it, outputs and widget state included, to ``destination``."""
     nb = nbformat.read(notebook, as_version=4)
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", store_widget_state=True,
-                   resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    try:
+        NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", store_widget_state=True,
+                       resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    except CellExecutionError as error:
+        raise BookError(f"{notebook.name}: a cell raised {error.ename} "
+                        "(make test runs every notebook and shows where)") from error
     shows_widgets = any(WIDGET_VIEW in output.get("data", {})
                         for cell in nb.cells for output in cell.get("outputs", []))
     if shows_widgets and "widgets" not in nb.metadata:
@@ -64,12 +70,24 @@ def execute(notebook: Path, destination: Path) -> None:
     nbformat.write(nb, destination)
 
 
-def copy_widget_scripts(static: Path) -> None:
-    """Into ``static``/widgets, published as ``_static/widgets`` (see _config.yml).
-    embed-amd.js loads its icon fonts from beside itself, so they come along."""
+def check_widget_scripts() -> None:
     if not (HTML_MANAGER / "embed-amd.js").is_file() or not REQUIREJS.is_file():
         raise BookError("node_modules lacks @jupyter-widgets/html-manager or requirejs: "
                         "run `npm ci` (make book does)")
+
+
+def check_out_folder(out: Path) -> None:
+    """A build replaces its own parts; a folder holding anything else is refused untouched."""
+    others = [p.name for p in out.iterdir() if p.name not in PARTS] if out.is_dir() else []
+    if others or (out.exists() and not out.is_dir()):
+        raise BookError(f"{out} holds {len(others) or 1} entries that a book build did not "
+                        "write: choose an empty or new --out folder")
+
+
+def copy_widget_scripts(static: Path) -> None:
+    """Into ``static``/widgets, published as ``_static/widgets`` (see _config.yml).
+    embed-amd.js loads its icon fonts from beside itself, so they come along."""
+    check_widget_scripts()
     target = static / "widgets"
     target.mkdir(parents=True)
     shutil.copy(REQUIREJS, target / "require.js")
@@ -81,7 +99,9 @@ def copy_widget_scripts(static: Path) -> None:
 
 def build(out: Path, folder: Path = NOTEBOOKS) -> Path:
     notebooks = course_notebooks(folder)
-    source, html, work = out / "src", out / "html", out / "sphinx"
+    check_widget_scripts()
+    check_out_folder(out)
+    source, html, work = (out / part for part in PARTS)
     for stale in (source, html, work):
         shutil.rmtree(stale, ignore_errors=True)
     source.mkdir(parents=True)

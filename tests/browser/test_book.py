@@ -213,3 +213,31 @@ def test_a_built_page_gives_a_described_figure_its_alt_text(tmp_path):
     assert build.main(["--out", str(tmp_path / "out"), "--notebooks", str(course)]) == 0
     page = (tmp_path / "out" / "html" / "00-home.html").read_text(encoding="utf-8")
     assert re.search(r'<img alt="Turns retained: 0 at 140 bytes, 1 at 235, 2 at 308\." ', page)
+
+
+def test_bad_input_is_refused_before_anything_is_written(tmp_path, capsys):
+    course = tmp_path / "course"
+    course.mkdir()
+    out = tmp_path / "out"
+    assert build.main(["--out", str(out), "--notebooks", str(course)]) == 1
+    assert "no NN-*.ipynb notebook" in capsys.readouterr().err
+    assert not out.exists()
+
+    (course / "00-home.ipynb").write_text("{}")
+    (out / "html").mkdir(parents=True)
+    (out / "keep.txt").write_text("not the book's")
+    assert build.main(["--out", str(out), "--notebooks", str(course)]) == 1
+    assert "did not write" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["html", "keep.txt"]
+
+
+def test_a_failing_cell_stops_the_build_with_the_notebook_named(tmp_path, capsys):
+    import nbformat
+
+    course = tmp_path / "course"
+    course.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")]),
+                   course / "00-broken.ipynb")
+    assert build.main(["--out", str(tmp_path / "out"), "--notebooks", str(course)]) == 1
+    assert "00-broken.ipynb: a cell raised ZeroDivisionError" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "html").exists()
