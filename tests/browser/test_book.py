@@ -120,6 +120,7 @@ def test_navigation_follows_the_course_order_and_search_finds_pages(page, site_u
     page.goto(site_url)  # index.html sends the reader to the first notebook
     expect(page).to_have_url(re.compile(re.escape(course_pages()[0]) + "$"))
     links = page.locator("nav.bd-docs-nav a.reference.internal")
+    expect(links).to_have_count(len(course_pages()))  # once the redirect's page has loaded
     assert links.evaluate_all(  # resolved: the current page links to itself as "#"
         "links => links.map(a => new URL(a.href).pathname.split('/').pop())") == course_pages()
 
