@@ -6,9 +6,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 BROWSER := $(VENV)/.installed-browser
+BOOK_TOOLS := $(VENV)/.installed-book
+# npm ci writes this file last: node_modules is complete once it exists.
+NODE_MODULES := node_modules/.package-lock.json
+SITE := build/book/html/index.html
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test present test-browser stress bench assignment grade clean
+.PHONY: lab test present test-browser book stress bench assignment grade clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -23,8 +27,9 @@ present: $(BROWSER)
 	echo; echo "  The budget explorer: http://127.0.0.1:$$port/   (Ctrl-C stops it)"; echo; \
 	exec $(BIN)/voila apps/budget-explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$$port --Voila.port_retries=0
 
-# Voila and JupyterLab on loopback, driven in Debian's Chromium (apt-get install -y chromium).
-test-browser: $(BROWSER)
+# Voila, JupyterLab and the course site on loopback, driven in Debian's Chromium
+# (apt-get install -y chromium).
+test-browser: $(BROWSER) $(BOOK_TOOLS) $(SITE)
 	$(BIN)/python -m pytest tests/browser
 
 # The graded edition: build/assignment/{student,solutions,autograder}, then grade a folder of
@@ -35,6 +40,18 @@ assignment: $(INSTALLED)
 grade: assignment
 	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
 	$(BIN)/python -m ledgerlab.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv
+
+# The course as a static site in build/book/html: every notebook executed (a copy, with its
+# widget state), Jupyter Book from PyPI, the widget manager and require.js from npm.
+book: $(SITE)
+
+# (notebooks itself: a notebook removed or renamed changes the folder, not a file in it.)
+$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py)
+	$(BIN)/python book/build.py
+
+$(NODE_MODULES): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make book needs npm (apt-get install -y nodejs npm)"; exit 1; }
+	npm ci --ignore-scripts --no-audit --no-fund
 
 # The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
 stress: $(INSTALLED)
@@ -56,5 +73,9 @@ $(BROWSER): $(INSTALLED)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,browser]"
 	touch $@
 
+$(BOOK_TOOLS): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,book]"
+	touch $@
+
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) build node_modules .pytest_cache .hypothesis

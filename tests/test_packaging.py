@@ -1,5 +1,7 @@
-"""The set-up a new user relies on: dependencies listed alike, a light import."""
+"""The set-up a new user relies on: dependencies listed alike, a Binder that builds, a
+light import."""
 
+import os
 import re
 import subprocess
 import sys
@@ -15,9 +17,9 @@ def normalized(requirement):
     return name.lower(), tuple(sorted(filter(None, spec.split(","))))
 
 
-def conda_dependencies():
+def conda_dependencies(path=ROOT / "environment.yml"):
     names = set()
-    text = (ROOT / "environment.yml").read_text()
+    text = path.read_text()
     for line in text.split("\ndependencies:\n", 1)[1].splitlines():
         # conda packages, and the pip section's for what conda-forge does not have
         match = re.match(r"^(?:  |      )- ([A-Za-z0-9_.\-]+[^:]*)$", line)
@@ -26,12 +28,13 @@ def conda_dependencies():
     return names
 
 
-def pip_dependencies():
+def pip_dependencies(extras=("course", "dev")):
+    """The runtime dependencies and those of ``extras``, as installed (pyproject.toml)."""
     names = set()
     for requirement in requires("ledgerlab"):
         spec, _, marker = requirement.partition(";")
         if "ledgerlab" in spec or ('extra == "' in marker and
-                                   not any(e in marker for e in ('"course"', '"dev"'))):
+                                   not any(f'"{extra}"' in marker for extra in extras)):
             continue
         names.add(normalized(spec))
     return names
@@ -44,6 +47,54 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
 def test_environment_yml_installs_the_package_itself():
     text = (ROOT / "environment.yml").read_text()
     assert re.search(r"^  - pip:\n(?:      - .*\n)*      - -e \.$", text, re.M)
+
+
+BINDER = ROOT / ".binder"
+
+
+def test_binder_environment_lists_the_course_dependencies_of_pyproject():
+    assert conda_dependencies(BINDER / "environment.yml") == pip_dependencies(extras=("course",))
+
+
+def test_binder_environment_pins_an_exact_python_that_the_package_supports():
+    # repo2docker reads the version with this pattern (buildpacks/conda): `python>=3.10`
+    # does not match, and Binder then builds its default Python instead.
+    lines = (BINDER / "environment.yml").read_text().splitlines()
+    pins = [m for line in lines if (m := re.match(r"^  - python\s*=+\s*([\d.]*)$", line))]
+    assert len(pins) == 1, "one exact `python=X.Y` dependency"
+    major, minor = map(int, pins[0].group(1).split(".")[:2])
+    assert (major, minor) >= (3, 10)
+
+
+def test_binder_environment_does_not_refer_to_the_repository():
+    # It is installed before the repository is copied in: `-e .` there fails.
+    text = (BINDER / "environment.yml").read_text()
+    # A pip section may name packages from PyPI, never a path, a requirements file or `-e`.
+    assert not re.search(r"^\s*- *(-e|-r|\.|/|file:)", text, re.M)
+
+
+def test_binder_post_build_installs_the_package_and_is_executable():
+    script = BINDER / "postBuild"
+    text = script.read_text()
+    assert text.startswith("#!/bin/bash\n")  # repo2docker runs it as a program
+    assert re.search(r"^set -e", text, re.M), "a failing step must fail the build"
+    assert re.search(r"^python -m pip install --no-deps -e \.$", text, re.M)
+    assert os.access(script, os.X_OK)
+    # A clone gets the mode git recorded, not this checkout's.
+    staged = subprocess.run(["git", "ls-files", "--stage", str(script)], cwd=ROOT,
+                            capture_output=True, text=True)
+    if staged.returncode == 0 and staged.stdout:
+        assert staged.stdout.startswith("100755 ")
+    subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+def test_binder_configuration_is_the_one_repo2docker_reads():
+    # With .binder/ present repo2docker ignores the root environment.yml (kept for
+    # `conda env create`); binder/ and .binder/ together are refused; a Dockerfile
+    # at the root would take precedence over both.
+    assert BINDER.is_dir()
+    assert not (ROOT / "binder").exists()
+    assert not (ROOT / "Dockerfile").exists() and not (BINDER / "Dockerfile").exists()
 
 
 def test_importing_ledgerlab_does_not_import_the_notebook_stack():
