@@ -66,8 +66,8 @@ c.Spawner.environment = {
     "CLASSROOM_RUN": setting("CLASSROOM_RUN"),
 }
 # Two cores starting a class at once: give a server more than the default 30 s.
-c.Spawner.http_timeout = 600
-c.Spawner.start_timeout = 600
+c.Spawner.http_timeout = 300
+c.Spawner.start_timeout = 300
 c.JupyterHub.concurrent_spawn_limit = 0
 
 # The driver's own token: it may list the students' servers, and nothing else.

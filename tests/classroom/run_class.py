@@ -5,8 +5,9 @@ a token, starts a server, follows the course's nbgitpuller link (which pulls a l
 of the course into the student's home), and then executes notebooks 02 and 04 in a kernel
 of their own through the server's REST API and kernel websocket, comparing every cell's
 outputs with the committed ones as strict nbval does. Student 1 also runs notebook 05.
-The students run concurrently. The pulled course folder is made read-only first, and the
-servers run as ``nobody`` when this script is root, so that read-only means read-only.
+The students run concurrently. The pulled course folder is made read-only first; a hub
+started by root starts its servers without the capabilities that let root ignore that
+(see jupyterhub_config.py), and each student checks once that a write there is refused.
 
 Settings (environment): STUDENTS (default 10); KILL_ONE=N kills student N's kernel in the
 middle of its first notebook and then expects exactly that student to fail, naming the cell.
@@ -44,7 +45,7 @@ from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 import ledgerlab
-from nbcheck import code_cells, difference, sanitizer
+from nbcheck import Cell, code_cells, difference, sanitizer
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -56,7 +57,7 @@ NOTEBOOKS = ["02-bad-slice-vs-whole-turn.ipynb", "04-the-boundary-table.ipynb"]
 SCENARIO = "05-the-ledger.ipynb"  # student 1 runs it too
 KILL_AT_CELL = 3                  # KILL_ONE: the cell of the first notebook that is cut short
 START_SECONDS = 120               # for the hub to answer
-READY_SECONDS = 600               # for every server of the class to be ready
+READY_SECONDS = 300               # for every server of the class to be ready
 CELL_SECONDS = 300                # for one cell's outputs
 
 
@@ -72,7 +73,7 @@ class Student:
     done: float | None = None
     failure: str | None = None
     server_pid: int | None = None
-    peak_kernel_kib: int = 0       # the largest kernel's VmHWM
+    peak_kernel_kib: int = 0       # the largest of its kernels' VmHWM
     kernel_cpu: float = 0.0        # CPU seconds of all its kernels
     writes: dict = field(default_factory=dict)   # notebook -> places it wrote to
 
@@ -186,12 +187,16 @@ def make_read_only(path: Path) -> None:
         os.chmod(folder, 0o555)
 
 
-def place(name: str) -> str:
-    """A changed path, shortened to where it is (random temp names folded)."""
-    parts = name.split(os.sep)
-    if parts[0].startswith("tmp"):
-        parts[0] = "tmp*"
-    return os.sep.join(parts[:3])
+def places(changed: set[str]) -> list[str]:
+    """Changed paths, shortened to where they are (random temp names folded), without the
+    folders that only hold another entry of the list."""
+    short = set()
+    for name in changed:
+        parts = name.split(os.sep)
+        if parts[0].startswith("tmp"):
+            parts[0] = "tmp*"
+        short.add(os.sep.join(parts[:3]))
+    return sorted(p for p in short if not any(o.startswith(p + os.sep) for o in short))
 
 
 def package_digest(folder: Path) -> str:
@@ -226,14 +231,15 @@ class Class:
                 notebooks = NOTEBOOKS + ([SCENARIO] if student.number == 1 else [])
                 for index, notebook in enumerate(notebooks):
                     await self.run_notebook(http, student, auth, notebook,
-                                            kill=index == 0 and student.number == self.kill_one)
-            student.server_pid = self.server_pid(student)
+                                            kill=index == 0 and student.number == self.kill_one,
+                                            probe=index == len(notebooks) - 1)
         except StudentFailed as failure:
             student.failure = str(failure)
         except Exception as error:  # an unexpected error is this student's failure, typed
             student.failure = f"{student.name}: {type(error).__name__}: {error}"
         finally:
             student.done = time.monotonic() - self.started
+            student.server_pid = self.server_pid(student)
 
     def server_pid(self, student: Student) -> int | None:
         for pid in marked_processes(self.run):
@@ -277,6 +283,10 @@ class Class:
                 return
             if not server or (not server.get("pending") and not server.get("ready")):
                 raise StudentFailed(f"{student.name}: the server stopped while starting")
+            # The hub waits its whole http_timeout for a server that has already died.
+            if time.monotonic() > deadline - READY_SECONDS + 20 and not self.server_pid(student):
+                raise StudentFailed(f"{student.name}: the server process exited while starting "
+                                    f"(see {BUILD / 'hub.log'})")
             await asyncio.sleep(0.5)
         raise StudentFailed(f"{student.name}: no server after {READY_SECONDS} s")
 
@@ -309,7 +319,8 @@ class Class:
     def places(self, student: Student) -> dict[str, dict]:
         return {"home": tree(self.home(student)), "temp": tree(self.class_dir / "tmp" / student.name)}
 
-    async def run_notebook(self, http, student, auth, notebook: str, kill: bool) -> None:
+    async def run_notebook(self, http, student, auth, notebook: str, kill: bool,
+                           probe: bool) -> None:
         where = f"{student.name}: {notebook}"
         cells = code_cells(ROOT / "notebooks" / notebook)   # the outputs committed here
         path = f"{COURSE}/notebooks/{notebook}"
@@ -337,19 +348,29 @@ class Class:
                     raise StudentFailed(f"{where} cell {cell.number}: outputs differ: {problem}")
                 after = self.places(student)
                 for kind in after:
-                    written |= {f"{kind}:{place(name)}" for name, info in after[kind].items()
-                                if before[kind].get(name) != info and not name.startswith(COURSE)}
+                    written |= {f"{kind}:{name}" for name, info in after[kind].items()
+                                if before[kind].get(name) != info}
                 before = after
                 if tree(self.home(student) / COURSE) != course_before:
                     raise StudentFailed(f"{where} cell {cell.number}: wrote into the course folder")
+            if probe:
+                await self.probe_read_only(socket_, where)
         finally:
-            student.writes[notebook] = sorted(written)
+            student.writes[notebook] = places(written)
             pid = self.kernel_pid(kernel_id)
             if pid:
                 student.peak_kernel_kib = max(student.peak_kernel_kib, peak_rss_kib(pid))
                 student.kernel_cpu += cpu_seconds(pid)
             socket_.close()
             await http.delete(f"/user/{student.name}/api/sessions/{session['id']}", headers=auth)
+
+    async def probe_read_only(self, socket_, where: str) -> None:
+        """The check above only sees writes that succeed: make sure a write is refused."""
+        probe = Cell(-1, "open('../probe.txt', 'w')", [], check=False, raises=True, skip=False)
+        outputs = await self.execute(socket_, probe, f"{where} (read-only probe)")
+        if [output.get("ename") for output in outputs] != ["PermissionError"]:
+            raise StudentFailed(f"{where}: the course folder accepted a write: "
+                                "the read-only check cannot be trusted")
 
     def kernel_pid(self, kernel_id: str) -> int | None:
         return find_pid(self.run, f"kernel-{kernel_id}.json")
@@ -465,7 +486,6 @@ def main() -> int:
     run, token = secrets.token_hex(8), secrets.token_hex(32)
     ports = {"public": free_port(), "hub": free_port(), "proxy_api": free_port()}
     class_dir = Path(tempfile.mkdtemp(prefix="ledgerlab-classroom-"))
-    class_dir.chmod(0o755)          # the students' accounts must reach their homes below it
     hub, ours, roster = None, set(), []
     try:
         source = class_dir / "course" / COURSE
@@ -497,6 +517,8 @@ def report(roster: list[Student], servers: dict, kill_one: int | None, ports: li
     per_student = {s.name: {
         "ready_s": s.ready, "done_s": s.done, "failure": s.failure,
         "peak_rss_mib": round((servers.get(s.name, (0, 0))[0] + s.peak_kernel_kib) / 1024, 1),
+        "server_rss_mib": round(servers.get(s.name, (0, 0))[0] / 1024, 1),
+        "kernel_rss_mib": round(s.peak_kernel_kib / 1024, 1),
         "cpu_s": round(servers.get(s.name, (0, 0))[1] + s.kernel_cpu, 1),
         "writes": s.writes} for s in roster}
     (BUILD / "report.json").write_text(json.dumps(
