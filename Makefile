@@ -6,9 +6,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 BROWSER := $(VENV)/.installed-browser
+CLASSROOM := $(VENV)/.installed-classroom
+CHP := build/classroom/npm/node_modules/.bin/configurable-http-proxy
+STUDENTS ?= 10
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test present test-browser stress bench clean
+.PHONY: lab test present test-browser test-classroom stress bench clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -25,6 +28,13 @@ present: $(BROWSER)
 # Voila and JupyterLab on loopback, driven in Debian's Chromium (apt-get install -y chromium).
 test-browser: $(BROWSER)
 	$(BIN)/python -m pytest tests/browser
+
+# A simulated class on a local JupyterHub (loopback only): STUDENTS=N students (default 10),
+# then a class of 3 in which one student's kernel is killed partway. Needs node and npm.
+# See docs/classroom.md.
+test-classroom: $(CLASSROOM) $(CHP)
+	STUDENTS=$(STUDENTS) $(BIN)/python tests/classroom/run_class.py
+	STUDENTS=3 KILL_ONE=2 $(BIN)/python tests/classroom/run_class.py
 
 # The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
 stress: $(INSTALLED)
@@ -45,6 +55,17 @@ $(INSTALLED): pyproject.toml
 $(BROWSER): $(INSTALLED)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,browser]"
 	touch $@
+
+$(CLASSROOM): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,classroom]"
+	touch $@
+
+# The hub's proxy, from npm, kept under build/ (not in the repository's package.json).
+# Version 5 needs Node 20; Debian 12's own nodejs is 18, which 4.6 supports.
+$(CHP):
+	@command -v npm >/dev/null || { echo "make test-classroom needs node and npm (apt-get install -y nodejs npm)"; exit 1; }
+	npm install --silent --no-fund --no-audit --prefix build/classroom/npm \
+		configurable-http-proxy@$$(node -p 'process.versions.node.split(".")[0] >= 20 ? 5 : "4.6"')
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -188,14 +188,15 @@ def make_read_only(path: Path) -> None:
 
 
 def places(changed: set[str]) -> list[str]:
-    """Changed paths, shortened to where they are (random temp names folded), without the
-    folders that only hold another entry of the list."""
+    """Changed paths (``home:name``, ``temp:name``), shortened to where they are (random
+    temp names folded), without the folders that only hold another entry of the list."""
     short = set()
-    for name in changed:
+    for entry in changed:
+        kind, name = entry.split(":", 1)
         parts = name.split(os.sep)
         if parts[0].startswith("tmp"):
             parts[0] = "tmp*"
-        short.add(os.sep.join(parts[:3]))
+        short.add(f"{kind}:{os.sep.join(parts[:3])}")
     return sorted(p for p in short if not any(o.startswith(p + os.sep) for o in short))
 
 
