@@ -80,13 +80,14 @@ class Student:
 
 # ---------------------------------------------------------------- processes and ports
 
-def marked_processes(run: str) -> list[int]:
+def marked_processes(run: str, *also: str) -> list[int]:
     """Every process that carries this run's mark in its environment (hub, proxy, servers,
-    kernels, git), whichever session or parent it ended up in."""
-    mark, found = f"CLASSROOM_RUN={run}".encode(), []
+    kernels, git), whichever session or parent it ended up in; with ``also``, only those
+    whose environment has these ``NAME=value`` entries too."""
+    marks, found = {f"CLASSROOM_RUN={run}".encode(), *(a.encode() for a in also)}, []
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            if mark in (entry / "environ").read_bytes().split(b"\0"):
+            if marks <= set((entry / "environ").read_bytes().split(b"\0")):
                 found.append(int(entry.name))
         except OSError:
             continue
@@ -243,13 +244,8 @@ class Class:
             student.server_pid = self.server_pid(student)
 
     def server_pid(self, student: Student) -> int | None:
-        for pid in marked_processes(self.run):
-            environ = Path(f"/proc/{pid}/environ")
-            try:
-                ours = f"JUPYTERHUB_USER={student.name}".encode() in environ.read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if ours and "jupyterhub-singleuser" in proc_text(pid, "cmdline"):
+        for pid in marked_processes(self.run, f"JUPYTERHUB_USER={student.name}"):
+            if "jupyterhub-singleuser" in proc_text(pid, "cmdline"):
                 return pid
         return None
 
