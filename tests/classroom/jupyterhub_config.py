@@ -6,6 +6,7 @@ authenticator accepts any password and the students share the hub's system accou
 """
 
 import os
+import shutil
 
 from jupyterhub.spawner import SimpleLocalProcessSpawner
 
@@ -16,20 +17,17 @@ CLASS_DIR = setting("CLASSROOM_DIR")
 
 
 class ClassroomSpawner(SimpleLocalProcessSpawner):
-    """A home and a temp dir of its own for each student."""
+    """A home (a copy of the skeleton home, as a new account gets /etc/skel) and a temp
+    dir of its own for each student."""
 
     def temp_dir(self):
         return os.path.join(CLASS_DIR, "tmp", self.user.name)
 
-    def make_preexec_fn(self, name):
-        home, temp = self.home_dir, self.temp_dir()
-
-        def preexec():  # runs in the child, before exec; an exception fails the spawn
-            for path in (home, temp):
-                os.makedirs(path, 0o700, exist_ok=True)
-            os.chdir(home)
-
-        return preexec
+    async def start(self):
+        if not os.path.exists(self.home_dir):
+            shutil.copytree(setting("CLASSROOM_SKEL"), self.home_dir)
+        os.makedirs(self.temp_dir(), 0o700, exist_ok=True)
+        return await super().start()
 
     def user_env(self, env):
         env = super().user_env(env)

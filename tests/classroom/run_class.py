@@ -72,6 +72,7 @@ class Student:
     ready: float | None = None     # seconds since the class started
     done: float | None = None
     failure: str | None = None
+    step: str = "logging in"       # where an unexpected error happened
     server_pid: int | None = None
     peak_kernel_kib: int = 0       # the largest of its kernels' VmHWM
     kernel_cpu: float = 0.0        # CPU seconds of all its kernels
@@ -167,6 +168,18 @@ def snapshot_course(dest: Path) -> None:
         subprocess.run(git + command, cwd=dest, check=True, capture_output=True)
 
 
+def skeleton_home(skel: Path) -> None:
+    """The home every student starts from, with matplotlib's font cache already built, as
+    an image or /etc/skel would have it. (Without it every student builds the cache on
+    their first import: seconds of CPU each, and past 5 s matplotlib says so on stderr,
+    which a busy class sees in notebook 02's first cell.)"""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MPLCONFIGDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
+    skel.mkdir()
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], check=True,
+                   env=dict(env, HOME=str(skel)), capture_output=True)
+
+
 def tree(path: Path) -> dict[str, tuple]:
     """Every file and folder below ``path``: relative name -> (size, mtime, mode)."""
     found = {}
@@ -228,7 +241,9 @@ class Class:
             async with httpx.AsyncClient(base_url=self.url, trust_env=False,
                                          timeout=httpx.Timeout(CELL_SECONDS)) as http:
                 auth = await self.log_in(http, student)
+                student.step = "starting a server"
                 await self.start_server(http, student, auth)
+                student.step = "pulling the course"
                 await self.pull(http, student, auth)
                 notebooks = NOTEBOOKS + ([SCENARIO] if student.number == 1 else [])
                 for index, notebook in enumerate(notebooks):
@@ -238,7 +253,7 @@ class Class:
         except StudentFailed as failure:
             student.failure = str(failure)
         except Exception as error:  # an unexpected error is this student's failure, typed
-            student.failure = f"{student.name}: {type(error).__name__}: {error}"
+            student.failure = f"{student.name}: {student.step}: {type(error).__name__}: {error}"
         finally:
             student.done = time.monotonic() - self.started
             student.server_pid = self.server_pid(student)
@@ -319,6 +334,7 @@ class Class:
     async def run_notebook(self, http, student, auth, notebook: str, kill: bool,
                            probe: bool) -> None:
         where = f"{student.name}: {notebook}"
+        student.step = f"{notebook}: starting a kernel"
         cells = code_cells(ROOT / "notebooks" / notebook)   # the outputs committed here
         path = f"{COURSE}/notebooks/{notebook}"
         answer = await http.post(f"/user/{student.name}/api/sessions", headers=auth, json={
@@ -329,7 +345,8 @@ class Class:
         kernel_id = session["kernel"]["id"]
         ws_url = self.url.replace("http", "ws", 1) + \
             f"/user/{student.name}/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex}"
-        socket_ = await websocket_connect(HTTPRequest(ws_url, headers=auth))
+        socket_ = await websocket_connect(HTTPRequest(
+            ws_url, headers=auth, connect_timeout=CELL_SECONDS, request_timeout=CELL_SECONDS))
         course_before = tree(self.home(student) / COURSE)
         before = self.places(student)
         written = set()
@@ -337,6 +354,7 @@ class Class:
             for cell in cells:
                 if cell.skip:
                     continue
+                student.step = f"{notebook} cell {cell.number}"
                 if kill and cell.number == KILL_AT_CELL:
                     os.kill(self.kernel_pid(kernel_id), signal.SIGKILL)  # dies under the student
                 outputs = await self.execute(socket_, cell, f"{where} cell {cell.number}")
@@ -420,6 +438,7 @@ class Class:
 def start_hub(class_dir: Path, run: str, token: str, ports: dict, log: Path):
     env = dict(os.environ, CLASSROOM_RUN=run, CLASSROOM_DIR=str(class_dir),
                CLASSROOM_TOKEN=token, CLASSROOM_PROXY=str(PROXY),
+               CLASSROOM_SKEL=str(class_dir / "skel"),
                CLASSROOM_SINGLEUSER=str(BIN / "jupyterhub-singleuser"),
                CLASSROOM_PORT=str(ports["public"]), CLASSROOM_HUB_PORT=str(ports["hub"]),
                CLASSROOM_PROXY_API_PORT=str(ports["proxy_api"]),
@@ -487,6 +506,7 @@ def main() -> int:
     try:
         source = class_dir / "course" / COURSE
         snapshot_course(source)
+        skeleton_home(class_dir / "skel")
         (class_dir / "homes").mkdir()
         (class_dir / "tmp").mkdir()
         hub, url = start_hub(class_dir, run, token, ports, BUILD / "hub.log")
