@@ -14,7 +14,7 @@ middle of its first notebook and then expects exactly that student to fail, nami
 
 Prints one line, ``classroom: N students, S s until all were ready, P s until all had run,
 M MiB per student (peak RSS of server + kernel)``, and writes details (CPU seconds, where
-each notebook wrote files) to build/classroom/report.json. Exit status 1 on any failure,
+each notebook wrote files) to build/classroom/report.json (report-kill.json with KILL_ONE). Exit status 1 on any failure,
 each failure on its own line naming the student, the notebook and the cell. Whatever
 happens, the hub, the proxy, every server and every kernel are stopped, and nothing of
 this run is left running or listening.
@@ -538,7 +538,8 @@ def report(roster: list[Student], servers: dict, kill_one: int | None, ports: li
         "kernel_rss_mib": round(s.peak_kernel_kib / 1024, 1),
         "cpu_s": round(servers.get(s.name, (0, 0))[1] + s.kernel_cpu, 1),
         "writes": s.writes} for s in roster}
-    (BUILD / "report.json").write_text(json.dumps(
+    name = "report-kill.json" if kill_one else "report.json"
+    (BUILD / name).write_text(json.dumps(
         {"students": per_student, "ports_used": ports, "cpus": os.cpu_count()}, indent=1) + "\n")
     failed = [s for s in roster if s.failure]
     for student in failed:
