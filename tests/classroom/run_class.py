@@ -37,7 +37,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 import httpx
 import nbformat
@@ -523,11 +523,12 @@ def main() -> int:
         left = stop_all(hub, run)
         still = (ours | set(ports.values())) & listening_ports()
         shutil.rmtree(class_dir, ignore_errors=True)
+    status = report(roster, servers, kill_one, sorted(ours))
     if left or still:
-        print(f"classroom: cleanup failed: {len(left)} processes left, ports {sorted(still)} "
-              "still listening", file=sys.stderr)
+        print(f"FAILED cleanup: {len(left)} processes of this run left, ports {sorted(still)} "
+              "still listening")
         return 1
-    return report(roster, servers, kill_one, sorted(ours))
+    return status
 
 
 def report(roster: list[Student], servers: dict, kill_one: int | None, ports: list) -> int:
@@ -546,8 +547,8 @@ def report(roster: list[Student], servers: dict, kill_one: int | None, ports: li
         print(f"FAILED {student.failure}")
     ready = [s.ready for s in roster if s.ready is not None]
     memory = [v["peak_rss_mib"] for v in per_student.values() if v["peak_rss_mib"]]
-    ready_s = f"{max(ready):.0f}" if len(ready) == len(roster) else "never"
-    print(f"classroom: {len(roster)} students, {ready_s} s until all were ready, "
+    ready_s = f"{max(ready):.0f} s" if len(ready) == len(roster) else "never"
+    print(f"classroom: {len(roster)} students, {ready_s} until all were ready, "
           f"{max(s.done for s in roster):.0f} s until all had run, "
           f"{max(memory, default=0):.0f} MiB per student (peak RSS of server + kernel)")
     if kill_one is None:
