@@ -523,12 +523,11 @@ def main() -> int:
         left = stop_all(hub, run)
         still = (ours | set(ports.values())) & listening_ports()
         shutil.rmtree(class_dir, ignore_errors=True)
+        if left or still:
+            print(f"FAILED cleanup: {len(left)} processes of this run left, "
+                  f"ports {sorted(still)} still listening", file=sys.stderr)
     status = report(roster, servers, kill_one, sorted(ours))
-    if left or still:
-        print(f"FAILED cleanup: {len(left)} processes of this run left, ports {sorted(still)} "
-              "still listening")
-        return 1
-    return status
+    return 1 if left or still else status
 
 
 def report(roster: list[Student], servers: dict, kill_one: int | None, ports: list) -> int:
@@ -564,4 +563,9 @@ def report(roster: list[Student], servers: dict, kill_one: int | None, ports: li
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("classroom: interrupted (the hub, its servers and kernels were stopped)",
+              file=sys.stderr)
+        sys.exit(130)
