@@ -10,9 +10,12 @@ BOOK_TOOLS := $(VENV)/.installed-book
 # npm ci writes this file last: node_modules is complete once it exists.
 NODE_MODULES := node_modules/.package-lock.json
 SITE := build/book/html/index.html
+CLASSROOM := $(VENV)/.installed-classroom
+CHP := build/classroom/npm/node_modules/.bin/configurable-http-proxy
+STUDENTS ?= 10
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test present test-browser book stress bench assignment grade clean
+.PHONY: lab test present test-browser test-classroom book stress bench assignment grade clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -53,6 +56,13 @@ $(NODE_MODULES): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "make book needs npm (apt-get install -y nodejs npm)"; exit 1; }
 	npm ci --ignore-scripts --no-audit --no-fund
 
+# A simulated class on a local JupyterHub (loopback only): STUDENTS=N students (default 10),
+# then a class of 3 in which one student's kernel is killed partway. Needs node and npm.
+# See docs/classroom.md.
+test-classroom: $(CLASSROOM) $(CHP)
+	STUDENTS=$(STUDENTS) $(BIN)/python tests/classroom/run_class.py
+	STUDENTS=3 KILL_ONE=2 $(BIN)/python tests/classroom/run_class.py
+
 # The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
 stress: $(INSTALLED)
 	LEDGERLAB_KILL_TRIALS=1000 $(BIN)/python -m pytest tests/test_journal_crash.py -s
@@ -76,6 +86,18 @@ $(BROWSER): $(INSTALLED)
 $(BOOK_TOOLS): $(INSTALLED)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,book]"
 	touch $@
+
+
+$(CLASSROOM): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,classroom]"
+	touch $@
+
+# The hub's proxy, from npm, kept under build/ (not in the repository's package.json).
+# Version 5 needs Node 20; Debian 12's own nodejs is 18, which 4.6 supports.
+$(CHP):
+	@command -v npm >/dev/null || { echo "make test-classroom needs node and npm (apt-get install -y nodejs npm)"; exit 1; }
+	npm install --silent --no-fund --no-audit --prefix build/classroom/npm \
+		configurable-http-proxy@$$(node -p 'process.versions.node.split(".")[0] >= 20 ? 5 : "4.6"')
 
 clean:
 	rm -rf $(VENV) build node_modules .pytest_cache .hypothesis
