@@ -128,7 +128,8 @@ SOLUTIONS_HEAD = """# 09 · Solutions
 **Before you start**
 
 - Try the exercises first: the checks tell you what is wrong in bytes and turns.
-- About 10 minutes to read; each answer's check explains why it is right.
+
+**Time:** about 10 minutes to read; each answer's check explains why it is right.
 
 This notebook is generated from `ledgerlab/exercises.py`, the one place each answer is written
 (`python -m ledgerlab.grading solutions notebooks/09-solutions.ipynb` rebuilds it)."""
