@@ -1,4 +1,4 @@
-"""Predictions and check-your-understanding questions for notebooks 01 to 06.
+"""Predictions and check-your-understanding questions for notebooks 01 to 07.
 
 A notebook asks before it shows: the learner writes an answer in place of ``...``
 and ``check(answer)`` says whether it is right. Every expected answer is computed
@@ -17,11 +17,12 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from . import article, charts
+from . import article, charts, tokens
 from .display import PlainText
 from .exercises import UNANSWERED, Feedback, as_integral, correct, wrong
 from .journal import Journal, JournalFull, encode_record
 from .selector import byte_breakdown, select
+from .tokens import request_tokens
 from .wire import request_bytes, utf16_units
 
 Answer = int | str
@@ -194,9 +195,24 @@ def _scenario_report() -> dict:
         return article.run_projection_scenario(Path(directory) / "scenario.log")
 
 
-def _scenario_line() -> bytes:
-    turn_id, turn = article.SCENARIO_TURNS[0]
-    return encode_record(turn_id, turn.question, turn.answer)
+def _scenario_line(turn_id: str | None = None) -> bytes:
+    """The journal line of the scenario's first turn, under its own id or ``turn_id``."""
+    own_id, turn = article.SCENARIO_TURNS[0]
+    return encode_record(turn_id or own_id, turn.question, turn.answer)
+
+
+def _two_limits_kept(max_bytes: int, max_tokens: int, reserve_tokens: int) -> int:
+    """Turns select keeps of the boundary fixture under both limits (notebook 07)."""
+    return select(*BOUNDARY, max_bytes, max_tokens=max_tokens, reserve_tokens=reserve_tokens).kept
+
+
+def _role_tokens() -> int:
+    return tokens.text_tokens("system") + tokens.text_tokens("user")
+
+
+def _full_request_tokens() -> int:
+    return request_tokens(article.BOUNDARY_SYSTEM, list(article.BOUNDARY_HISTORY),
+                          article.BOUNDARY_QUESTION)
 
 
 # --- 01 · Storage vs context -------------------------------------------------------------
@@ -428,12 +444,16 @@ predict06 = Question(
 
 
 quiz06 = Questionnaire("06 · The costs of a ledger", [
-    Question("How many bytes of disk does the scenario's first turn take, as a journal line?",
+    Question("How many bytes of disk does the scenario's first turn take, as a journal line "
+             "under its own id 'one' (section 1, not the growth demo's 't1')?",
              lambda: len(_scenario_line()),
              explanation="base64 of the JSON payload, a space, the 64-digit checksum and a "
                           "newline.",
              hint="len(encode_record(...)) of that turn.",
-             mistakes=lambda: {38: "that is the text's UTF-8 bytes alone.",
+             mistakes=lambda: {len(_scenario_line("t1")): "that is the growth demo's line, "
+                               "whose record has the id 't1'; the question's record has the id "
+                               "'one', and the id is part of the payload, so the line is longer.",
+                               38: "that is the text's UTF-8 bytes alone.",
                                76: "that is the JSON payload before base64.",
                                104: "that is the base64 payload without the checksum and "
                                     "newline."}),
@@ -449,4 +469,77 @@ quiz06 = Questionnaire("06 · The costs of a ledger", [
     Discussion("Name two copies of a forgotten turn that forget() cannot reach.",
                "backups and snapshots; blocks a copy-on-write file system or an SSD has "
                "remapped; a request already sent to the provider."),
+])
+
+
+# --- 07 · Two limits: bytes and tokens ---------------------------------------------------
+
+predict07 = Question(
+    "A 60-token window, a 408-byte budget, 20 tokens reserved for the reply: how many stored "
+    "turns does select keep?",
+    lambda: _two_limits_kept(408, 60, 20),
+    explanation="the reserve is taken from the window, so the request itself may use only what "
+                "is left, and select drops the oldest whole turn until it fits.",
+    hint="subtract the reserve from the window, then compare what is left with the request's "
+         "tokens for each number of kept turns (the table of section 1).",
+    mistakes=lambda: {_two_limits_kept(408, 60, 0): "that is what fits with no reserve: the "
+                      "whole request fits 60 tokens, but the reserve is taken from the window "
+                      "too, and the request must fit in what is left.",
+                      _two_limits_kept(408, 60, 40): "that leaves room for the mandatory input "
+                      "alone, as a 40-token reserve would. With 20 reserved, does one more turn "
+                      "fit in what is left?"},
+)
+
+predict07_tokens = Question(
+    "The explorer: a 308-byte budget, 20 tokens reserved, and the token limit raised from 60 to "
+    "80. How many stored turns does select keep?",
+    lambda: _two_limits_kept(308, 80, 20),
+    explanation="80 tokens minus the 20 reserved hold the whole request, and 308 bytes hold it "
+                "too: neither limit drops anything.",
+    hint="compare the full request's tokens plus the reserve with 80, and its bytes with 308.",
+    mistakes=lambda: {_two_limits_kept(308, 60, 20): "that is what the 60-token limit kept. "
+                      "Does the whole request, with the reserve, fit in 80 tokens?",
+                      0: "the mandatory input fits both limits with room to spare: select "
+                         "drops turns only while the request does not fit."},
+)
+
+quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
+    Question("Of the 20 tokens of the mandatory input under o200k_base, how many come from the "
+             "counting rule itself (per message and reply priming), not from any text the "
+             "tokenizer reads?",
+             lambda: 2 * tokens.PER_MESSAGE + tokens.REPLY_PRIMING,
+             explanation="3 per message for two messages and 3 to prime the reply: the rule's "
+                         "fixed cost. The roles and the texts are tokenized, so they change with "
+                         "the tokenizer.",
+             hint="section 1's term-by-term table: which terms do not depend on a text?",
+             mistakes=lambda: {2 * tokens.PER_MESSAGE: "that counts the messages' overhead "
+                               "only; the reply is primed too.",
+                               tokens.REPLY_PRIMING: "that is the reply priming alone; each "
+                               "message costs a fixed overhead too.",
+                               2 * tokens.PER_MESSAGE + tokens.REPLY_PRIMING
+                               + _role_tokens(): "that includes the role names, 'system' "
+                               "and 'user': they are text, tokenized like the rest."}),
+    Discussion("Why can't you turn a 4,096-token window into a byte budget by multiplying by 4?",
+               "bytes per token depend on the text and the tokenizer: about 5 for English, "
+               "4.25 or 2.83 for Chinese, 3.10 or 1.48 for emoji. Multiplying by 4 overshoots "
+               "for some texts and undershoots for others, and the window must also keep room "
+               "for the reply. Measure both limits."),
+    Discussion("A reserve of 20 tokens and a window of 20 tokens: what does select do, and why is "
+               "that an error in the arguments rather than a BudgetError?",
+               "it raises ValueError before looking at the request: a reserve as large as the "
+               "window leaves no room for any request at all, whatever the conversation, so the "
+               "arguments are inconsistent. A BudgetError is about this request's mandatory "
+               "input not fitting limits that could hold some request."),
+    Question("With an 80-token limit (20 reserved), what is the smallest byte budget at which "
+             "select keeps both stored turns?",
+             lambda: select(*BOUNDARY, 10_000).size,
+             explanation="with 80 tokens the token limit holds both turns, so the byte budget "
+                         "binds: it must hold the whole request's wire bytes.",
+             hint="the tokens allow both turns; how many bytes is the request that sends both?",
+             mistakes=lambda: {charts.suffix_sizes(*BOUNDARY)[1]: "that budget holds only "
+                               "the newest turn: there the byte budget binds.",
+                               _full_request_tokens(): "that counts the request's tokens; the "
+                               "byte budget counts wire bytes.",
+                               _full_request_tokens() + 20: "that counts tokens and the "
+                               "reserve; the byte budget counts wire bytes."}),
 ])

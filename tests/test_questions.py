@@ -12,10 +12,11 @@ from ledgerlab import questions
 from ledgerlab.questions import Discussion, Question, Questionnaire
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
-           questions.quiz05, questions.quiz06]
+           questions.quiz05, questions.quiz06, questions.quiz07]
 PREDICTIONS = [questions.predict01, questions.predict02, questions.predict02_count,
                questions.predict03, questions.predict04, questions.predict05,
-               questions.predict05_torn, questions.predict06]
+               questions.predict05_torn, questions.predict06, questions.predict07,
+               questions.predict07_tokens]
 CHECKED = PREDICTIONS + [q for quiz in QUIZZES for q in quiz.questions if isinstance(q, Question)]
 
 # The course's figures, as the notebooks teach them.
@@ -29,6 +30,8 @@ ANSWERS = [
     (questions.quiz04[1], 308), (questions.quiz04[2], 140), (questions.quiz04[3], 95),
     (questions.quiz05[1], 264), (questions.quiz05[2], 526),
     (questions.quiz06[1], 170), (questions.quiz06[2], "no"),
+    (questions.predict07, 1), (questions.predict07_tokens, 2),
+    (questions.quiz07[1], 9), (questions.quiz07[4], 308),
 ]
 
 
@@ -91,10 +94,23 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz06[1], 38, "text's UTF-8 bytes"),
     (questions.predict02, "yes", "suffix"),
     (questions.quiz06[2], " YES ", "changed nothing on disk"),
+    (questions.quiz06[1], 166, "'t1'"),  # the growth demo's line, read from 06's table
+    (questions.predict07, 2, "reserve is taken from the window"),
+    (questions.predict07, 0, "mandatory input alone"),
+    (questions.predict07_tokens, 1, "60-token limit"),
+    (questions.quiz07[1], 6, "reply is primed"),
+    (questions.quiz07[1], 11, "role names"),
+    (questions.quiz07[4], 235, "only the newest turn"),
+    (questions.quiz07[4], 45, "wire bytes"),
 ])
+
 def test_a_known_mistake_is_named(question, given, says):
     feedback = question.check(given)
     assert feedback.status == "incorrect" and says in feedback.message
+
+
+def test_quiz06_says_which_record_it_means():
+    assert "'one'" in questions.quiz06[1].prompt and "'t1'" in questions.quiz06[1].prompt
 
 
 def test_an_unknown_wrong_answer_gets_the_hint():
@@ -139,7 +155,7 @@ def test_a_question_computes_its_answer_when_checked():
 # --- The notebooks that use them: what a learner and a teacher rely on -----------------
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-COURSE = sorted(NOTEBOOKS.glob("0[0-6]-*.ipynb"))
+COURSE = sorted(NOTEBOOKS.glob("0[0-7]-*.ipynb"))
 
 
 def cells(path, kind):
@@ -148,7 +164,7 @@ def cells(path, kind):
 
 
 def test_the_course_notebooks_are_there():
-    assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06"]
+    assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06", "07"]
 
 
 @pytest.mark.parametrize("path", COURSE, ids=lambda path: path.name[:2])
@@ -170,6 +186,30 @@ def test_each_notebook_predicts_before_it_reveals_and_ends_with_its_questions(pa
     assert any(f"quiz = quiz{number}" in text for text in code)
     questions_asked = len(getattr(questions, f"quiz{number}"))
     assert sum(text.startswith("quiz[") for text in code) >= min(questions_asked, 2)
+
+
+def minutes(path):
+    found = re.search(r"\*\*Time:\*\* about (\d+) minutes", cells(path, "markdown")[0])
+    return found and int(found.group(1))
+
+
+def test_every_notebook_states_its_minutes_and_the_contents_table_agrees():
+    table = next(text for text in cells(NOTEBOOKS / "00-contents.ipynb", "markdown")
+                 if text.startswith("## The series"))
+    listed = dict(re.findall(r"^\| \[\d\d · [^]]+\]\((\d\d-[\w-]+\.ipynb)\) \|.*\| (\d+) \|$",
+                             table, re.MULTILINE))
+    notebooks = sorted(path.name for path in NOTEBOOKS.glob("0[1-9]-*.ipynb"))
+    assert sorted(listed) == notebooks
+    for name in notebooks:
+        assert minutes(NOTEBOOKS / name) == int(listed[name]), name
+
+
+def test_the_length_trap_does_not_state_the_wire_bytes_before_its_prediction():
+    before = [cells(NOTEBOOKS / "03-the-length-trap.ipynb", "markdown")[i] for i in range(4)]
+    table = cells(NOTEBOOKS / "00-contents.ipynb", "markdown")[2]
+    row = next(line for line in table.splitlines() if "(03-the-length-trap.ipynb)" in line)
+    for text in before + [row]:
+        assert "140" not in text
 
 
 def test_the_glossary_defines_the_words_the_course_uses():
