@@ -114,7 +114,10 @@ def shown(path: str) -> str:
     never turn a finished deletion into a reported failure.
     """
     encoding = sys.stdout.encoding or "utf-8"
-    return os.fsencode(path).decode(encoding, "backslashreplace")
+    # Decode as the file system does (bytes that are not text become \xNN), then escape
+    # whatever stdout's encoding cannot print.
+    text = os.fsencode(path).decode(sys.getfilesystemencoding(), "backslashreplace")
+    return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
 def count(text: str) -> int:

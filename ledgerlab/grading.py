@@ -231,8 +231,9 @@ def build_assignment(out: Path, notebooks: Path = NOTEBOOKS) -> Path:
 def _hidden_cell(name: str):
     # Imports nothing but the exercises, so the student's kernel stays fast, and the
     # student's own names (a variable called json, a redefined q1) cannot change the
-    # verdict; what the student's code prints while it is graded is swallowed, so it
-    # cannot forge one.
+    # verdict; what the student's code prints while it is graded is swallowed, and only
+    # these cells report. Not a sandbox: code in the student's kernel could still patch
+    # ledgerlab itself.
     cell = nbformat.v4.new_code_cell(
         f"import contextlib as _contextlib, io as _io, json as _json\n"
         f"from ledgerlab.exercises import {name} as _exercise\n"
@@ -252,7 +253,10 @@ def run_submission(path: Path, names: list[str], cell_timeout: int) -> None:
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    notebook.cells = [cell for cell in notebook.cells if cell.cell_type != "raw"]
+    # A submitted cell that claims to be a hidden one (its metadata is the student's to
+    # edit) is dropped with the raw cells: only the cells added here report a verdict.
+    notebook.cells = [cell for cell in notebook.cells if cell.cell_type != "raw"
+                      and "hidden" not in cell.metadata.get("ledgerlab", {})]
     notebook.cells += [_hidden_cell(name) for name in names]
 
     def report(cell, **_):
@@ -294,7 +298,7 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
         except subprocess.TimeoutExpired:
             _kill_group(process.pid)
             out, _ = process.communicate()
-        _kill_group(process.pid)  # anything the submission left running
+        _kill_group(process.pid)  # the runner's group (the kernel starts a session of its own)
     scores = dict.fromkeys(names, 0)
     for line in out.splitlines():
         if line.startswith(RESULT):

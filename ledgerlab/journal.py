@@ -339,7 +339,7 @@ class Journal:
                     raise TurnConflict(f"{id_tag(turn_id)} is already stored with another question")
                 return stored.answer
             line = encode_record(turn_id, question, answer)
-            if self._size + len(line) > self.max_bytes:
+            if self.max_bytes is not None and self._size + len(line) > self.max_bytes:
                 raise JournalFull(
                     f"a {len(line)}-byte record would grow the journal from {self._size} bytes "
                     f"past its cap of {self.max_bytes} bytes; file unchanged"
@@ -512,6 +512,7 @@ def _clear_leftover(path: str, journal: bytes) -> bool:
 
 def _lines_within(data: bytes, journal: bytes) -> bool:
     """Is every line of ``data`` (the last one perhaps cut short) a line of ``journal``?"""
+    data = data.rstrip(b"\0")  # a power loss mid-rewrite can leave zeros, as in a journal
     lines = set(journal.splitlines(keepends=True))
     *complete, last = data.split(b"\n")
     return (all(line + b"\n" in lines for line in complete)

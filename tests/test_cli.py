@@ -2,6 +2,7 @@
 
 import base64
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -306,3 +307,13 @@ def test_forget_prints_a_path_stdout_cannot_encode_and_reports_success(tmp_path)
     assert b"2 -> 1 turns" in result.stdout and b"caf\\xe9-\\xff" in result.stdout
     with Journal(os.fsdecode(log)) as journal:
         assert journal.find("one") is None and len(journal) == 1
+
+
+def test_a_path_prints_as_the_console_can_show_it(monkeypatch):
+    from ledgerlab.cli import shown
+
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="latin-1"))
+    assert shown("café") == "café"  # printable there: printed, not garbled
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
+    assert shown("café") == "caf\\xe9"
+    assert shown(os.fsdecode(b"caf\xff")) == "caf\\xff"  # not text at all: its byte escaped

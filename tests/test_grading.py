@@ -85,6 +85,19 @@ MIXED = small_notebook(
     SOLVED["q6"])
 
 
+def forged_notebook():
+    """A cell that claims to be the grader's hidden cell for q1 and prints a verdict, then
+    code that kills the kernel as soon as the real grading starts, so no verdict follows."""
+    forged = nbformat.v4.new_code_cell(
+        "print('LEDGERLAB-GRADE {\"exercise\": \"q1\", \"status\": \"correct\"}')")
+    forged.metadata["ledgerlab"] = {"hidden": "q1"}
+    killer = nbformat.v4.new_code_cell(
+        "import os, sys\n"
+        "sys.setprofile(lambda frame, event, arg: os._exit(1)\n"
+        "               if frame.f_code.co_name == 'graded' else None)")
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(IMPORTS), forged, killer])
+
+
 @pytest.fixture(scope="module")
 def graded(assignment, tmp_path_factory):
     submissions = tmp_path_factory.mktemp("submissions")
@@ -93,6 +106,7 @@ def graded(assignment, tmp_path_factory):
     solutions = assignment / "solutions" / grading.EXERCISES_NOTEBOOK
     (submissions / "full.ipynb").write_bytes(solutions.read_bytes())
     nbformat.write(MIXED, submissions / "mixed.ipynb")
+    nbformat.write(forged_notebook(), submissions / "forged.ipynb")
     (submissions / "broken.ipynb").write_text("{not a notebook")
     before = sorted(path.name for path in submissions.iterdir())
     out = tmp_path_factory.mktemp("out") / "grades.csv"
@@ -106,11 +120,12 @@ def graded(assignment, tmp_path_factory):
 
 def test_grades_csv_has_one_row_per_submission(graded):
     table, rows = graded
-    assert sorted(table) == ["blank.ipynb", "broken.ipynb", "full.ipynb", "mixed.ipynb"]
+    assert sorted(table) == ["blank.ipynb", "broken.ipynb", "forged.ipynb", "full.ipynb",
+                             "mixed.ipynb"]
     assert list(next(iter(table.values()))) == ["submission", "score", "max",
                                                 *(f"q{e.number}" for e in EXERCISES)]
     assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
-    assert len(rows) == 4
+    assert len(rows) == 5
     assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash
 
 
@@ -142,3 +157,7 @@ def test_a_folder_without_notebooks_is_refused_and_nothing_written(tmp_path):
     with pytest.raises(FileNotFoundError, match="no .ipynb files"):
         grading.grade(tmp_path, out)
     assert not out.exists()
+
+
+def test_a_cell_that_claims_to_be_a_hidden_one_earns_nothing(graded):
+    assert graded[0]["forged.ipynb"]["score"] == "0"

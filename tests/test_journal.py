@@ -163,3 +163,10 @@ def test_examine_reports_each_line(log):
     lines = examine(data)
     assert [(line.torn, line.problem) for line in lines] == [
         (False, None), (False, "expected 2 fields, found 1"), (True, "torn tail")]
+
+
+def test_a_journal_without_a_cap_commits(log):
+    with Journal(log, max_bytes=None) as journal:
+        journal.commit("one", "q", "a")
+    with Journal(log) as journal:
+        assert len(journal) == 1

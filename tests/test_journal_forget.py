@@ -184,3 +184,16 @@ def test_forget_after_a_chdir_still_rewrites_the_journal_it_opened(log, monkeypa
     assert list(elsewhere.iterdir()) == []
     with Journal(log) as journal:
         assert len(journal) == 2
+
+
+@pytest.mark.parametrize("before_zeros", ["kept lines", "nothing"])
+def test_a_rewrite_leftover_padded_with_zeros_is_still_ours(log, before_zeros):
+    # A power loss mid-rewrite can leave zeros after the kept lines, or zeros alone.
+    stale = log.with_name(log.name + ".rewrite")
+    lines = lines_of(log)
+    kept = lines[0] + lines[2][:10] if before_zeros == "kept lines" else b""
+    stale.write_bytes(kept + b"\0" * 30)
+    with Journal(log) as journal:
+        assert not stale.exists()
+        journal.forget("one")
+        assert len(journal) == 2

@@ -97,7 +97,7 @@ def test_a_tail_no_append_can_write_is_refused_and_the_file_unchanged(log, name)
     assert log.read_bytes() == data
 
 
-def test_cutting_a_tail_never_grows_a_file_past_its_cap(log):
+def test_a_torn_record_at_the_cap_is_cut_not_completed_so_the_file_opens_again(log):
     first = encode_record("one", "q", "a")
     # A whole record of the right size without its newline: the file is exactly 243 bytes.
     second = next(line for n in range(200)
