@@ -15,14 +15,20 @@ CHP := build/classroom/npm/node_modules/.bin/configurable-http-proxy
 STUDENTS ?= 10
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test present test-browser test-classroom book stress bench assignment grade clean
+.PHONY: lab test notebooks present test-browser test-classroom book stress bench assignment grade clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(INSTALLED)
-	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks
+	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks tools book
 	$(BIN)/python -m pytest tests notebooks $(NBVAL) --ignore=tests/browser
+
+# Re-run the course in place after a change to what it shows (strict nbval compares outputs):
+# 09-solutions is generated from ledgerlab.course.exercises first.
+notebooks: $(INSTALLED)
+	$(BIN)/python -m ledgerlab.course.grading solutions
+	$(BIN)/python tools/run_notebooks.py
 
 # The budget explorer as a page of its own (Voila), for a teacher to project.
 present: $(BROWSER)
@@ -38,18 +44,18 @@ test-browser: $(BROWSER) $(BOOK_TOOLS) $(SITE)
 # The graded edition: build/assignment/{student,solutions,autograder}, then grade a folder of
 # submitted notebooks into build/grades.csv (each in its own process and temp directory).
 assignment: $(INSTALLED)
-	$(BIN)/python -m ledgerlab.grading assignment build/assignment
+	$(BIN)/python -m ledgerlab.course.grading assignment build/assignment
 
 grade: assignment
 	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
-	$(BIN)/python -m ledgerlab.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv
+	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv
 
 # The course as a static site in build/book/html: every notebook executed (a copy, with its
 # widget state), Jupyter Book from PyPI, the widget manager and require.js from npm.
 book: $(SITE)
 
 # (notebooks itself: a notebook removed or renamed changes the folder, not a file in it.)
-$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py)
+$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py ledgerlab/course/*.py)
 	$(BIN)/python book/build.py
 
 $(NODE_MODULES): package.json package-lock.json

@@ -8,7 +8,8 @@ from matplotlib._pylab_helpers import Gcf
 from matplotlib.figure import Figure
 
 from ledgerlab import BudgetError, Journal, JournalFull, Turn, request_bytes, select
-from ledgerlab import article, charts
+from ledgerlab import article
+from ledgerlab.course import charts
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
 from ledgerlab.wire import DEFAULT_MODEL, ENCODERS, get_encoder
 

@@ -11,9 +11,9 @@ import pytest
 
 import ledgerlab
 from ledgerlab import Turn, byte_breakdown, request_bytes, select
-from ledgerlab import exercises
-from ledgerlab.exercises import (EXERCISES, QUESTION, SYSTEM, Feedback, as_integral, correct,
-                                 q1, q2, q3, q4, q5, q6, wrong)
+from ledgerlab.course import exercises, feedback
+from ledgerlab.course.exercises import EXERCISES, QUESTION, SYSTEM, q1, q2, q3, q4, q5, q6
+from ledgerlab.course.feedback import Feedback, as_integral, correct, wrong
 
 SECRET = "my password is hunter2"
 
@@ -55,8 +55,8 @@ def test_feedback_looks_like_feedback_in_html_and_text():
     assert repr(good) == "Correct: fine" and repr(bad) == "Not yet: a <b> & c"
     assert bool(good) and not bad and not none
     colours = set()
-    for feedback, word in ((good, "Correct"), (bad, "Not yet"), (none, "Not answered yet")):
-        page = feedback._repr_html_()
+    for shown, word in ((good, "Correct"), (bad, "Not yet"), (none, "Not answered yet")):
+        page = shown._repr_html_()
         assert f">{word}:</strong>" in page  # a word, not colour alone
         colours.add(re.search(r"color: (#[0-9A-F]{6})", page).group(1))
     assert len(colours) == 3
@@ -100,8 +100,8 @@ def test_hint_and_solution_show_as_text(exercise):
 
 
 def test_graded_edition_hides_solutions(monkeypatch):
-    monkeypatch.setattr(exercises, "_hidden_solutions", False)
-    exercises.hide_solutions()
+    monkeypatch.setattr(feedback, "_hidden_solutions", False)
+    feedback.hide_solutions()
     for exercise in EXERCISES:
         text = repr(exercise.solution())
         assert "hidden in this graded edition" in text and f"q{exercise.number}.check(" not in text
@@ -336,7 +336,7 @@ def test_benchmark_results_are_found_from_any_working_directory(tmp_path, monkey
 
 
 def test_exercises_do_not_import_the_notebook_stack():
-    code = ("import sys, ledgerlab.exercises\n"
+    code = ("import sys, ledgerlab.course.exercises\n"
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'pandas') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -8,8 +8,8 @@ import re
 import nbformat
 import pytest
 
-from ledgerlab import grading
-from ledgerlab.exercises import EXERCISES
+from ledgerlab.course import grading
+from ledgerlab.course.exercises import EXERCISES
 
 CELL_TIMEOUT = 4  # seconds: enough for the real cells on a loaded 2-core machine
 
@@ -21,7 +21,7 @@ def sources(notebook):
 def test_committed_solutions_notebook_is_what_the_generator_makes():
     committed = nbformat.read(grading.NOTEBOOKS / grading.SOLUTIONS_NOTEBOOK, as_version=4)
     assert sources(committed) == sources(grading.solutions_notebook()), (
-        "regenerate it: .venv/bin/python -m ledgerlab.grading solutions")
+        "regenerate it: .venv/bin/python -m ledgerlab.course.grading solutions")
     checks = [cell for cell in committed.cells if ".check(" in cell.source]
     assert len(checks) == len(EXERCISES) + 1
     assert all(cell.outputs for cell in checks)  # committed executed
@@ -73,7 +73,7 @@ def small_notebook(*sources):
 
 SOLVED = {f"q{e.number}": e.solution_code for e in EXERCISES}
 IMPORTS = ("from ledgerlab import Journal, Turn, byte_breakdown, request_bytes\n"
-           "from ledgerlab.exercises import *")
+           "from ledgerlab.course.exercises import *")
 # Right answers to 1, 3, 4 and 6; wrong ones to 2 and 5; and a cell that raises, one that
 # deletes every file it can see, one that forges a verdict, and an infinite loop.
 MIXED = small_notebook(

@@ -1,12 +1,15 @@
 """The set-up a new user relies on: dependencies listed alike, a Binder that builds, a
 light import."""
 
+import ast
 import os
 import re
 import subprocess
 import sys
 from importlib.metadata import requires
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,8 +100,61 @@ def test_binder_configuration_is_the_one_repo2docker_reads():
     assert not (ROOT / "Dockerfile").exists() and not (BINDER / "Dockerfile").exists()
 
 
-def test_importing_ledgerlab_does_not_import_the_notebook_stack():
-    code = ("import sys, ledgerlab, ledgerlab.cli\n"
-            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'pandas') if m in sys.modules))")
+HEAVY = ("matplotlib", "pandas", "numpy", "ipywidgets", "IPython", "nbformat", "nbclient",
+         "tiktoken")
+LIBRARY = ROOT / "ledgerlab"
+
+
+def test_importing_the_library_loads_no_course_module_and_no_heavy_package():
+    code = ("import sys, ledgerlab, ledgerlab.cli, ledgerlab.article\n"
+            f"heavy = {HEAVY!r}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy\n"
+            "             or m.startswith('ledgerlab.course')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def imported_modules(path):
+    """Every module ``path`` imports, at any depth (lazy imports in functions too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            names.add(base)
+            names |= {f"{base}.{alias.name}" if node.module else base + alias.name
+                      for alias in node.names}
+    return names
+
+
+@pytest.mark.parametrize("path", sorted(LIBRARY.glob("*.py")), ids=lambda p: p.name)
+def test_no_library_module_imports_the_course_or_a_plotting_or_notebook_package(path):
+    names = imported_modules(path)
+    course = {name for name in names if "course" in name.split(".")}
+    # tiktoken is the one heavy import the library makes, lazily: see the next test.
+    heavy = {name for name in names if name.split(".")[0] in set(HEAVY) - {"tiktoken"}}
+    assert not course and not heavy, f"{path.name} imports {sorted(course | heavy)}"
+
+
+def test_the_tokenizer_is_imported_only_by_the_token_module_and_only_when_counting():
+    for path in LIBRARY.glob("*.py"):
+        if path.name != "tokens.py":
+            assert "tiktoken" not in {n.split(".")[0] for n in imported_modules(path)}, path.name
+    top_level = ast.parse((LIBRARY / "tokens.py").read_text(encoding="utf-8")).body
+    assert not any(isinstance(node, (ast.Import, ast.ImportFrom)) and "tiktoken" in ast.dump(node)
+                   for node in top_level)
+
+
+def test_the_course_imports_the_library_by_its_public_path_only():
+    # The course may use ledgerlab and its modules; it never reaches a library module by a
+    # relative import, which would only work from inside the same folder.
+    for path in (LIBRARY / "course").glob("*.py"):
+        for name in imported_modules(path):
+            assert not name.startswith(".."), f"{path.name}: {name}"
+
+
+def test_setuptools_ships_both_layers():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^packages = \["ledgerlab", "ledgerlab.course"\]$', text, re.M)

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ledgerlab import questions
-from ledgerlab.questions import Discussion, Question, Questionnaire
+from ledgerlab.course import questions
+from ledgerlab.course.feedback import Discussion, Question, Questionnaire
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07]

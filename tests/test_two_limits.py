@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from ledgerlab import article, charts
-from ledgerlab.exercises import window_q1
-from ledgerlab.widgets import TwoLimitsExplorer
+from ledgerlab import article
+from ledgerlab.course import charts
+from ledgerlab.course.exercises import window_q1
+from ledgerlab.course.widgets import TwoLimitsExplorer
 
 FIXTURE = (article.BOUNDARY_SYSTEM, article.BOUNDARY_HISTORY, article.BOUNDARY_QUESTION)
 

@@ -5,8 +5,9 @@ import html
 import pytest
 from traitlets import TraitError
 
-from ledgerlab import BudgetError, article, charts
-from ledgerlab.widgets import (
+from ledgerlab import BudgetError, article
+from ledgerlab.course import charts
+from ledgerlab.course.widgets import (
     BudgetExplorer,
     SliceExplorer,
     PlainText,

@@ -6,7 +6,7 @@ from the library when it is checked, never typed in here, so a question cannot
 drift from the code it is about. Plausible wrong answers (the wrong unit, a
 packing answer, the request instead of the ledger) map to the misconception they
 reveal; the feedback names it without giving the answer, which only
-``solution()`` shows. Feedback is the exercises' (``ledgerlab.exercises``).
+``solution()`` shows. The framework is ``ledgerlab.course.feedback``.
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use.
 """
@@ -14,105 +14,15 @@ reveal; the feedback names it without giving the answer, which only
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from . import article, charts, tokens
-from .display import PlainText
-from .exercises import UNANSWERED, Feedback, as_integral, correct, wrong
-from .journal import Journal, JournalFull, encode_record
-from .selector import byte_breakdown, select
-from .tokens import request_tokens
-from .wire import request_bytes, utf16_units
+from ledgerlab import (Journal, JournalFull, article, byte_breakdown, request_bytes,
+                       request_tokens, select, tokens)
+from ledgerlab.journal import encode_record
+from ledgerlab.wire import utf16_units
 
-Answer = int | str
-
-
-class Question:
-    """A question whose answer is a whole number or one of a few words.
-
-    ``answer`` and ``mistakes`` are functions, called at check time: the answer,
-    and a map from plausible wrong answers to what each one gets wrong.
-    """
-
-    def __init__(self, prompt: str, answer: Callable[[], Answer], *, explanation: str,
-                 hint: str, mistakes: Callable[[], Mapping[Answer, str]] = dict,
-                 choices: Sequence[str] = ()) -> None:
-        self.prompt, self._answer, self.explanation = prompt, answer, explanation
-        self._hint, self._mistakes, self.choices = hint, mistakes, tuple(choices)
-
-    def check(self, answer: object = Ellipsis) -> Feedback:
-        if answer is Ellipsis:
-            return UNANSWERED
-        given = self._read(answer)
-        if isinstance(given, Feedback):
-            return given
-        if given == self._answer():
-            return correct(self.explanation)
-        known = self._mistakes().get(given)
-        if known:
-            return wrong(known)
-        return wrong(f"not {given}. Hint: {self._hint}")
-
-    def _read(self, answer: object) -> Answer | Feedback:
-        """The answer in the form the question expects, or feedback saying what form that is."""
-        if self.choices:
-            word = answer.strip().lower() if isinstance(answer, str) else None
-            if word not in self.choices:
-                return wrong(f"answer with one of {', '.join(map(repr, self.choices))} (a str).")
-            return word
-        number = as_integral(answer)
-        if number is None:
-            return wrong(f"answer with a whole number, an int, not {type(answer).__name__}: "
-                         "the course counts whole bytes and whole turns.")
-        return number
-
-    def hint(self) -> PlainText:
-        return PlainText(f"Hint: {self._hint}")
-
-    def solution(self) -> PlainText:
-        explanation = self.explanation[:1].upper() + self.explanation[1:]
-        return PlainText(f"Answer: {self._answer()}. {explanation}")
-
-    def __repr__(self) -> str:
-        return f"{self.prompt}\n(check(...), hint(), solution())"
-
-
-class Discussion:
-    """A question to answer in words: no check, a model answer in ``solution()``."""
-
-    def __init__(self, prompt: str, model_answer: str) -> None:
-        self.prompt, self.model_answer = prompt, model_answer
-
-    def solution(self) -> PlainText:
-        return PlainText(f"A model answer: {self.model_answer}")
-
-    def __repr__(self) -> str:
-        return f"{self.prompt}\n(answer in words; solution() shows a model answer)"
-
-
-class Questionnaire:
-    """The questions that end a notebook, numbered from 1: ``quiz[1].check(...)``."""
-
-    def __init__(self, title: str, questions: Sequence[Question | Discussion]) -> None:
-        self.title, self.questions = title, tuple(questions)
-
-    def __getitem__(self, number: int) -> Question | Discussion:
-        if as_integral(number) is None or not 1 <= number <= len(self.questions):
-            raise IndexError(f"questions are numbered 1 to {len(self.questions)}")
-        return self.questions[number - 1]
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    def __repr__(self) -> str:
-        lines = [f"Check your understanding: {self.title}"]
-        for number, question in enumerate(self.questions, start=1):
-            how = (f"check it: quiz[{number}].check(...)" if isinstance(question, Question)
-                   else f"in words; quiz[{number}].solution() shows a model answer")
-            lines.append(f"{number}. {question.prompt}  ({how})")
-        return "\n".join(lines)
-
+from . import charts
+from .feedback import Discussion, Question, Questionnaire
 
 # --- What the answers are computed from ------------------------------------------------
 

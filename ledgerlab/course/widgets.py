@@ -24,11 +24,13 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 from traitlets import Any, TraitError, validate
 
-from . import article, charts
+from ledgerlab import (ENCODERS, BudgetError, InvalidText, Selection, Turn, article,
+                       request_bytes, request_tokens, select)
+from ledgerlab.wire import check_text
+
+from . import charts
 from .charts import Chart, slice_problems
 from .display import PlainText, join_labels, turns
-from .selector import BudgetError, Selection, select
-from .wire import ENCODERS, InvalidText, Turn, check_text
 
 __all__ = ["BudgetExplorer", "SliceExplorer", "TextExplorer", "PlainText", "join_labels",
            "slice_problems"]
@@ -273,8 +275,6 @@ class TwoLimitsExplorer(Explorer):
                  current: str = article.BOUNDARY_QUESTION, budget: int = 308,
                  max_tokens: int = 60, *, reserve_tokens: int = 20,
                  tokenizer: str = "o200k_base") -> None:
-        from .tokens import request_tokens
-        from .wire import request_bytes
 
         self.system, self.history, self.current = system, tuple(history), current
         self.reserve_tokens, self.tokenizer = reserve_tokens, tokenizer

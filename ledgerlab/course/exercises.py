@@ -9,27 +9,24 @@ sizes, counts and positions are shown. A placeholder ``...`` reads as "not
 answered yet".
 
 This module is the one source of truth for the exercises: the notebook's answer
-cells are named by each checker's parameters, and ``ledgerlab.grading`` builds the
+cells are named by each checker's parameters, and ``ledgerlab.course.grading`` builds the
 solutions notebook and the graded edition from it.
 """
 
 from __future__ import annotations
 
 import base64
-import html
-import inspect
 import json
-import numbers
-import operator
 import tempfile
 from pathlib import Path
 
-from . import article
-from .display import PlainText
+from ledgerlab import BudgetError, Journal, Turn, article, byte_breakdown, request_bytes, select
+from ledgerlab.journal import encode_record
+from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, request_tokens, text_tokens
+from ledgerlab.wire import utf16_units
+
 from .display import turns as count_turns
-from .journal import Journal, encode_record
-from .selector import BudgetError, byte_breakdown, select
-from .wire import InvalidText, Turn, request_bytes, utf16_units
+from .feedback import Exercise, Feedback, as_integral, correct, not_whole, wrong
 
 SYSTEM = article.BOUNDARY_SYSTEM
 QUESTION = article.BOUNDARY_QUESTION
@@ -38,65 +35,7 @@ SMILE = "🙂"
 GROW_BUDGET = 235
 MUCH_LARGER = 2  # exercise 1: the newest turn has at least twice the older turn's bytes
 TORN_AFTER = 40  # bytes of the third journal line that reached the disk
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
-
-class Feedback:
-    """The outcome of a check: ``bool(feedback)`` is True when the answer is right.
-
-    A notebook shows it as a coloured box that also starts with a word (Correct, Not yet,
-    Not answered yet), so it does not rely on colour; terminals and nbval see the same
-    word in the plain-text repr.
-    """
-
-    LABELS = {"correct": "Correct", "incorrect": "Not yet", "unanswered": "Not answered yet"}
-    # Okabe-Ito blue / vermillion / grey: told apart by colour-blind readers as well.
-    COLOURS = {"correct": "#0072B2", "incorrect": "#D55E00", "unanswered": "#767676"}
-
-    def __init__(self, status: str, message: str) -> None:
-        if status not in self.LABELS:
-            raise ValueError(f"status must be one of {sorted(self.LABELS)}")
-        self.status, self.message = status, message
-
-    def __bool__(self) -> bool:
-        return self.status == "correct"
-
-    def __repr__(self) -> str:
-        return f"{self.LABELS[self.status]}: {self.message}"
-
-    def _repr_html_(self) -> str:
-        colour = self.COLOURS[self.status]
-        return (f'<div class="ledgerlab-feedback ledgerlab-feedback-{self.status}" '
-                f'style="border-left: 6px solid {colour}; padding: 4px 10px; margin: 2px 0">'
-                f'<strong style="color: {colour}">{self.LABELS[self.status]}:</strong> '
-                f'{html.escape(self.message)}</div>')
-
-
-def correct(message: str) -> Feedback:
-    return Feedback("correct", message)
-
-
-def wrong(message: str) -> Feedback:
-    return Feedback("incorrect", message)
-
-
-def as_integral(value: object) -> int | None:
-    """``value`` as an int if it is a whole number of an integral type, else None.
-
-    Python ints and NumPy integers (what a pandas DataFrame hands back) are accepted;
-    bools and floats are not, even 24.0: the course's answers are counts of bytes or turns.
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        return None
-    return operator.index(value)
-
-
-def not_whole(value: object, unit: str) -> Feedback:
-    """The feedback for an answer that is not a whole number of ``unit``."""
-    if isinstance(value, float) and value.is_integer():
-        return wrong(f"give a whole number of {unit}, e.g. {int(value)}, not {value!r}: "
-                     f"sizes and counts are ints, and / divides to a float.")
-    return wrong(f"give a whole number of {unit} (an int), not a {type(value).__name__}.")
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _budget(value: object) -> int | Feedback:
@@ -107,86 +46,6 @@ def _budget(value: object) -> int | Feedback:
     if budget <= 0:
         return wrong("a budget is a positive number of bytes.")
     return budget
-
-
-UNANSWERED = Feedback("unanswered", "replace each ... with your answer, then run check() again.")
-_hidden_solutions = False
-
-
-def hide_solutions() -> None:
-    """The graded edition: ``solution()`` explains that answers come later."""
-    global _hidden_solutions
-    _hidden_solutions = True
-
-
-class Exercise:
-    """One exercise: a checker plus the hint and solution texts.
-
-    The checker's parameter names are the answers ``check`` takes, in order; the
-    exercises notebook names its answer variables the same. ``hidden`` is an extra
-    test for grading only: it gets the same answers once ``check`` has passed.
-    """
-
-    def __init__(self, number: int, title: str, checker, hint: str, solution: str,
-                 *, hidden=None) -> None:
-        self.number, self.title = number, title
-        self._checker, self._hint, self._solution = checker, hint, solution
-        self._hidden = hidden
-        self.answers = tuple(inspect.signature(checker).parameters)
-
-    @property
-    def solution_code(self) -> str:
-        """The solution as code: it sets the answer variables and ends with the check."""
-        return self._solution
-
-    def check(self, *answer: object) -> Feedback:
-        if len(answer) != len(self.answers):
-            names = ", ".join(self.answers)
-            return wrong(f"q{self.number}.check takes {len(self.answers)} "
-                         f"answer{'' if len(self.answers) == 1 else 's'} ({names}); "
-                         f"you gave {len(answer)}.")
-        if any(part is Ellipsis for part in answer):
-            return UNANSWERED
-        try:
-            return self._checker(*answer)
-        except InvalidText as error:  # its message names a field and a size, never text
-            return wrong(f"{error}. Every text must be valid Unicode.")
-        except UnicodeError:  # its message would quote the offending character
-            return wrong("a text in your answer is not valid Unicode (a lone surrogate?).")
-
-    def grade(self, *answer: object) -> Feedback:
-        """What a grader counts: ``check``, then the hidden test if there is one."""
-        feedback = self.check(*answer)
-        if feedback and self._hidden is not None:
-            return self._hidden(*answer)
-        return feedback
-
-    def graded(self, namespace: dict) -> Feedback:
-        """``grade`` on the answers a notebook left in ``namespace``, found by their names.
-
-        The grader runs this in the student's kernel after their notebook: a missing
-        answer reads as not answered, and an error raised by the student's code counts
-        as a wrong answer.
-        """
-        missing = [name for name in self.answers if name not in namespace]
-        if missing:
-            return Feedback("unanswered", f"no variable named {', '.join(missing)}.")
-        try:
-            return self.grade(*(namespace[name] for name in self.answers))
-        except BaseException as error:  # SystemExit from an answer's __eq__ is a wrong answer too
-            return wrong(f"grading raised {type(error).__name__}.")
-
-    def hint(self) -> PlainText:
-        return PlainText(f"Hint: {self._hint}")
-
-    def solution(self) -> PlainText:
-        if _hidden_solutions:
-            return PlainText("Solutions are hidden in this graded edition: your teacher shares "
-                             "them after the deadline. check() and hint() still work.")
-        return PlainText(f"Solution:\n{self._solution}")
-
-    def __repr__(self) -> str:
-        return f"Exercise {self.number}: {self.title} (check(), hint(), solution())"
 
 
 def unit_mistake(value: int, body: bytes) -> str | None:
@@ -576,7 +435,6 @@ WINDOW_TOKENIZER = "o200k_base"
 
 def _window_figures() -> dict[str, int]:
     """The numbers the check compares with: the right answer and the usual wrong ones."""
-    from .tokens import PER_MESSAGE, REPLY_PRIMING, request_tokens, text_tokens
 
     history = list(HISTORY)
     tokens = request_tokens(SYSTEM, history, QUESTION, tokenizer=WINDOW_TOKENIZER)

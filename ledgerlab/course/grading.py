@@ -1,6 +1,6 @@
 """The graded edition: a student notebook without solutions, and an autograder.
 
-Everything comes from ``ledgerlab.exercises``: the answer cells are named by each
+Everything comes from ``ledgerlab.course.exercises``: the answer cells are named by each
 checker's parameters, the solutions are each exercise's ``solution_code``, and the
 hidden tests are ``Exercise.grade`` (the learner's ``check`` plus what only grading runs).
 
@@ -10,9 +10,9 @@ format, nbgrader a course database besides, and otter a whole-notebook timeout t
 scores a looping submission 0. Here each cell has a timeout, and a cell that runs over
 is interrupted and the rest of the notebook still runs and is graded.
 
-    python -m ledgerlab.grading assignment build/assignment
-    python -m ledgerlab.grading grade SUBMISSIONS --out build/grades.csv
-    python -m ledgerlab.grading solutions notebooks/09-solutions.ipynb
+    python -m ledgerlab.course.grading assignment build/assignment
+    python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
+    python -m ledgerlab.course.grading solutions notebooks/09-solutions.ipynb
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import nbformat
 
 from .exercises import EXERCISES
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 EXERCISES_NOTEBOOK = "08-exercises.ipynb"
 SOLUTIONS_NOTEBOOK = "09-solutions.ipynb"
 RESULT = "LEDGERLAB-GRADE "  # how a hidden cell's verdict is told apart from other output
@@ -95,7 +95,7 @@ def student_edition(notebook):
     first_code = next(i for i, cell in enumerate(cells) if cell.cell_type == "code")
     cells.insert(1, _cell("markdown", GRADED_NOTE, "graded-note"))
     cells.insert(first_code + 2, _cell(
-        "code", "from ledgerlab.exercises import hide_solutions\n\n"
+        "code", "from ledgerlab.course.feedback import hide_solutions\n\n"
                 "hide_solutions()   # the graded edition: solution() explains instead of answering",
         "graded-hide"))
     notebook.cells = cells
@@ -132,7 +132,7 @@ SOLUTIONS_HEAD = """# 09 · Solutions
 **Time:** about 10 minutes to read; each answer's check explains why it is right.
 
 This notebook is generated from `ledgerlab/exercises.py`, the one place each answer is written
-(`python -m ledgerlab.grading solutions notebooks/09-solutions.ipynb` rebuilds it)."""
+(`python -m ledgerlab.course.grading solutions notebooks/09-solutions.ipynb` rebuilds it)."""
 
 SOLUTIONS_RECAP = """## Recap
 
@@ -150,13 +150,14 @@ Previous: [08 · Exercises](08-exercises.ipynb) · [Contents](00-contents.ipynb)
 
 
 def solutions_notebook():
-    """The solutions notebook, unexecuted: every cell comes from ``ledgerlab.exercises``."""
+    """The solutions notebook, unexecuted: every cell comes from ``ledgerlab.course.exercises``."""
     answers = [f"q{e.number}.check({', '.join(e.answers)})" for e in EXERCISES]
     cells = [
         _cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
         _cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes\n"
-                      "from ledgerlab.exercises import (HISTORY, QUESTION, SYSTEM, grown_question,\n"
-                      "                                 torn_journal, q1, q2, q3, q4, q5, q6)",
+                      "from ledgerlab.course.exercises import (HISTORY, QUESTION, SYSTEM,\n"
+                      "                                        grown_question, torn_journal,\n"
+                      "                                        q1, q2, q3, q4, q5, q6)",
               "solutions-imports"),
     ]
     for exercise in EXERCISES:
@@ -236,7 +237,7 @@ def _hidden_cell(name: str):
     # ledgerlab itself.
     cell = nbformat.v4.new_code_cell(
         f"import contextlib as _contextlib, io as _io, json as _json\n"
-        f"from ledgerlab.exercises import {name} as _exercise\n"
+        f"from ledgerlab.course.exercises import {name} as _exercise\n"
         f"with _contextlib.redirect_stdout(_io.StringIO()):\n"
         f"    _status = _exercise.graded(globals()).status\n"
         f"print({RESULT!r} + _json.dumps({{'exercise': {name!r}, 'status': _status}}))")
@@ -289,7 +290,7 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
         shutil.copyfile(path, work / "submission.ipynb")
         env = {**os.environ, "HOME": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
         env.pop("JUPYTER_PATH", None)
-        command = [sys.executable, "-m", "ledgerlab.grading", "_run", "submission.ipynb",
+        command = [sys.executable, "-m", "ledgerlab.course.grading", "_run", "submission.ipynb",
                    "--cell-timeout", str(cell_timeout), *names]
         process = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, text=True, start_new_session=True)
@@ -352,7 +353,7 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ledgerlab.grading", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.grading", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     assignment = commands.add_parser("assignment", help="build student/, solutions/, autograder/")
     assignment.add_argument("out", type=Path)

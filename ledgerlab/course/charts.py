@@ -24,12 +24,14 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import StrMethodFormatter
 
-from .article import message_count_slice
-from .display import join_labels
-from .journal import DEFAULT_MAX_BYTES, encode_record
-from .selector import BudgetError, Selection, byte_breakdown, select
-from .wire import (DEFAULT_MODEL, ENCODERS, Turn, check_int, get_encoder, messages,
-                   request_bytes, utf16_units)
+from ledgerlab.article import message_count_slice
+from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
+from ledgerlab.selector import BudgetError, Selection, byte_breakdown, select
+from ledgerlab.tokens import request_tokens, text_tokens
+from ledgerlab.wire import (DEFAULT_MODEL, ENCODERS, Turn, check_int, get_encoder, messages,
+                            request_bytes, utf16_units)
+
+from .display import join_labels, turns
 
 # Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
@@ -500,7 +502,6 @@ class TextTokens(NamedTuple):
 def bytes_per_token(samples: Mapping[str, str],
                     tokenizers: Sequence[str] = ("o200k_base", "cl100k_base")) -> list[TextTokens]:
     """UTF-8 bytes and tokens of each sample text under each tokenizer."""
-    from .tokens import text_tokens
 
     return [TextTokens(label, name, len(text.encode("utf-8")), text_tokens(text, tokenizer=name))
             for label, text in samples.items() for name in tokenizers]
@@ -555,7 +556,6 @@ def two_limits(system: str, history: Sequence[Turn], current: str, max_bytes: in
                max_tokens: int, *, reserve_tokens: int = 0,
                tokenizer: str = "o200k_base") -> TwoLimits:
     """Select under the byte budget alone, the token limit alone, and both."""
-    from .tokens import request_tokens
 
     wide_bytes = len(request_bytes(system, list(history), current)) + max_bytes
     wide_tokens = request_tokens(system, history, current, tokenizer=tokenizer) + max_tokens
@@ -580,7 +580,6 @@ def two_limits_chart(result: TwoLimits, max_bytes: int, max_tokens: int,
                      reserve_tokens: int = 0) -> Chart:
     """Two bars as shares of their limits: the request's bytes, and its tokens + reserve."""
     figure, ax = _new_figure(8, 2.2)
-    from .display import turns
 
     if result.selection is None:
         error = result.error

@@ -1,0 +1,245 @@
+"""The feedback framework under the exercises and questions, as learntools' ``core``.
+
+``Feedback`` is the outcome of a check (correct, not yet, not answered yet, with a
+message that names the mistake); ``Exercise`` and ``Question`` pair a checker with a
+hint and a solution; ``as_integral`` and ``not_whole`` are the type checks every answer
+goes through. What is checked lives in ``exercises`` and ``questions``; how it is told
+lives here.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import numbers
+import operator
+from collections.abc import Callable, Mapping, Sequence
+
+from ledgerlab import InvalidText
+
+from .display import PlainText
+
+Answer = int | str
+
+class Feedback:
+    """The outcome of a check: ``bool(feedback)`` is True when the answer is right.
+
+    A notebook shows it as a coloured box that also starts with a word (Correct, Not yet,
+    Not answered yet), so it does not rely on colour; terminals and nbval see the same
+    word in the plain-text repr.
+    """
+
+    LABELS = {"correct": "Correct", "incorrect": "Not yet", "unanswered": "Not answered yet"}
+    # Okabe-Ito blue / vermillion / grey: told apart by colour-blind readers as well.
+    COLOURS = {"correct": "#0072B2", "incorrect": "#D55E00", "unanswered": "#767676"}
+
+    def __init__(self, status: str, message: str) -> None:
+        if status not in self.LABELS:
+            raise ValueError(f"status must be one of {sorted(self.LABELS)}")
+        self.status, self.message = status, message
+
+    def __bool__(self) -> bool:
+        return self.status == "correct"
+
+    def __repr__(self) -> str:
+        return f"{self.LABELS[self.status]}: {self.message}"
+
+    def _repr_html_(self) -> str:
+        colour = self.COLOURS[self.status]
+        return (f'<div class="ledgerlab-feedback ledgerlab-feedback-{self.status}" '
+                f'style="border-left: 6px solid {colour}; padding: 4px 10px; margin: 2px 0">'
+                f'<strong style="color: {colour}">{self.LABELS[self.status]}:</strong> '
+                f'{html.escape(self.message)}</div>')
+
+
+def correct(message: str) -> Feedback:
+    return Feedback("correct", message)
+
+
+def wrong(message: str) -> Feedback:
+    return Feedback("incorrect", message)
+
+
+def as_integral(value: object) -> int | None:
+    """``value`` as an int if it is a whole number of an integral type, else None.
+
+    Python ints and NumPy integers (what a pandas DataFrame hands back) are accepted;
+    bools and floats are not, even 24.0: the course's answers are counts of bytes or turns.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return operator.index(value)
+
+
+def not_whole(value: object, unit: str) -> Feedback:
+    """The feedback for an answer that is not a whole number of ``unit``."""
+    if isinstance(value, float) and value.is_integer():
+        return wrong(f"give a whole number of {unit}, e.g. {int(value)}, not {value!r}: "
+                     f"sizes and counts are ints, and / divides to a float.")
+    return wrong(f"give a whole number of {unit} (an int), not a {type(value).__name__}.")
+
+
+UNANSWERED = Feedback("unanswered", "replace each ... with your answer, then run check() again.")
+_hidden_solutions = False
+
+
+def hide_solutions() -> None:
+    """The graded edition: ``solution()`` explains that answers come later."""
+    global _hidden_solutions
+    _hidden_solutions = True
+
+
+class Exercise:
+    """One exercise: a checker plus the hint and solution texts.
+
+    The checker's parameter names are the answers ``check`` takes, in order; the
+    exercises notebook names its answer variables the same. ``hidden`` is an extra
+    test for grading only: it gets the same answers once ``check`` has passed.
+    """
+
+    def __init__(self, number: int, title: str, checker, hint: str, solution: str,
+                 *, hidden=None) -> None:
+        self.number, self.title = number, title
+        self._checker, self._hint, self._solution = checker, hint, solution
+        self._hidden = hidden
+        self.answers = tuple(inspect.signature(checker).parameters)
+
+    @property
+    def solution_code(self) -> str:
+        """The solution as code: it sets the answer variables and ends with the check."""
+        return self._solution
+
+    def check(self, *answer: object) -> Feedback:
+        if len(answer) != len(self.answers):
+            names = ", ".join(self.answers)
+            return wrong(f"q{self.number}.check takes {len(self.answers)} "
+                         f"answer{'' if len(self.answers) == 1 else 's'} ({names}); "
+                         f"you gave {len(answer)}.")
+        if any(part is Ellipsis for part in answer):
+            return UNANSWERED
+        try:
+            return self._checker(*answer)
+        except InvalidText as error:  # its message names a field and a size, never text
+            return wrong(f"{error}. Every text must be valid Unicode.")
+        except UnicodeError:  # its message would quote the offending character
+            return wrong("a text in your answer is not valid Unicode (a lone surrogate?).")
+
+    def grade(self, *answer: object) -> Feedback:
+        """What a grader counts: ``check``, then the hidden test if there is one."""
+        feedback = self.check(*answer)
+        if feedback and self._hidden is not None:
+            return self._hidden(*answer)
+        return feedback
+
+    def graded(self, namespace: dict) -> Feedback:
+        """``grade`` on the answers a notebook left in ``namespace``, found by their names.
+
+        The grader runs this in the student's kernel after their notebook: a missing
+        answer reads as not answered, and an error raised by the student's code counts
+        as a wrong answer.
+        """
+        missing = [name for name in self.answers if name not in namespace]
+        if missing:
+            return Feedback("unanswered", f"no variable named {', '.join(missing)}.")
+        try:
+            return self.grade(*(namespace[name] for name in self.answers))
+        except BaseException as error:  # SystemExit from an answer's __eq__ is a wrong answer too
+            return wrong(f"grading raised {type(error).__name__}.")
+
+    def hint(self) -> PlainText:
+        return PlainText(f"Hint: {self._hint}")
+
+    def solution(self) -> PlainText:
+        if _hidden_solutions:
+            return PlainText("Solutions are hidden in this graded edition: your teacher shares "
+                             "them after the deadline. check() and hint() still work.")
+        return PlainText(f"Solution:\n{self._solution}")
+
+    def __repr__(self) -> str:
+        return f"Exercise {self.number}: {self.title} (check(), hint(), solution())"
+
+
+class Question:
+    """A question whose answer is a whole number or one of a few words.
+
+    ``answer`` and ``mistakes`` are functions, called at check time: the answer,
+    and a map from plausible wrong answers to what each one gets wrong.
+    """
+
+    def __init__(self, prompt: str, answer: Callable[[], Answer], *, explanation: str,
+                 hint: str, mistakes: Callable[[], Mapping[Answer, str]] = dict,
+                 choices: Sequence[str] = ()) -> None:
+        self.prompt, self._answer, self.explanation = prompt, answer, explanation
+        self._hint, self._mistakes, self.choices = hint, mistakes, tuple(choices)
+
+    def check(self, answer: object = Ellipsis) -> Feedback:
+        if answer is Ellipsis:
+            return UNANSWERED
+        given = self._read(answer)
+        if isinstance(given, Feedback):
+            return given
+        if given == self._answer():
+            return correct(self.explanation)
+        known = self._mistakes().get(given)
+        if known:
+            return wrong(known)
+        return wrong(f"not {given}. Hint: {self._hint}")
+
+    def _read(self, answer: object) -> Answer | Feedback:
+        """The answer in the form the question expects, or feedback saying what form that is."""
+        if self.choices:
+            word = answer.strip().lower() if isinstance(answer, str) else None
+            if word not in self.choices:
+                return wrong(f"answer with one of {', '.join(map(repr, self.choices))} (a str).")
+            return word
+        number = as_integral(answer)
+        if number is None:
+            return wrong(f"answer with a whole number, an int, not {type(answer).__name__}: "
+                         "the course counts whole bytes and whole turns.")
+        return number
+
+    def hint(self) -> PlainText:
+        return PlainText(f"Hint: {self._hint}")
+
+    def solution(self) -> PlainText:
+        explanation = self.explanation[:1].upper() + self.explanation[1:]
+        return PlainText(f"Answer: {self._answer()}. {explanation}")
+
+    def __repr__(self) -> str:
+        return f"{self.prompt}\n(check(...), hint(), solution())"
+
+
+class Discussion:
+    """A question to answer in words: no check, a model answer in ``solution()``."""
+
+    def __init__(self, prompt: str, model_answer: str) -> None:
+        self.prompt, self.model_answer = prompt, model_answer
+
+    def solution(self) -> PlainText:
+        return PlainText(f"A model answer: {self.model_answer}")
+
+    def __repr__(self) -> str:
+        return f"{self.prompt}\n(answer in words; solution() shows a model answer)"
+
+
+class Questionnaire:
+    """The questions that end a notebook, numbered from 1: ``quiz[1].check(...)``."""
+
+    def __init__(self, title: str, questions: Sequence[Question | Discussion]) -> None:
+        self.title, self.questions = title, tuple(questions)
+
+    def __getitem__(self, number: int) -> Question | Discussion:
+        if as_integral(number) is None or not 1 <= number <= len(self.questions):
+            raise IndexError(f"questions are numbered 1 to {len(self.questions)}")
+        return self.questions[number - 1]
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __repr__(self) -> str:
+        lines = [f"Check your understanding: {self.title}"]
+        for number, question in enumerate(self.questions, start=1):
+            how = (f"check it: quiz[{number}].check(...)" if isinstance(question, Question)
+                   else f"in words; quiz[{number}].solution() shows a model answer")
+            lines.append(f"{number}. {question.prompt}  ({how})")
+        return "\n".join(lines)
