@@ -9,19 +9,19 @@ import sys
 from pathlib import Path
 
 from . import __version__, article
-from .journal import Journal, JournalError, LineStatus, examine, id_tag
+from .journal import Journal, JournalError, describe_tail, examine, id_tag, salvage
 
 
 def cmd_table(args: argparse.Namespace) -> int:
     rows = article.boundary_table()
     rejected = article.boundary_rejection()
     if args.json:
-        print(json.dumps({"rows": rows, "rejected": rejected}, indent=2))
+        say(json.dumps({"rows": rows, "rejected": rejected}, indent=2))
         return 0
-    print(f"{'budget':>6}  {'retained':>8}  {'dropped':>7}  {'bytes':>5}")
+    say(f"{'budget':>6}  {'retained':>8}  {'dropped':>7}  {'bytes':>5}")
     for row in rows:
-        print(f"{row['budget']:>6}  {row['retained']:>8}  {row['dropped']:>7}  {row['bytes']:>5}")
-    print(f"{rejected['budget']:>6}  rejected: the mandatory input needs "
+        say(f"{row['budget']:>6}  {row['retained']:>8}  {row['dropped']:>7}  {row['bytes']:>5}")
+    say(f"{rejected['budget']:>6}  rejected: the mandatory input needs "
           f"{rejected['mandatory_bytes']} bytes")
     return 0
 
@@ -29,8 +29,8 @@ def cmd_table(args: argparse.Namespace) -> int:
 def cmd_scenario(args: argparse.Namespace) -> int:
     report = article.write_evidence(args.out, __version__)
     for key, value in report.items():
-        print(f"{key:<40} {json.dumps(value)}")
-    print(f"wrote {article.LOG_NAME}, {article.REPORT_NAME}, {article.MANIFEST_NAME} "
+        say(f"{key:<40} {json.dumps(value)}")
+    say(f"wrote {article.LOG_NAME}, {article.REPORT_NAME}, {article.MANIFEST_NAME} "
           f"to {shown(args.out)}")
     return 0
 
@@ -38,11 +38,11 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     problems = article.audit_evidence(args.dir, __version__)
     for problem in problems:
-        print(f"FAIL {problem}")
+        say(f"FAIL {problem}")
     if problems:
         print(f"audit failed: {len(problems)} problem(s) in {shown(args.dir)}", file=sys.stderr)
         return 1
-    print("audit passed: manifest hashes, every log line's checksum and the report's invariants")
+    say("audit passed: manifest hashes, every log line's checksum and the report's invariants")
     return 0
 
 
@@ -50,9 +50,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     path = Path(args.log)
     if not path.is_file():
         raise JournalError(f"no journal file at {args.log!r}")
-    data = path.read_bytes()
-    lines = examine(data)
-    print(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {'question':>8}  {'answer':>8}  "
+    try:
+        data = path.read_bytes()
+        lines = examine(data)
+    except MemoryError:
+        raise JournalError(f"the journal's {path.stat().st_size} bytes do not fit in this "
+                           f"process's memory (inspect reads the whole file)") from None
+    say(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {'question':>8}  {'answer':>8}  "
           f"{'sha256':<12}  status")
     for line in lines:
         if line.record is not None:
@@ -61,30 +65,17 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             status, digest = "ok", line.record.sha256[:12]
         else:
             sizes, digest = f"{'-':>8}  {'-':>8}", "-"
-            status = torn_status(line, data) if line.torn else line.problem
-        print(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {sizes}  {digest:<12}  {status}")
+            status = (f"torn tail: {describe_tail(data[line.offset:])}" if line.torn
+                      else line.problem)
+        say(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {sizes}  {digest:<12}  {status}")
     turns = sum(1 for line in lines if line.record is not None)
     corrupt = sum(1 for line in lines if line.problem is not None and not line.torn)
     torn = sum(line.length for line in lines if line.torn)
-    print(f"{turns} turns, {len(data)} bytes, {corrupt} corrupt lines, {torn} torn-tail bytes")
+    say(f"{turns} turns, {len(data)} bytes, {corrupt} corrupt lines, {torn} torn-tail bytes")
     if corrupt:
         print(f"{shown(args.log)}: corrupt; a Journal refuses to open it", file=sys.stderr)
         return 1
     return 0
-
-
-def torn_status(line: LineStatus, data: bytes) -> str:
-    """What ``inspect`` says of a torn tail: what the cut-short append had written."""
-    tail = data[line.offset:]
-    written = len(tail.rstrip(b"\0"))
-    if line.unterminated:
-        what = "torn tail: a whole record without its newline, never acknowledged"
-    elif written:
-        what = f"torn tail: the first {written} bytes of a record"
-    else:
-        return f"torn tail: {len(tail)} NUL bytes (cut on open)"
-    zeros = len(tail) - written
-    return what + (f", then {zeros} NUL bytes" if zeros else "") + " (cut on open)"
 
 
 # Deleting never grows a file, so forget and retain open a journal whatever its size:
@@ -93,7 +84,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     with Journal(args.log, create=False, max_bytes=None) as journal:
         turns, size = len(journal), journal.size
         journal.forget(args.id)
-        print(f"forgot {id_tag(args.id)}: {turns} -> {len(journal)} turns, "
+        say(f"forgot {id_tag(args.id)}: {turns} -> {len(journal)} turns, "
               f"{size} -> {journal.size} bytes; its text is gone from {shown(args.log)}")
     return 0
 
@@ -102,9 +93,51 @@ def cmd_retain(args: argparse.Namespace) -> int:
     with Journal(args.log, create=False, max_bytes=None) as journal:
         turns, size = len(journal), journal.size
         deleted = journal.retain(last=args.last)
-        print(f"deleted {deleted} of {turns} turns, kept the newest {len(journal)}: "
+        say(f"deleted {deleted} of {turns} turns, kept the newest {len(journal)}: "
               f"{size} -> {journal.size} bytes")
     return 0
+
+
+def cmd_salvage(args: argparse.Namespace) -> int:
+    result = salvage(args.log, args.out)
+    for line in result.lost:
+        named = f", {line.id_tag}" if line.id_tag else ""
+        say(f"lost line {line.number} at byte offset {line.offset} ({line.length} bytes"
+            f"{named}): {line.problem}")
+    say(f"salvaged {result.kept} records ({result.size} bytes) into {shown(args.out)}; "
+        f"lost {len(result.lost)} lines; {shown(args.log)} is unchanged")
+    return 1 if result.lost else 0
+
+
+class _Stdout:
+    """Where results go. A closed, full or broken stdout loses the output, never the work:
+    once a line cannot be written, the rest is dropped and stdout is pointed at the null
+    device, so that Python's own flush at exit cannot fail either."""
+
+    lost = False
+
+
+def say(text: str = "") -> None:
+    """Print one line of a command's result to stdout, as far as stdout takes it."""
+    if _Stdout.lost:
+        return
+    try:
+        if sys.stdout is None:  # started with stdout closed (>&-)
+            raise OSError("stdout is closed")
+        print(text, flush=True)
+    except (OSError, ValueError):
+        _Stdout.lost = True
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    finally:
+        os.close(devnull)
 
 
 def shown(path: str) -> str:
@@ -113,7 +146,7 @@ def shown(path: str) -> str:
     A path need not be valid UTF-8, nor fit stdout's encoding; printing it must
     never turn a finished deletion into a reported failure.
     """
-    encoding = sys.stdout.encoding or "utf-8"
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     # Decode as the file system does (bytes that are not text become \xNN), then escape
     # whatever stdout's encoding cannot print.
     text = os.fsencode(path).decode(sys.getfilesystemencoding(), "backslashreplace")
@@ -174,17 +207,38 @@ def build_parser() -> argparse.ArgumentParser:
     retain.add_argument("--last", type=count, required=True, metavar="N",
                         help="how many of the newest turns to keep")
     retain.set_defaults(run=cmd_retain)
+
+    rescue = commands.add_parser("salvage", help="copy what verifies into a new journal",
+                                 description="Copy every record that verifies, in order, into "
+                                 "a new journal (skipping damaged lines and repeated ids) and "
+                                 "list what could not be kept, by line, offset and id tag. "
+                                 "LOG is only read. Exit 1 if anything was lost.")
+    rescue.add_argument("log", metavar="LOG")
+    rescue.add_argument("--out", required=True, metavar="NEW",
+                        help="the new journal: a path that must not exist yet")
+    rescue.set_defaults(run=cmd_salvage)
     return parser
+
+
+# Commands that change files before they print: their exit status is the change's, whatever
+# printing does (a deletion that happened must not be reported as a failure).
+CHANGES = frozenset({"forget", "retain", "salvage", "scenario"})
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _Stdout.lost = False
     try:
-        return args.run(args)
+        code = args.run(args)
     except (JournalError, OSError, ValueError, TypeError) as error:
         print(f"ledgerlab {args.command}: {type(error).__name__}: {_describe(error)}",
               file=sys.stderr)
         return 2
+    if _Stdout.lost and args.command not in CHANGES:
+        print(f"ledgerlab {args.command}: the output could not be written (stdout closed, "
+              f"full or a broken pipe)", file=sys.stderr)
+        return code or 1
+    return code
 
 
 def _describe(error: Exception) -> str:

@@ -9,14 +9,19 @@ request (the gson encoder). The contract:
 
 - one writer: the file itself is locked (flock on POSIX); a second Journal on
   the same file, in this process or another, raises JournalLocked. Where the OS
-  has no flock (Pyodide, a stubbed ``fcntl``), the lock guards only this process:
-  a registry of the files this process's Journals hold, nothing more;
+  has no working flock (Pyodide: no ``fcntl.flock`` in 0.27, one that locks nothing
+  in 314 and later), the lock guards only this process: a registry of the files
+  this process's Journals hold. Another process can then open the same file and
+  overwrite acknowledged turns;
 - every commit is fsynced before it returns;
-- on open, the bytes after the last newline (NUL padding stripped) are a torn
-  tail if a cut-short append could have written them: any prefix of a record
-  line, the whole line without its newline included (its fsync never returned,
-  so it was never acknowledged). A torn tail is cut and the cut is synced; any
-  other bad line refuses to open (JournalCorrupt) and changes nothing;
+- a commit is acknowledged once its newline is synced, so nothing after the last
+  newline ever was: on open it is cut, whatever it holds (part of a record, a
+  whole record without its newline, NULs after or inside it, stale bytes a crash
+  exposed), and the cut is synced. One exception refuses instead: a verified
+  record line followed by a byte that is not NUL where its newline belongs (an
+  acknowledged record whose newline was overwritten). Any complete line that is
+  not a valid record, or repeats an id, refuses to open (JournalCorrupt) and
+  changes nothing;
 - commit is idempotent by id; the same id with another question is TurnConflict;
 - the file never grows past ``max_bytes`` (JournalFull, file unchanged); a file
   already over it is refused on open unless ``max_bytes=None`` (no cap: deleting
@@ -38,13 +43,16 @@ import io
 import json
 import os
 import stat
+import sys
 import threading
 from dataclasses import dataclass
 from typing import NoReturn
 
 try:
     import portalocker
-except (ImportError, AttributeError):  # no fcntl.flock or LOCK_EX (Pyodide): in-process lock only
+except (ImportError, AttributeError):  # no fcntl.flock or LOCK_EX (Pyodide 0.27): no OS lock
+    portalocker = None
+if sys.platform == "emscripten":  # Pyodide 314 has fcntl.flock, but it locks nothing
     portalocker = None
 
 from .wire import ENCODERS, InvalidText, Turn, check_int, check_text
@@ -52,7 +60,6 @@ from .wire import ENCODERS, InvalidText, Turn, check_int, check_text
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 RECORD_KEYS = ["id", "question", "answer"]
 _HEX_DIGITS = frozenset(b"0123456789abcdef")
-_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 # Every record line starts with the base64 of '{"id":"'.
 _LINE_START = base64.b64encode(b'{"id":"')[:9]
 
@@ -170,58 +177,64 @@ def decode_record(line: bytes) -> Record:
     return Record(turn_id, turn, digest.decode("ascii"))
 
 
-def is_torn_tail(tail: bytes) -> bool:
-    """Could a cut-short append of one record have left these bytes after the last newline?
+def overwritten_newline(tail: bytes) -> bool:
+    """Do the bytes after the last newline hold an acknowledged record whose newline is gone?
 
-    Yes for any prefix of a record line, the whole line without its newline
-    included, followed perhaps by the NUL bytes a power loss leaves. No for
-    anything an append cannot write: a final newline replaced by another byte,
-    a checksum (or a prefix of one) that is not the payload's, base64 that no
-    canonical encoding starts with. Cutting those would lose data silently.
+    That is the one tail refused rather than cut: it begins with a complete record
+    line (base64, one space, 64 hex digits) that verifies, and the byte where its
+    newline belongs is there and is not NUL. A commit returns only once its newline
+    is synced, so that record was acknowledged and its newline overwritten later:
+    cutting it would delete an acknowledged turn silently.
     """
+    found = _leading_record(tail)
+    return found is not None and len(tail) > found[1] and tail[found[1]] != 0
+
+
+def _leading_record(tail: bytes) -> tuple[Record, int] | None:
+    """The record that ``tail`` begins with and its line's length, if that line verifies."""
+    end = tail.find(b" ") + 1 + 64
+    record = _decoded(tail[:end]) if end != 64 and len(tail) >= end else None
+    return None if record is None else (record, end)
+
+
+def describe_tail(tail: bytes) -> str:
+    """What the bytes after the last newline hold, told in sizes, and what opening does."""
+    if overwritten_newline(tail):
+        return ("a verified record whose newline was overwritten: it was acknowledged, "
+                "so the journal refuses to open rather than cut it")
     written = tail.rstrip(b"\0")
-    if written[:len(_LINE_START)] != _LINE_START[:len(written)]:
-        return False
-    encoded, space, digest = written.partition(b" ")
-    if not _is_base64_prefix(encoded, complete=bool(space)):
-        return False
-    if not space:
-        return True
-    # The payload is whole: the digest must begin the one its append was writing.
-    expected = hashlib.sha256(base64.b64decode(encoded)).hexdigest().encode("ascii")
-    if not expected.startswith(digest):
-        return False
-    try:
-        decode_record(encoded + b" " + expected)
-    except ValueError:
-        return False
-    return True
+    if not written:
+        return f"{_bytes(len(tail))} of NUL, never acknowledged (cut on open)"
+    if _verifies(written):
+        what = "a whole record without its newline"
+    elif tail.startswith(_LINE_START[:len(written)]):
+        what = f"the first {_bytes(len(written))} of a record"
+    else:
+        what = f"{_bytes(len(written))} that no append writes (stale data a crash exposed?)"
+    inside, after = written.count(0), len(tail) - len(written)
+    if inside:
+        what += f" with {_bytes(inside)} of NUL inside"
+    if after:
+        what += f", then {_bytes(after)} of NUL"
+    return f"{what}, never acknowledged (cut on open)"
 
 
-def _is_base64_prefix(encoded: bytes, *, complete: bool) -> bool:
-    """Is ``encoded`` the start of a canonical base64 text (all of it, if ``complete``)?"""
-    body = encoded.rstrip(b"=")
-    if not _BASE64_ALPHABET.issuperset(body):
-        return False  # a stray byte, or '=' before the end
-    padding = len(encoded) - len(body)
-    if not padding and not complete:
-        return True  # more groups may follow
-    rest = len(body) % 4
-    needed = (4 - rest) % 4
-    if rest == 1 or padding > needed or (complete and padding != needed):
-        return False
-    # The last group's unused bits must be zero ("YR==" is not canonical, "YQ==" is).
-    group = body[len(body) - rest:] + b"=" * needed
-    return not rest or base64.b64encode(base64.b64decode(group)) == group
+def _bytes(count: int) -> str:
+    return f"{count} byte{'' if count == 1 else 's'}"
+
+
+def _verifies(line: bytes) -> bool:
+    """Is ``line`` (without a newline) a record line that decodes and checks out?"""
+    return _decoded(line) is not None
 
 
 def examine(data: bytes) -> list[LineStatus]:
     """Every line of a journal file with its record or its problem.
 
-    Bytes after the last newline are a torn tail (problem ``"torn tail"``) when a
-    cut-short append could have left them, ``unterminated`` when they hold a whole
-    record without its newline; otherwise the final line is corrupt. Duplicate
-    ids are problems too.
+    Bytes after the last newline were never acknowledged: they are a torn tail
+    (problem ``"torn tail"``, ``torn``; ``unterminated`` when they hold a whole record
+    without its newline), unless ``overwritten_newline`` says they hold an
+    acknowledged record, which is a problem. Duplicate ids are problems too.
     """
     statuses = []
     seen: set[str] = set()
@@ -231,14 +244,16 @@ def examine(data: bytes) -> list[LineStatus]:
         number += 1
         end = data.find(b"\n", offset)
         if end == -1:
+            # Never acknowledged (a commit returns once its newline is synced): cut on
+            # open, whatever it holds, except a verified record with its newline overwritten.
             tail = data[offset:]
-            if is_torn_tail(tail):
-                whole = len(tail.rstrip(b"\0").partition(b" ")[2]) == 64
-                statuses.append(LineStatus(number, offset, len(tail), None, "torn tail",
-                                           torn=True, unterminated=whole))
-            else:
+            if overwritten_newline(tail):
                 statuses.append(LineStatus(number, offset, len(tail), None,
-                                           "incomplete final line is not a torn record"))
+                                           "a verified record whose newline was overwritten"))
+            else:
+                statuses.append(LineStatus(number, offset, len(tail), None, "torn tail",
+                                           torn=True,
+                                           unterminated=_verifies(tail.rstrip(b"\0"))))
             break
         record, problem = None, None
         try:
@@ -298,11 +313,14 @@ class Journal:
                     f"journal is {size} bytes, over its cap of {self.max_bytes} bytes")
             os.lseek(fd, 0, os.SEEK_SET)
             data = self._file.readall()
+            lines = examine(data)
         except OSError as error:
             raise JournalError(f"cannot read journal {self.path!r}: {error.strerror}; "
                                f"nothing changed") from None
+        except MemoryError:
+            raise _too_large(size) from None
         good = 0
-        for line in examine(data):
+        for line in lines:
             if line.torn:
                 break
             if line.problem is not None:
@@ -408,6 +426,8 @@ class Journal:
             new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
         except OSError as error:
             self._fail("rewrite", error)
+        except MemoryError:
+            raise _too_large(self._size) from None
         if not _clear_leftover(temp, data):
             raise JournalError(
                 f"cannot rewrite: {temp!r} exists and is not a leftover of this journal "
@@ -421,6 +441,12 @@ class Journal:
         except OSError as error:
             new.close()
             self._fail("rewrite", error)
+        if portalocker is None:
+            try:
+                new = _reopened(new, self.path)
+            except OSError as error:
+                new.close()
+                self._fail("reopening after the rewrite", error)
         self._file = new
         self._turns = {line.record.id: line.record.turn for line in kept}
         self._size = len(new_data)
@@ -481,8 +507,136 @@ class Journal:
         return f"Journal({self.path!r}, turns={len(self._turns)}, bytes={self._size}, {state})"
 
 
+REWRITE_SUFFIX = ".ledgerlab-rewrite"
+
+
+# --- Salvage: a way forward for a journal that refuses to open ------------------------------
+
+
+@dataclass(frozen=True)
+class LostLine:
+    """A line ``salvage`` could not keep: where it was, and why; its id only as a tag."""
+
+    number: int
+    offset: int
+    length: int
+    problem: str
+    id_tag: str | None  # where the payload still names an id
+
+
+@dataclass(frozen=True)
+class Salvaged:
+    """What ``salvage`` copied, and every line it could not keep."""
+
+    kept: int  # records written to the new journal, in order
+    lost: tuple[LostLine, ...]  # lines holding bytes other than NUL that were not copied
+    size: int  # bytes of the new journal
+
+
+def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> Salvaged:
+    """Copy every record of ``source`` that verifies, in order, into a new journal.
+
+    ``source`` is only read, never written or locked: it may be a journal that refuses
+    to open. Damaged lines and repeated ids are skipped (the first record of an id
+    wins); a verified record at the start of the bytes after the last newline is kept
+    too. ``destination`` must not exist: it appears whole or not at all (written under
+    a hidden name, synced, then linked into place, which never replaces a file).
+    """
+    source, destination = os.fspath(source), os.fspath(destination)
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_BINARY", 0)
+                     | getattr(os, "O_NOFOLLOW", 0))
+        with open(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                raise JournalError(f"cannot salvage {source!r}: not a regular file")
+            data = file.read()
+        lines = examine(data)
+    except OSError as error:
+        raise JournalError(f"cannot read {source!r}: {error.strerror}") from None
+    except MemoryError:
+        raise _too_large(os.stat(source).st_size) from None
+    if os.path.lexists(destination):
+        raise JournalError(f"{destination!r} exists: salvage writes a new file, never over one")
+    kept, lost, seen = [], [], set()
+    for line in lines:
+        raw = data[line.offset:line.offset + line.length]
+        if line.record is not None:
+            kept.append(raw)
+            seen.add(line.record.id)
+            continue
+        found = None if raw.endswith(b"\n") else _leading_record(raw)  # after the last newline
+        if found is not None and found[0].id not in seen:
+            record, end = found
+            kept.append(raw[:end] + b"\n")
+            seen.add(record.id)
+            raw = raw[end:]
+        if raw.strip(b"\0"):
+            lost.append(LostLine(line.number, line.offset, line.length,
+                                 line.problem or "", _readable_id(raw)))
+    new_data = b"".join(kept)
+    _publish(destination, new_data)
+    return Salvaged(len(kept), tuple(lost), len(new_data))
+
+
+def _decoded(line: bytes) -> Record | None:
+    try:
+        return decode_record(line)
+    except ValueError:
+        return None
+
+
+def _readable_id(raw: bytes) -> str | None:
+    """The id a damaged line's payload still names, as a tag, or None."""
+    try:
+        payload = json.loads(base64.b64decode(raw.split(b" ")[0] + b"==="))
+    except (ValueError, RecursionError, binascii.Error):
+        return None
+    turn_id = payload.get("id") if isinstance(payload, dict) else None
+    return id_tag(turn_id) if isinstance(turn_id, str) else None
+
+
+def _publish(destination: str, data: bytes) -> None:
+    """Write ``data`` as a new file at ``destination``, whole or not at all."""
+    folder, name = os.path.split(os.path.abspath(destination))
+    temp = os.path.join(folder, f".{name}.ledgerlab-salvage")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o600)
+    except OSError as error:
+        raise JournalError(f"cannot write {temp!r}: {error.strerror}; nothing written") from None
+    try:
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.link(temp, destination)  # fails if the name was taken meanwhile: never replaces
+    except OSError as error:
+        raise JournalError(f"cannot write {destination!r}: {error.strerror}; "
+                           f"nothing written") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    try:
+        fsync_directory(destination)
+    except OSError as error:
+        raise JournalError(f"{destination!r} is written, but its directory could not be "
+                           f"synced: {error.strerror}") from None
+
+
+def _too_large(size: int) -> JournalError:
+    return JournalError(f"the journal's {size} bytes do not fit in this process's memory "
+                        f"(it reads the whole file); nothing changed")
+
+
 def _rewrite_path(path: str) -> str:
-    return path + ".rewrite"
+    """Where a rewrite writes the new file: a hidden name only a rewrite creates (O_EXCL).
+
+    Not ``<path>.rewrite``, which is a name a user chooses for another journal or a
+    backup: this one says whose it is, and it is removed only when provably a leftover.
+    """
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}{REWRITE_SUFFIX}")
 
 
 def _clear_leftover(path: str, journal: bytes) -> bool:
@@ -546,7 +700,7 @@ _HELD: set[tuple[int, int]] = set()
 _HELD_LOCK = threading.Lock()
 
 
-def _lock(handle: _JournalFile) -> bool:
+def _lock(handle: _JournalFile, path: str) -> bool:
     """Lock an open journal file against every other Journal; False if one holds it."""
     opened = os.fstat(handle.fileno())
     key = (opened.st_dev, opened.st_ino)
@@ -562,7 +716,30 @@ def _lock(handle: _JournalFile) -> bool:
                          portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
     except portalocker.AlreadyLocked:
         return False
+    except portalocker.LockException as error:  # e.g. ENOLCK on an NFS mount without locks
+        cause = error.__cause__ if isinstance(error.__cause__, OSError) else None
+        reason = (cause.strerror if cause is not None and cause.strerror
+                  else type(error).__name__)
+        raise JournalError(f"cannot lock journal {path!r}: {reason} (a file system "
+                           f"without locks, such as NFS mounted nolock?); nothing was "
+                           f"written") from None
     return True
+
+
+_OPEN_FLAGS = (os.O_RDWR | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_NOFOLLOW", 0))
+
+
+def _reopened(handle: _JournalFile, path: str) -> _JournalFile:
+    """``handle``'s file opened again under ``path``, the registry's hold moved to it.
+
+    Only without an OS lock: Emscripten's file system answers fstat by the name a
+    descriptor was opened with, so a renamed file's descriptor stops answering.
+    """
+    again = _JournalFile(os.open(path, _OPEN_FLAGS), "r+")
+    again.key, handle.key = handle.key, None
+    handle.close()
+    return again
 
 
 def _open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> _JournalFile:
@@ -572,8 +749,7 @@ def _open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> 
     rename a new file over the path between our open and our lock: then the
     lock we got guards a file with no name, so check and try again.
     """
-    flags = (os.O_RDWR | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-             | getattr(os, "O_NOFOLLOW", 0))
+    flags = _OPEN_FLAGS
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
         raise JournalError(f"cannot open journal {path!r}: not a regular file")
     for _ in range(3):
@@ -593,12 +769,18 @@ def _open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> 
             raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
         handle = _JournalFile(fd, "r+")
         try:
-            if not _lock(handle):
+            if not _lock(handle, path):
                 raise JournalLocked(f"journal {path!r} is already open in another Journal")
             if _same_file(handle.fileno(), path):
                 break
+        except JournalLocked:
+            handle.close()  # another Journal holds it, even one that raced us to create it
+            raise
         except BaseException:
             handle.close()
+            if created:  # we could not lock it, and wrote nothing: take back the empty file
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
             raise
         handle.close()
     else:

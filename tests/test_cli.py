@@ -131,7 +131,7 @@ def test_inspect_of_a_missing_file_is_a_one_line_error(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("command", [[], ["table"], ["scenario"], ["audit"], ["inspect"],
-                                     ["forget"], ["retain"]])
+                                     ["forget"], ["retain"], ["salvage"]])
 def test_every_command_has_help(command, capsys):
     with pytest.raises(SystemExit) as caught:
         build_parser().parse_args([*command, "--help"])
@@ -266,7 +266,7 @@ def test_inspect_and_forget_on_a_hostile_payload_report_instead_of_crashing(tmp_
 
 @pytest.mark.parametrize("zeros, status", [
     (0, "torn tail: a whole record without its newline, never acknowledged (cut on open)"),
-    (8, "torn tail: a whole record without its newline, never acknowledged, then 8 NUL bytes "
+    (8, "torn tail: a whole record without its newline, then 8 bytes of NUL, never acknowledged "
         "(cut on open)"),
 ])
 def test_inspect_names_a_whole_record_without_its_newline(tmp_path, capsys, zeros, status):
@@ -279,6 +279,26 @@ def test_inspect_names_a_whole_record_without_its_newline(tmp_path, capsys, zero
                                         + status)
     assert out.splitlines()[-1] == f"1 turns, {len(first) + 141 + zeros} bytes, 0 corrupt lines, " \
                                    f"{141 + zeros} torn-tail bytes"
+
+
+@pytest.mark.parametrize("tail, status", [
+    (b"x", "torn tail: 1 byte that no append writes (stale data a crash exposed?), never "
+           "acknowledged (cut on open)"),
+    (b"\0" * 5, "torn tail: 5 bytes of NUL, never acknowledged (cut on open)"),
+    (encode_record("two", "q", "a")[:30] + b"\0\0" + encode_record("two", "q", "a")[32:50],
+     "torn tail: the first 50 bytes of a record with 2 bytes of NUL inside, never acknowledged "
+     "(cut on open)"),
+    (encode_record("two", "q", "a")[:-1] + b"x",
+     "a verified record whose newline was overwritten"),
+])
+def test_inspect_names_what_the_tail_holds_and_how_many_bytes(tmp_path, capsys, tail, status):
+    log = tmp_path / "c.log"
+    log.write_bytes(encode_record("one", "q", "a") + tail)
+    code, out, err = run(capsys, "inspect", str(log))
+    assert out.splitlines()[2].endswith(status)
+    refused = "overwritten" in status
+    assert code == refused and ("refuses to open" in err) == refused
+    assert log.read_bytes() == encode_record("one", "q", "a") + tail  # inspect only reads
 
 
 def test_forget_retain_and_inspect_work_on_a_journal_over_the_cap(tmp_path, capsys):
@@ -317,3 +337,71 @@ def test_a_path_prints_as_the_console_can_show_it(monkeypatch):
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
     assert shown("café") == "caf\\xe9"
     assert shown(os.fsdecode(b"caf\xff")) == "caf\\xff"  # not text at all: its byte escaped
+
+
+def broken_pipe():
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: every write is EPIPE
+    return write
+
+
+@pytest.mark.parametrize("stdout", ["closed", "full", "broken pipe"])
+@pytest.mark.parametrize("command", [["forget", "{log}", "two"], ["retain", "{log}", "--last", "1"]])
+def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, stdout, command):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("one", "q1", "a1")
+        journal.commit("two", "q2", "a2")
+    argv = [sys.executable, "-m", "ledgerlab", *(part.format(log=log) for part in command)]
+    if stdout == "closed":
+        result = subprocess.run(["bash", "-c", '"$@" >&-', "-", *argv], capture_output=True,
+                                text=True)
+    else:
+        target = os.open("/dev/full", os.O_WRONLY) if stdout == "full" else broken_pipe()
+        try:
+            result = subprocess.run(argv, stdout=target, stderr=subprocess.PIPE, text=True)
+        finally:
+            os.close(target)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+    with Journal(log) as journal:
+        kept = ["q1"] if command[0] == "forget" else ["q2"]
+        assert [turn.question for turn in journal.history()] == kept
+
+
+@pytest.mark.parametrize("stdout", ["full", "broken pipe"])
+def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, stdout):
+    target = os.open("/dev/full", os.O_WRONLY) if stdout == "full" else broken_pipe()
+    try:
+        result = subprocess.run([sys.executable, "-m", "ledgerlab", "table"], stdout=target,
+                                stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(target)
+    assert result.returncode == 1
+    assert result.stderr == ("ledgerlab table: the output could not be written (stdout closed, "
+                             "full or a broken pipe)\n")
+
+
+BIG_FILE_CHILD = r"""
+import resource, sys
+from ledgerlab.cli import main
+resource.setrlimit(resource.RLIMIT_AS, (2_500_000_000, 2_500_000_000))
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("command", [["inspect", "{log}"], ["forget", "{log}", "one"],
+                                     ["retain", "{log}", "--last", "0"]])
+def test_a_journal_larger_than_memory_is_a_one_line_error_and_unchanged(tmp_path, command):
+    log = tmp_path / "big.log"
+    with open(log, "wb") as file:  # sparse: 3 GB that take no disk
+        file.write(encode_record("one", "q", "a"))
+        file.truncate(3_000_000_000)
+    argv = [part.format(log=log) for part in command]
+    result = subprocess.run([sys.executable, "-c", BIG_FILE_CHILD, *argv], capture_output=True,
+                            text=True)
+    assert result.returncode == 2, result.stderr[-300:]
+    assert result.stderr.startswith(f"ledgerlab {command[0]}: JournalError: the journal's "
+                                    "3000000000 bytes do not fit in this process's memory")
+    assert "Traceback" not in result.stderr
+    assert log.stat().st_size == 3_000_000_000

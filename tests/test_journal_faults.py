@@ -168,7 +168,7 @@ def test_a_changed_final_newline_is_corruption_not_a_torn_tail(log):
     data = b"".join(records(2))
     for value in (b"x", b" ", b"0", b"=", b"\r"):  # a NUL there is a torn tail: see recovery
         log.write_bytes(data[:-1] + value)
-        with pytest.raises(JournalCorrupt, match="not a torn record"):
+        with pytest.raises(JournalCorrupt, match="newline was overwritten"):
             Journal(log)
         assert log.read_bytes() == data[:-1] + value
 
@@ -257,7 +257,7 @@ def test_bad_caps_are_refused_before_touching_the_disk(log, max_bytes):
     assert not log.exists()
 
 
-@pytest.mark.parametrize("content", [b"hello", b"hello world\n", b"\x89PNG\r\n\x1a\n\0\0",
+@pytest.mark.parametrize("content", [b"hello world\n", b"\x89PNG\r\n\x1a\n\0\0",
                                      b'{"id":"x"}\n', "# notes\n".encode()])
 def test_a_file_that_is_not_a_journal_is_refused_unchanged(log, content):
     log.write_bytes(content)
@@ -398,3 +398,20 @@ def test_records_and_line_statuses_do_not_show_ids_or_text():
     line = journal_module.examine(encode_record(MARKER, MARKER, MARKER))[0]
     assert MARKER not in repr(line) and MARKER not in repr(line.record)
     assert journal_module.id_tag(MARKER) in repr(line.record)
+
+
+def test_a_lock_that_fails_at_run_time_is_a_journal_error_that_creates_nothing(log, monkeypatch):
+    # flock failing with ENOLCK, as on NFS mounted nolock: portalocker's LockException.
+    import portalocker.portalocker as locker
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(locker, "LOCKER", no_locks)
+    with pytest.raises(JournalError, match="cannot lock journal .*No locks available.*nothing"):
+        Journal(log)
+    assert not log.exists()
+    log.write_bytes(encode_record("one", "q", "a"))
+    with pytest.raises(JournalError, match="cannot lock"):
+        Journal(log)
+    assert log.read_bytes() == encode_record("one", "q", "a")  # an existing journal is kept

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from ledgerlab import Journal, JournalError, JournalLocked, Turn
+from ledgerlab import journal as journal_module
 from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import TurnNotFound, encode_record
 
@@ -117,7 +118,7 @@ def test_the_lock_still_guards_the_path_after_a_rewrite(log):
 
 
 def test_a_stale_rewrite_file_is_removed_on_open_and_a_foreign_one_kept(log):
-    stale = log.with_name(log.name + ".rewrite")
+    stale = log.with_name(os.path.basename(journal_module._rewrite_path(str(log))))
     lines = lines_of(log)
     stale.write_bytes(lines[0] + lines[2][:25])  # what a killed rewrite leaves: kept lines
     with Journal(log) as journal:
@@ -189,7 +190,7 @@ def test_forget_after_a_chdir_still_rewrites_the_journal_it_opened(log, monkeypa
 @pytest.mark.parametrize("before_zeros", ["kept lines", "nothing"])
 def test_a_rewrite_leftover_padded_with_zeros_is_still_ours(log, before_zeros):
     # A power loss mid-rewrite can leave zeros after the kept lines, or zeros alone.
-    stale = log.with_name(log.name + ".rewrite")
+    stale = log.with_name(os.path.basename(journal_module._rewrite_path(str(log))))
     lines = lines_of(log)
     kept = lines[0] + lines[2][:10] if before_zeros == "kept lines" else b""
     stale.write_bytes(kept + b"\0" * 30)

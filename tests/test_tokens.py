@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledgerlab import InvalidText, Turn, request_tokens
+from ledgerlab import InvalidText, Journal, Turn, request_tokens, select
+from ledgerlab import tokens as tokens_module
 from ledgerlab.article import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
-from ledgerlab.tokens import TOKENIZERS, TokenizerDataError, encoding, load_ranks
+from ledgerlab.tokens import TOKENIZERS, TokenizerDataError, encoding, load_ranks, text_tokens
 
 NAMES = sorted(TOKENIZERS)
 URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
@@ -137,3 +138,59 @@ def test_importing_ledgerlab_does_not_import_the_tokenizer():
             "print('tiktoken' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]", "True"]
+
+
+# --- Long runs of whitespace: tiktoken's regex engine panics; the count must not ------------------
+PANIC = " " * 1_000_000  # tiktoken 0.14 raises a Rust PanicException on this
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "a", "B", "接", "🙂", "1",
+                                      "'s", ".", "\u00a0", "\u2028"]), max_size=40).map("".join))
+@pytest.mark.parametrize("name", NAMES)
+def test_counting_by_pieces_gives_tiktokens_own_count(name, text):
+    # The long-run path on short texts, where tiktoken itself can count too.
+    by_pieces = tokens_module.counter(name)._count_by_pieces(text)
+    assert by_pieces == len(encoding(name).encode_ordinary(text))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_long_run_of_whitespace_below_the_panic_counts_as_tiktoken_counts(name):
+    text = "a" + " " * 300_000 + "b\t\t" + "\t" * 200_000 + "接口"
+    assert tokens_module._LONG_RUN.search(text)  # the long-run path, for real
+    assert text_tokens(text, tokenizer=name) == len(encoding(name).encode_ordinary(text))
+
+
+def test_a_million_spaces_are_counted_without_a_panic_or_a_rust_backtrace():
+    code = ("from ledgerlab import Turn, request_tokens, select\n"
+            "turn = Turn(' ' * 1_000_000, 'a')\n"
+            "print(request_tokens('s', [turn], 'c'), request_tokens('s', [turn], 'c', "
+            "tokenizer='cl100k_base'))\n"
+            "print(select('s', [turn], 'c', 2_000_000, max_tokens=100_000).kept)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == "", out.stderr[-500:]
+    o200k, cl100k, kept = map(int, out.stdout.split())
+    assert kept == 1 and 7_000 < o200k < 9_000 and 7_000 < cl100k < 9_000
+
+
+def test_select_with_a_token_limit_counts_a_1_mb_journal_turn(tmp_path):
+    with Journal(tmp_path / "c.log") as journal:
+        journal.commit("big", "\t" * 1_000_000, "a")  # under the 4 MiB cap
+        history = journal.history()
+    chosen = select("s", history, "c", 3_000_000, max_tokens=200_000)
+    assert chosen.kept == 1 and chosen.tokens == request_tokens("s", history, "c")
+
+
+@pytest.mark.parametrize("damage", ["not gzip", "truncated", "a directory", "empty"])
+def test_a_damaged_rank_file_is_a_tokenizer_data_error(tmp_path, monkeypatch, damage):
+    target = tmp_path / "data" / "cl100k_base.tiktoken.gz"
+    target.parent.mkdir()
+    if damage == "a directory":
+        target.mkdir()
+    else:
+        packed = gzip.compress(b"IQ== 0\n" * 1000)
+        target.write_bytes({"not gzip": b"hello, not gzip", "truncated": packed[:40],
+                            "empty": b""}[damage])
+    monkeypatch.setattr(tokens_module, "files", lambda package: tmp_path)
+    with pytest.raises(TokenizerDataError, match="cl100k_base rank file"):
+        load_ranks("cl100k_base")

@@ -362,8 +362,8 @@ def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feed
     data = torn_journal()
     kept, good = reopened(data)  # the truth: what a real journal does with the file
     if turns == 0 or size == 0:
-        return wrong("the journal does not refuse this file: a tail that a cut-short append "
-                     "could have written is a crash's trace, not corruption.")
+        return wrong("the journal does not refuse this file: the bytes after the last newline "
+                     "were never acknowledged, so they are a crash's trace, not corruption.")
     if turns != kept:
         return wrong(f"{count_turns(turns)}: the last line was cut short, and a line is a turn "
                      f"only if all of it, newline included, reached the disk.")

@@ -333,8 +333,8 @@ quiz05 = Questionnaire("05 · The ledger", [
     Discussion("What does 'fails closed' mean, and why is it right for a corrupt line in the "
                "middle of the journal?",
                "on damage it cannot explain, the journal refuses to open and changes nothing, "
-               "rather than guess and go on. A changed byte in a complete line cannot come from "
-               "a cut-short append, so dropping it would silently lose acknowledged data."),
+               "rather than guess and go on. A complete line was acknowledged (its newline "
+               "reached the disk), so dropping it would silently lose acknowledged data."),
 ])
 
 

@@ -1,0 +1,123 @@
+"""``salvage``: a refused journal's way forward. Every record that verifies is copied, in
+order, into a new journal; what is lost is named by line, offset and id tag, never text."""
+
+import hashlib
+import os
+
+import pytest
+
+from ledgerlab import Journal, JournalCorrupt, JournalError, Turn
+from ledgerlab.cli import main
+from ledgerlab.journal import encode_record, id_tag, salvage
+
+SECRET = "my password is hunter2"
+LINES = [encode_record("one", "q1", "a1"), encode_record("two", SECRET, "a2"),
+         encode_record("three", "q3", "a3")]
+
+
+def damaged(line: bytes) -> bytes:
+    """``line`` with one checksum digit changed."""
+    return line[:-2] + (b"0" if line[-2:-1] != b"0" else b"1") + b"\n"
+
+
+@pytest.fixture
+def paths(tmp_path):
+    return tmp_path / "broken.log", tmp_path / "saved.log"
+
+
+def test_a_refused_journal_is_salvaged_and_the_copy_opens(paths, capsys):
+    broken, saved = paths
+    data = LINES[0] + damaged(LINES[1]) + LINES[2] + LINES[0]  # a bad line, a repeated id
+    broken.write_bytes(data)
+    with pytest.raises(JournalCorrupt):
+        Journal(broken)
+    code = main(["salvage", str(broken), "--out", str(saved)])
+    out, err = capsys.readouterr()
+    assert code == 1  # something was lost
+    assert broken.read_bytes() == data  # never written
+    with Journal(saved) as journal:
+        assert journal.history() == [Turn("q1", "a1"), Turn("q3", "a3")]
+    assert saved.read_bytes() == LINES[0] + LINES[2]
+    second, fourth = len(LINES[0]), len(LINES[0]) + len(LINES[1]) + len(LINES[2])
+    assert out.splitlines() == [
+        f"lost line 2 at byte offset {second} ({len(LINES[1])} bytes, {id_tag('two')}): "
+        "checksum mismatch",
+        f"lost line 4 at byte offset {fourth} ({len(LINES[0])} bytes, {id_tag('one')}): "
+        "duplicate id",
+        f"salvaged 2 records ({len(LINES[0] + LINES[2])} bytes) into {saved}; lost 2 lines; "
+        f"{broken} is unchanged",
+    ]
+    assert SECRET not in out + err and "two" not in out.replace(id_tag("two"), "")
+
+
+def test_nothing_lost_exits_0(paths, capsys):
+    broken, saved = paths
+    broken.write_bytes(b"".join(LINES) + b"\0" * 10)  # NULs after the last newline lose nothing
+    assert main(["salvage", str(broken), "--out", str(saved)]) == 0
+    assert saved.read_bytes() == b"".join(LINES)
+
+
+def test_a_verified_record_whose_newline_was_overwritten_is_kept(paths):
+    broken, saved = paths
+    broken.write_bytes(LINES[0] + LINES[1][:-1] + b"x")
+    result = salvage(broken, saved)
+    assert (result.kept, [line.problem for line in result.lost]) == (
+        2, ["a verified record whose newline was overwritten"])
+    with Journal(saved) as journal:
+        assert [turn.answer for turn in journal.history()] == ["a1", "a2"]
+
+
+@pytest.mark.parametrize("tail", [b"x", LINES[1][:50], LINES[1][:-1] + b"\0\0"])
+def test_a_tail_is_kept_only_as_far_as_it_verifies(paths, tail):
+    broken, saved = paths
+    broken.write_bytes(LINES[0] + tail)
+    result = salvage(broken, saved)
+    whole = tail.startswith(LINES[1][:-1])
+    assert result.kept == 1 + whole and len(result.lost) == (not whole)
+
+
+def test_salvage_never_writes_over_a_file(paths):
+    broken, saved = paths
+    broken.write_bytes(b"".join(LINES))
+    saved.write_bytes(b"mine")
+    with pytest.raises(JournalError, match="exists"):
+        salvage(broken, saved)
+    with pytest.raises(JournalError, match="exists"):
+        salvage(broken, broken)
+    assert saved.read_bytes() == b"mine" and broken.read_bytes() == b"".join(LINES)
+
+
+def test_a_failed_write_leaves_no_file_behind(paths, monkeypatch):
+    broken, saved = paths
+    broken.write_bytes(b"".join(LINES))
+
+    def failing(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(JournalError, match="nothing written"):
+        salvage(broken, saved)
+    assert sorted(os.listdir(saved.parent)) == [broken.name]
+
+
+def test_salvage_reads_a_journal_that_is_open_and_locked(paths):
+    broken, saved = paths
+    with Journal(broken) as journal:
+        journal.commit("one", "q1", "a1")
+        assert salvage(broken, saved).kept == 1
+
+
+def test_a_missing_source_or_a_directory_is_a_one_line_error(paths, capsys):
+    broken, saved = paths
+    assert main(["salvage", str(broken), "--out", str(saved)]) == 2
+    assert capsys.readouterr().err.startswith("ledgerlab salvage: JournalError: cannot read")
+    assert main(["salvage", str(saved.parent), "--out", str(saved)]) == 2
+    assert not saved.exists()
+
+
+def test_the_copy_is_byte_for_byte_the_verified_lines(paths):
+    broken, saved = paths
+    broken.write_bytes(LINES[0] + b"garbage line\n" + LINES[2])
+    salvage(broken, saved)
+    assert hashlib.sha256(saved.read_bytes()).digest() == hashlib.sha256(
+        LINES[0] + LINES[2]).digest()
