@@ -8,6 +8,17 @@ from playwright.sync_api import expect
 
 
 def test_budget_slider_in_jupyterlab(page, lab_notebook_url, artifacts):
+    try:
+        drive_the_slider(page, lab_notebook_url, artifacts)
+    except Exception as error:  # say which dialog got in the way, if one did
+        dialog = page.locator(".jp-Dialog")
+        if dialog.count():
+            raise AssertionError(f"a JupyterLab dialog was open: {dialog.first.inner_text()!r}") \
+                from error
+        raise
+
+
+def drive_the_slider(page, lab_notebook_url, artifacts):
     page.goto(lab_notebook_url, timeout=90_000)
     kernel_idle = page.locator(".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status=idle]")
     expect(kernel_idle).to_be_visible(timeout=90_000)
