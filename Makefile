@@ -42,13 +42,16 @@ test-browser: $(BROWSER) $(BOOK_TOOLS) $(SITE)
 	$(BIN)/python -m pytest tests/browser
 
 # The graded edition: build/assignment/{student,solutions,autograder}, then grade a folder of
-# submitted notebooks into build/grades.csv (each in its own process and temp directory).
+# submitted notebooks into build/grades.csv, build/grades-feedback/ and build/grades-summary.md.
+# Each submission runs in a bubblewrap sandbox (apt-get install bubblewrap); where bwrap cannot
+# run, UNSAFE=1 grades without it (python -m ledgerlab.course.grading grade --help says what
+# that gives up).
 assignment: $(INSTALLED)
 	$(BIN)/python -m ledgerlab.course.grading assignment build/assignment
 
 grade: assignment
 	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
-	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv
+	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv $(if $(UNSAFE),--unsafe-no-sandbox)
 
 # The course as a static site in build/book/html: every notebook executed (a copy, with its
 # widget state), Jupyter Book from PyPI, the widget manager and require.js from npm.

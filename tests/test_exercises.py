@@ -340,3 +340,16 @@ def test_exercises_do_not_import_the_notebook_stack():
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'pandas') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_without_the_teachers_file_solution_explains_instead_of_answering(tmp_path, monkeypatch):
+    # The graded edition: an installed package has no teacher/solutions.py.
+    assert feedback.worked_solutions(tmp_path / "absent.py") == {}
+    monkeypatch.setattr(feedback, "worked_solutions", lambda: {})
+    for exercise in EXERCISES:
+        assert exercise.solution_code == ""
+        assert "hidden in this graded edition" in repr(exercise.solution())
+
+
+def test_the_teachers_file_has_a_solution_for_every_exercise_and_nothing_else():
+    assert sorted(feedback.worked_solutions()) == sorted(e.name for e in EXERCISES)

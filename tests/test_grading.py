@@ -11,7 +11,10 @@ import pytest
 from ledgerlab.course import grading
 from ledgerlab.course.exercises import EXERCISES
 
-CELL_TIMEOUT = 4  # seconds: enough for the real cells on a loaded 2-core machine
+from sandbox_required import sandbox_or_skip
+
+CELL_TIMEOUT = 6  # seconds: enough for the real cells on a loaded 2-core machine
+SANDBOXED = sandbox_or_skip()
 
 
 def sources(notebook):
@@ -72,10 +75,10 @@ def small_notebook(*sources):
 
 
 SOLVED = {f"q{e.number}": e.solution_code for e in EXERCISES}
-IMPORTS = ("from ledgerlab import Journal, Turn, byte_breakdown, request_bytes\n"
+IMPORTS = ("from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, request_tokens\n"
            "from ledgerlab.course.exercises import *")
 # Right answers to 1, 3, 4 and 6; wrong ones to 2 and 5; and a cell that raises, one that
-# deletes every file it can see, one that forges a verdict, and an infinite loop.
+# deletes every file it can see, one that prints a verdict, and an infinite loop.
 MIXED = small_notebook(
     IMPORTS, SOLVED["q1"], "1 / 0", "n = 25", SOLVED["q3"],
     "import os\nfor name in os.listdir('.'):\n    os.remove(name)",
@@ -83,19 +86,6 @@ MIXED = small_notebook(
     SOLVED["q4"], "requests_budget = 400.0",
     "print('LEDGERLAB-GRADE {\"exercise\": \"q5\", \"status\": \"correct\"}')",
     SOLVED["q6"])
-
-
-def forged_notebook():
-    """A cell that claims to be the grader's hidden cell for q1 and prints a verdict, then
-    code that kills the kernel as soon as the real grading starts, so no verdict follows."""
-    forged = nbformat.v4.new_code_cell(
-        "print('LEDGERLAB-GRADE {\"exercise\": \"q1\", \"status\": \"correct\"}')")
-    forged.metadata["ledgerlab"] = {"hidden": "q1"}
-    killer = nbformat.v4.new_code_cell(
-        "import os, sys\n"
-        "sys.setprofile(lambda frame, event, arg: os._exit(1)\n"
-        "               if frame.f_code.co_name == 'graded' else None)")
-    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(IMPORTS), forged, killer])
 
 
 @pytest.fixture(scope="module")
@@ -106,27 +96,26 @@ def graded(assignment, tmp_path_factory):
     solutions = assignment / "solutions" / grading.EXERCISES_NOTEBOOK
     (submissions / "full.ipynb").write_bytes(solutions.read_bytes())
     nbformat.write(MIXED, submissions / "mixed.ipynb")
-    nbformat.write(forged_notebook(), submissions / "forged.ipynb")
     (submissions / "broken.ipynb").write_text("{not a notebook")
     before = sorted(path.name for path in submissions.iterdir())
     out = tmp_path_factory.mktemp("out") / "grades.csv"
-    rows = grading.grade(submissions, out, assignment / "autograder",
-                         cell_timeout=CELL_TIMEOUT, jobs=4)
+    results = grading.grade(submissions, out, assignment / "autograder",
+                            cell_timeout=CELL_TIMEOUT, jobs=2, sandboxed=SANDBOXED)
     assert sorted(path.name for path in submissions.iterdir()) == before  # nothing deleted
     with open(out, newline="") as handle:
         table = list(csv.DictReader(handle))
-    return {row["submission"]: row for row in table}, rows
+    return {row["submission"]: row for row in table}, results, out
 
 
 def test_grades_csv_has_one_row_per_submission(graded):
-    table, rows = graded
-    assert sorted(table) == ["blank.ipynb", "broken.ipynb", "forged.ipynb", "full.ipynb",
-                             "mixed.ipynb"]
+    table, results, _ = graded
+    assert sorted(table) == ["blank.ipynb", "broken.ipynb", "full.ipynb", "mixed.ipynb"]
     assert list(next(iter(table.values()))) == ["submission", "score", "max",
-                                                *(f"q{e.number}" for e in EXERCISES)]
+                                                *(f"q{e.number}" for e in EXERCISES), "note"]
     assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
-    assert len(rows) == 5
+    assert len(results) == 4
     assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash
+    assert table["broken.ipynb"]["note"] == "not a notebook (NotJSONError): not graded"
 
 
 def test_the_solutions_score_full_marks(graded):
@@ -141,15 +130,32 @@ def test_the_unanswered_student_notebook_scores_zero(graded):
 def test_mixed_answers_score_in_between_despite_errors_deletions_forgeries_and_a_loop(graded):
     row = graded[0]["mixed.ipynb"]
     assert (row["q2"], row["q5"]) == ("0", "0")  # 25 is not the smallest; 400.0 is a float
-    assert row["score"] == str(len(EXERCISES) - 2)  # the loop was stopped, the rest graded
+    assert row["score"] == "4"  # 1, 3, 4 and 6: the loop was stopped, the rest graded
+
+
+def test_every_submission_gets_a_feedback_file_that_diagnoses_without_the_answer(graded):
+    _, results, out = graded
+    folder = out.with_name("grades-feedback")
+    pages = {path.name: path.read_text() for path in folder.iterdir()}
+    assert len(pages) == 4
+    mixed = next(text for name, text in pages.items() if name.startswith("mixed-"))
+    assert f"Score: 4 / {len(EXERCISES)}" in mixed
+    assert "give a whole number of bytes, e.g. 400, not 400.0" in mixed  # q5: a float
+    assert "not the smallest count it rejects" in mixed  # q2: 25
+    assert "24" not in mixed.split("## Exercise 2")[1].split("## Exercise 3")[0]  # no answer
+    summary = out.with_name("grades-summary.md").read_text()
+    assert "| q5 | 1 | 1 | 2 |" in summary
+    assert "## q2: the commonest mistakes" in summary
 
 
 def test_a_run_over_the_notebook_timeout_is_killed(tmp_path):
     path = tmp_path / "hang.ipynb"
     nbformat.write(small_notebook(IMPORTS, SOLVED["q1"], "import time\ntime.sleep(600)"), path)
     names = [f"q{e.number}" for e in EXERCISES]
-    scores = grading.grade_submission(path, names, cell_timeout=600, notebook_timeout=3)
-    assert scores == dict.fromkeys(names, 0)
+    result = grading.grade_submission(path, names, cell_timeout=600, notebook_timeout=8,
+                                      sandboxed=SANDBOXED)
+    assert not any(result.verdicts.values())
+    assert result.note == "stopped: the notebook ran past its time limit"
 
 
 def test_a_folder_without_notebooks_is_refused_and_nothing_written(tmp_path):
@@ -159,5 +165,17 @@ def test_a_folder_without_notebooks_is_refused_and_nothing_written(tmp_path):
     assert not out.exists()
 
 
-def test_a_cell_that_claims_to_be_a_hidden_one_earns_nothing(graded):
-    assert graded[0]["forged.ipynb"]["score"] == "0"
+def test_assignment_refuses_a_folder_it_did_not_write_and_changes_nothing(tmp_path):
+    for name in ("grades.csv", "notes.md"):
+        (tmp_path / name).write_text("the teacher's")
+    with pytest.raises(grading.AssignmentError, match="not an earlier assignment build"):
+        grading.build_assignment(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv", "notes.md"]
+    assert grading.main(["assignment", str(grading.NOTEBOOKS)]) == 2  # the course itself
+    assert (grading.NOTEBOOKS / grading.EXERCISES_NOTEBOOK).is_file()
+
+
+def test_assignment_rebuilds_its_own_folder(assignment):
+    (assignment / "student" / "stale.ipynb").write_text("{}")
+    grading.build_assignment(assignment)
+    assert not (assignment / "student" / "stale.ipynb").exists()

@@ -5,7 +5,7 @@ import pytest
 
 from ledgerlab import article
 from ledgerlab.course import charts
-from ledgerlab.course.exercises import window_q1
+from ledgerlab.course.exercises import q7
 from ledgerlab.course.widgets import TwoLimitsExplorer
 
 FIXTURE = (article.BOUNDARY_SYSTEM, article.BOUNDARY_HISTORY, article.BOUNDARY_QUESTION)
@@ -57,8 +57,8 @@ def test_the_explorer_follows_its_sliders():
 
 
 def test_the_exercise_accepts_the_answer_as_a_learner_has_it():
-    assert window_q1.check(65) and window_q1.check(np.int64(65))
-    assert window_q1.check(...).status == "unanswered"
+    assert q7.check(65) and q7.check(np.int64(65))
+    assert q7.check(...).status == "unanswered"
 
 
 @pytest.mark.parametrize("answer, misconception", [
@@ -79,7 +79,7 @@ def test_the_exercise_accepts_the_answer_as_a_learner_has_it():
     (None, "whole number"),
 ])
 def test_each_wrong_answer_names_its_misconception_without_the_answer(answer, misconception):
-    feedback = window_q1.check(answer)
+    feedback = q7.check(answer)
     assert not feedback and feedback.status == "incorrect"
     assert misconception in repr(feedback)
     if answer != 65:  # 65.0 is echoed back as the learner wrote it, not given away

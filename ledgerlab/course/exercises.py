@@ -116,11 +116,6 @@ q1 = Exercise(
          "QUESTION) gives the envelope, system, question and each turn's bytes: the budget "
          "must hold the mandatory part plus the older turn, but not the mandatory part plus "
          "the newest. Then predict: does select skip a turn?",
-    solution="history = [Turn('hello', 'world'), Turn('Tell me everything.', 'x' * 200)]\n"
-             "parts = byte_breakdown(SYSTEM, history, QUESTION)\n"
-             "budget = parts['envelope'] + parts['system'] + parts['question'] + parts['turns'][0]\n"
-             "predicted_kept = 0   # the newest turn does not fit, and select never skips it\n"
-             "q1.check(history, budget, predicted_kept)",
 )
 
 
@@ -178,10 +173,6 @@ q2 = Exercise(
     hint="The mandatory input is request_bytes(SYSTEM, [], grown_question(n)). Measure it for "
          "a few n: how many UTF-8 bytes does one more smiley add, and how much room does the "
          "budget leave? Or loop until select raises BudgetError.",
-    solution=f"n = 0\n"
-             f"while len(request_bytes(SYSTEM, [], grown_question(n))) <= {GROW_BUDGET}:\n"
-             f"    n += 1\n"
-             f"q2.check(n)  # 24: 236 bytes; 23 smileys need 232",
 )
 
 
@@ -249,11 +240,8 @@ q3 = Exercise(
     3, "what Java's `String.length()` reports", _check_java_length,
     hint="Java strings are UTF-16: length() counts 2-byte code units. Which Python codec "
          "writes UTF-16 without a byte-order mark?",
-    solution="def java_length(text):\n"
-             "    return len(text.encode('utf-16-le')) // 2   # UTF-16 code units, no byte-order mark\n"
-             "\n"
-             "q3.check(java_length)",
     hidden=lambda java_length: _java_length_against(java_length, HIDDEN_JAVA_TEXTS),
+    inputs=JAVA_TEXTS + HIDDEN_JAVA_TEXTS,
 )
 
 
@@ -286,9 +274,6 @@ q4 = Exercise(
     4, "a budget Java's length check lets through", _check_java_gap,
     hint="Measure the mandatory request both ways: UTF-16 units of the body (what Java's "
          "body.length() <= budget compares) and UTF-8 bytes (what the wire carries).",
-    solution="body = request_bytes(SYSTEM, [], QUESTION)\n"
-             "java_budget = len(body.decode('utf-8').encode('utf-16-le')) // 2   # 114 units\n"
-             "q4.check(java_budget)  # any budget from 114 to 139 bytes",
 )
 
 
@@ -325,9 +310,6 @@ q5 = Exercise(
     5, "the smallest budget that keeps both turns under `requests`", _check_requests_budget,
     hint="select keeps every turn only when the whole request fits. request_bytes takes the "
          "same encoder= argument as select.",
-    solution="requests_budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, "
-             "encoder='requests'))\n"
-             "q5.check(requests_budget)  # 399",
 )
 
 
@@ -382,18 +364,8 @@ q6 = Exercise(
     hint="Write the bytes to a file in a temporary directory (tempfile.TemporaryDirectory) "
          "and open a Journal on it: len(journal) and the file's size afterwards. "
          "ledgerlab.journal.examine(data) shows each line's offset, length and problem.",
-    solution="import tempfile\n"
-             "from pathlib import Path\n"
-             "with tempfile.TemporaryDirectory() as folder:\n"
-             "    path = Path(folder) / 'torn.log'\n"
-             "    path.write_bytes(torn_journal())\n"
-             "    with Journal(path) as journal:\n"
-             "        turns_after_open = len(journal)\n"
-             "    file_bytes_after_open = path.stat().st_size\n"
-             "q6.check(turns_after_open, file_bytes_after_open)  # 2 turns, 348 bytes",
 )
 
-EXERCISES = (q1, q2, q3, q4, q5, q6)
 
 
 # --- The benchmark the exercises notebook shows ---------------------------------------
@@ -427,7 +399,7 @@ def benchmark_figure(folder: Path = BENCHMARKS) -> dict[str, str]:
     return {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": text}
 
 
-# --- Notebook 07, two limits: the smallest token window that keeps every turn ------------
+# --- 7. Notebook 07's exercise, two limits: the smallest token window that keeps every turn --
 
 WINDOW_RESERVE = 20
 WINDOW_TOKENIZER = "o200k_base"
@@ -494,12 +466,13 @@ def _check_window(max_tokens: object) -> Feedback:
                    f"({f['bytes']}) are a separate limit, checked too.")
 
 
-window_q1 = Exercise(
-    1, "the smallest token window that keeps every turn", _check_window,
+q7 = Exercise(
+    7, "the smallest token window that keeps every turn", _check_window,
     hint=f"request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='{WINDOW_TOKENIZER}') counts "
          f"the request under the cookbook rule. Then ask what else must fit in the same "
          f"window.",
-    solution=f"needed = request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='{WINDOW_TOKENIZER}')\n"
-             f"window_q1.check(needed + {WINDOW_RESERVE})  # the request, and the reserve for "
-             f"the reply",
 )
+
+EXERCISES = (q1, q2, q3, q4, q5, q6, q7)
+# What the graded edition grades, by the names its answers are reported under.
+GRADED = {exercise.name: exercise for exercise in EXERCISES}

@@ -9,11 +9,14 @@ lives here.
 
 from __future__ import annotations
 
+import ast
 import html
 import inspect
 import numbers
 import operator
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 
 from ledgerlab import InvalidText
 
@@ -81,6 +84,9 @@ def not_whole(value: object, unit: str) -> Feedback:
 
 UNANSWERED = Feedback("unanswered", "replace each ... with your answer, then run check() again.")
 _hidden_solutions = False
+# The worked solutions live in the teacher's file of a checkout (the self-paced edition), not
+# in the package: an installed package (the graded edition) and the grader's sandbox lack them.
+SOLUTIONS_FILE = Path(__file__).resolve().parents[2] / "teacher" / "solutions.py"
 
 
 def hide_solutions() -> None:
@@ -89,25 +95,40 @@ def hide_solutions() -> None:
     _hidden_solutions = True
 
 
+@lru_cache(maxsize=None)
+def worked_solutions(path: Path = SOLUTIONS_FILE) -> dict[str, str]:
+    """Each exercise's worked solution by name, read as data; {} where the file is absent."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except OSError:
+        return {}
+    found = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                 and [getattr(t, "id", None) for t in node.targets] == ["SOLUTIONS"])
+    return ast.literal_eval(found)
+
+
 class Exercise:
     """One exercise: a checker plus the hint and solution texts.
 
     The checker's parameter names are the answers ``check`` takes, in order; the
     exercises notebook names its answer variables the same. ``hidden`` is an extra
-    test for grading only: it gets the same answers once ``check`` has passed.
+    test for grading only: it gets the same answers once ``check`` has passed. An
+    answer that is a function is graded by its outputs on ``inputs``, which the
+    grader's sandbox computes (a function itself never leaves a student's kernel).
     """
 
-    def __init__(self, number: int, title: str, checker, hint: str, solution: str,
-                 *, hidden=None) -> None:
-        self.number, self.title = number, title
-        self._checker, self._hint, self._solution = checker, hint, solution
-        self._hidden = hidden
+    def __init__(self, number: int, title: str, checker, hint: str, *, hidden=None,
+                 inputs: tuple = ()) -> None:
+        self.number, self.title, self.name = number, title, f"q{number}"
+        self._checker, self._hint = checker, hint
+        self._hidden, self.inputs = hidden, tuple(inputs)
         self.answers = tuple(inspect.signature(checker).parameters)
 
     @property
     def solution_code(self) -> str:
-        """The solution as code: it sets the answer variables and ends with the check."""
-        return self._solution
+        """The worked solution as code (it sets the answer variables and ends with the
+        check), or "" where the teacher's file is not installed."""
+        return worked_solutions().get(self.name, "")
 
     def check(self, *answer: object) -> Feedback:
         if len(answer) != len(self.answers):
@@ -131,29 +152,14 @@ class Exercise:
             return self._hidden(*answer)
         return feedback
 
-    def graded(self, namespace: dict) -> Feedback:
-        """``grade`` on the answers a notebook left in ``namespace``, found by their names.
-
-        The grader runs this in the student's kernel after their notebook: a missing
-        answer reads as not answered, and an error raised by the student's code counts
-        as a wrong answer.
-        """
-        missing = [name for name in self.answers if name not in namespace]
-        if missing:
-            return Feedback("unanswered", f"no variable named {', '.join(missing)}.")
-        try:
-            return self.grade(*(namespace[name] for name in self.answers))
-        except BaseException as error:  # SystemExit from an answer's __eq__ is a wrong answer too
-            return wrong(f"grading raised {type(error).__name__}.")
-
     def hint(self) -> PlainText:
         return PlainText(f"Hint: {self._hint}")
 
     def solution(self) -> PlainText:
-        if _hidden_solutions:
+        if _hidden_solutions or not self.solution_code:
             return PlainText("Solutions are hidden in this graded edition: your teacher shares "
                              "them after the deadline. check() and hint() still work.")
-        return PlainText(f"Solution:\n{self._solution}")
+        return PlainText(f"Solution:\n{self.solution_code}")
 
     def __repr__(self) -> str:
         return f"Exercise {self.number}: {self.title} (check(), hint(), solution())"

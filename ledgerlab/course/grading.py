@@ -19,29 +19,33 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
+import io
 import json
 import os
 import re
 import shutil
-import signal
-import subprocess
+import stat
 import sys
-import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from .exercises import EXERCISES
+from ledgerlab import InvalidText, Turn
+
+from . import sandbox
+from .exercises import EXERCISES, GRADED
+from .feedback import Feedback, wrong
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 EXERCISES_NOTEBOOK = "08-exercises.ipynb"
 SOLUTIONS_NOTEBOOK = "09-solutions.ipynb"
-RESULT = "LEDGERLAB-GRADE "  # how a hidden cell's verdict is told apart from other output
 CELL_TIMEOUT = 30  # seconds per cell, hidden cells included
 NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
-BY_NAME = {f"q{exercise.number}": exercise for exercise in EXERCISES}
 
 
 # --- The notebooks --------------------------------------------------------------------
@@ -107,7 +111,7 @@ def filled_edition(notebook):
     notebook = nbformat.from_dict(json.loads(json.dumps(notebook)))
     for cell in notebook.cells:
         if _answer(cell):
-            cell.source = BY_NAME[_answer(cell)].solution_code
+            cell.source = GRADED[_answer(cell)].solution_code
         _clear(cell)
     return notebook
 
@@ -131,7 +135,7 @@ SOLUTIONS_HEAD = """# 09 · Solutions
 
 **Time:** about 10 minutes to read; each answer's check explains why it is right.
 
-This notebook is generated from `ledgerlab/exercises.py`, the one place each answer is written
+This notebook is generated from `teacher/solutions.py`, the one place each answer is written
 (`python -m ledgerlab.course.grading solutions notebooks/09-solutions.ipynb` rebuilds it)."""
 
 SOLUTIONS_RECAP = """## Recap
@@ -143,6 +147,8 @@ SOLUTIONS_RECAP = """## Recap
 - Count in the unit the limit is in: UTF-16 units for Java's `length()`, UTF-8 bytes of the body
   as the sending client serializes it for the budget (exercises 3 to 5).
 - What a journal does with a crash's leftovers is found by opening a real one (exercise 6).
+- A token window holds the request and the reply's reserve, counted with its own tokenizer
+  (exercise 7).
 
 ---
 
@@ -154,10 +160,11 @@ def solutions_notebook():
     answers = [f"q{e.number}.check({', '.join(e.answers)})" for e in EXERCISES]
     cells = [
         _cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
-        _cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes\n"
+        _cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
+                      "request_tokens\n"
                       "from ledgerlab.course.exercises import (HISTORY, QUESTION, SYSTEM,\n"
                       "                                        grown_question, torn_journal,\n"
-                      "                                        q1, q2, q3, q4, q5, q6)",
+                      "                                        q1, q2, q3, q4, q5, q6, q7)",
               "solutions-imports"),
     ]
     for exercise in EXERCISES:
@@ -190,14 +197,28 @@ def write_solutions(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
+BUILD_MARK = ".ledgerlab-assignment"  # marks a folder this builder wrote, and may rewrite
+
+
+class AssignmentError(Exception):
+    """The assignment cannot be built where asked; nothing was changed."""
+
+
 def build_assignment(out: Path, notebooks: Path = NOTEBOOKS) -> Path:
     """``student/`` (the course without solutions), ``solutions/``, ``autograder/``."""
     out = Path(out)
-    if out.exists():
-        shutil.rmtree(out)
-    student, solutions, autograder = (out / name for name in ("student", "solutions", "autograder"))
+    parts = ("student", "solutions", "autograder")
+    if out.exists() and not (out.is_dir() and (out / BUILD_MARK).is_file()
+                             and set(os.listdir(out)) <= {*parts, BUILD_MARK}):
+        if not out.is_dir() or os.listdir(out):
+            raise AssignmentError(f"{out} exists and is not an earlier assignment build: "
+                                  f"choose a new or empty folder (nothing was changed)")
+    for part in parts:
+        shutil.rmtree(out / part, ignore_errors=True)
+    student, solutions, autograder = (out / part for part in parts)
     for folder in (student, solutions, autograder):
         folder.mkdir(parents=True)
+    (out / BUILD_MARK).write_text("written by python -m ledgerlab.course.grading assignment\n")
     exercises = nbformat.read(notebooks / EXERCISES_NOTEBOOK, as_version=4)
     for path in sorted(notebooks.glob("*.ipynb")):
         if path.name == SOLUTIONS_NOTEBOOK:
@@ -219,7 +240,7 @@ def build_assignment(out: Path, notebooks: Path = NOTEBOOKS) -> Path:
     manifest = {
         "notebook": EXERCISES_NOTEBOOK,
         "exercises": [{"name": name, "title": exercise.title, "answers": list(exercise.answers),
-                       "points": 1} for name, exercise in BY_NAME.items()],
+                       "points": 1} for name, exercise in GRADED.items()],
         "cell_timeout": CELL_TIMEOUT,
         "notebook_timeout": NOTEBOOK_TIMEOUT,
     }
@@ -227,133 +248,246 @@ def build_assignment(out: Path, notebooks: Path = NOTEBOOKS) -> Path:
     return out
 
 
-# --- Grading ----------------------------------------------------------------------------
+# --- Grading: answers come back from the sandbox, verdicts are made here ---------------------
 
-def _hidden_cell(name: str):
-    # Imports nothing but the exercises, so the student's kernel stays fast, and the
-    # student's own names (a variable called json, a redefined q1) cannot change the
-    # verdict; what the student's code prints while it is graded is swallowed, and only
-    # these cells report. Not a sandbox: code in the student's kernel could still patch
-    # ledgerlab itself.
-    cell = nbformat.v4.new_code_cell(
-        f"import contextlib as _contextlib, io as _io, json as _json\n"
-        f"from ledgerlab.course.exercises import {name} as _exercise\n"
-        f"with _contextlib.redirect_stdout(_io.StringIO()):\n"
-        f"    _status = _exercise.graded(globals()).status\n"
-        f"print({RESULT!r} + _json.dumps({{'exercise': {name!r}, 'status': _status}}))")
-    cell.metadata["ledgerlab"] = {"hidden": name}
-    return cell
+MAX_NOTEBOOK_BYTES = 5 * 1024**2
+NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
 
 
-def run_submission(path: Path, names: list[str], cell_timeout: int) -> None:
-    """In the grading subprocess: run the notebook, then one hidden cell per exercise.
+@dataclass(frozen=True)
+class Graded:
+    """One submission's verdicts, and why it earned nothing if it could not run."""
 
-    Each verdict is printed as soon as its cell finishes, so a parent that has to kill
-    this process still has the verdicts before the hang.
-    """
-    from nbclient import NotebookClient
+    submission: str
+    verdicts: dict[str, Feedback]
+    note: str  # "" when the notebook ran to the end
+    seconds: float
 
-    notebook = nbformat.read(path, as_version=4)
-    # A submitted cell that claims to be a hidden one (its metadata is the student's to
-    # edit) is dropped with the raw cells: only the cells added here report a verdict.
-    notebook.cells = [cell for cell in notebook.cells if cell.cell_type != "raw"
-                      and "hidden" not in cell.metadata.get("ledgerlab", {})]
-    notebook.cells += [_hidden_cell(name) for name in names]
+    def score(self, points: dict[str, int]) -> dict[str, int]:
+        return {name: points[name] * bool(self.verdicts[name]) for name in points}
 
-    def report(cell, **_):
-        name = cell.metadata.get("ledgerlab", {}).get("hidden")
-        if cell.cell_type == "code" and name:
-            for output in cell.get("outputs", []):
-                for line in output.get("text", "").splitlines():
-                    if line.startswith(RESULT) and json.loads(line[len(RESULT):])["exercise"] == name:
-                        print(line, flush=True)
 
-    stopped = {"ename": "CellTimeoutError", "evalue": f"stopped after {cell_timeout} s",
-               "traceback": []}
-    client = NotebookClient(notebook, timeout=cell_timeout, interrupt_on_timeout=True,
-                            error_on_timeout=stopped, allow_errors=True, kernel_name="python3",
-                            shutdown_kernel="immediate",
-                            resources={"metadata": {"path": str(path.parent)}},
-                            on_cell_executed=report)
-    client.execute()
+class _Replay:
+    """A function answer as the sandbox measured it: its outputs on the grading inputs."""
+
+    def __init__(self, inputs: tuple, outputs: list) -> None:
+        self._outputs = dict(zip(inputs, outputs))
+
+    def __call__(self, argument):
+        if argument not in self._outputs:
+            raise LookupError("no output for this input")
+        output = self._outputs[argument]
+        if isinstance(output, dict) and set(output) == {"raised"}:
+            raise _named(str(output["raised"]), Exception)()
+        return from_plain(output)
+
+
+def _named(name: str, base: type = object) -> type:
+    """A class named ``name`` (cleaned): feedback that names a type names the student's."""
+    return type(re.sub(r"\W", "", name)[:60] or "unreadable", (base,), {})
+
+
+def from_plain(tagged: object, inputs: tuple = (), depth: int = 0) -> object:
+    """The answer that ``sandbox.plain`` tagged, rebuilt from untrusted JSON: only ints,
+    floats, strings, lists, Turns and replayed functions; anything else is an opaque object."""
+    if not isinstance(tagged, dict) or len(tagged) != 1 or depth > 4:
+        return _named("unreadable")()
+    (kind, value), = tagged.items()
+    simple = {"int": int, "float": float, "str": str, "bool": bool}
+    if kind in simple and type(value) is simple[kind]:
+        return value
+    if kind == "ellipsis":
+        return Ellipsis
+    if kind == "none":
+        return None
+    if kind in ("list", "tuple") and isinstance(value, list):
+        items = [from_plain(item, (), depth + 1) for item in value]
+        return items if kind == "list" else tuple(items)
+    if kind == "turn" and isinstance(value, list) and len(value) == 2:
+        return Turn(*value)  # InvalidText for a non-str: a wrong answer, said so
+    if kind == "function" and isinstance(value, list) and inputs:
+        return _Replay(inputs, value)
+    return _named(str(value) if kind == "other" else "unreadable")()
+
+
+def judge(name: str, answers: dict) -> Feedback:
+    """The verdict on one exercise's plain answers, by the learner's own checks."""
+    exercise = GRADED[name]
+    values = []
+    for variable in exercise.answers:
+        tagged = answers.get(variable)
+        if tagged is None or tagged == {"missing": True}:
+            return Feedback("unanswered", f"no variable named {variable}.")
+        try:
+            values.append(from_plain(tagged, exercise.inputs))
+        except (InvalidText, TypeError):
+            return wrong(f"{variable} holds a Turn whose texts are not valid strings.")
+    try:
+        return exercise.grade(*values)
+    except Exception as error:  # a replayed function that raises, an odd value: wrong
+        return wrong(f"grading raised {type(error).__name__}.")
+
+
+def read_submission(path: Path) -> bytes | str:
+    """The bytes of a submitted notebook, or why it is not graded. Never follows a link,
+    never blocks on a pipe, never reads more than MAX_NOTEBOOK_BYTES."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return NOT_REGULAR
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return f"cannot be read ({error.strerror}): not graded"
+    with open(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # swapped since the lstat
+            return NOT_REGULAR
+        data = file.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return f"larger than {MAX_NOTEBOOK_BYTES // 1024**2} MiB: not graded"
+    try:
+        nbformat.reads(data.decode("utf-8"), as_version=4)
+    except Exception as error:  # nbformat raises several kinds for a broken file
+        return f"not a notebook ({type(error).__name__}): not graded"
+    return data
 
 
 def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_TIMEOUT,
-                     notebook_timeout: int = NOTEBOOK_TIMEOUT) -> dict[str, int]:
-    """Grade one notebook in a subprocess, in a temporary directory that is also its HOME.
-
-    Returns the score of each exercise; an exercise without a verdict (the notebook did
-    not parse, the kernel died, the whole run timed out) scores 0.
-    """
-    with tempfile.TemporaryDirectory(prefix="ledgerlab-grade-") as tmp:
-        work = Path(tmp)
-        shutil.copyfile(path, work / "submission.ipynb")
-        env = {**os.environ, "HOME": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
-        env.pop("JUPYTER_PATH", None)
-        command = [sys.executable, "-m", "ledgerlab.course.grading", "_run", "submission.ipynb",
-                   "--cell-timeout", str(cell_timeout), *names]
-        process = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-        try:
-            out, _ = process.communicate(timeout=notebook_timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process.pid)
-            out, _ = process.communicate()
-        _kill_group(process.pid)  # the runner's group (the kernel starts a session of its own)
-    scores = dict.fromkeys(names, 0)
-    for line in out.splitlines():
-        if line.startswith(RESULT):
-            verdict = json.loads(line[len(RESULT):])
-            if verdict.get("exercise") in scores:
-                scores[verdict["exercise"]] = int(verdict.get("status") == "correct")
-    return scores
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+                     notebook_timeout: int = NOTEBOOK_TIMEOUT, sandboxed: bool = True) -> Graded:
+    """Run one submission in the sandbox and judge the answers it hands back."""
+    started = time.monotonic()
+    data = read_submission(path)
+    if isinstance(data, str):
+        verdicts = {name: Feedback("unanswered", data) for name in names}
+        return Graded(path.name, verdicts, data, time.monotonic() - started)
+    outcome = sandbox.run(data, names, cell_timeout=cell_timeout,
+                          notebook_timeout=notebook_timeout, sandboxed=sandboxed)
+    verdicts = {}
+    for name in names:
+        if name in outcome.answers:
+            verdicts[name] = judge(name, outcome.answers[name])
+        else:
+            verdicts[name] = Feedback("unanswered", "no answers came back: the notebook did "
+                                      "not reach the grader's cells (a crash, a kernel that "
+                                      "died, or the time limit).")
+    return Graded(path.name, verdicts, outcome.problem, time.monotonic() - started)
 
 
 def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
-          cell_timeout: int | None = None, jobs: int = 1) -> list[dict[str, object]]:
-    """Grade every ``.ipynb`` in ``submissions``; write ``submission,score,max,q1,...``."""
+          cell_timeout: int | None = None, jobs: int = 1, sandboxed: bool = True,
+          progress=None) -> list[Graded]:
+    """Grade every ``*.ipynb`` entry of ``submissions``; write the grades, one feedback file
+    per submission and a summary for the teacher. Every entry gets its row."""
     manifest = (json.loads((Path(autograder) / "assignment.json").read_text())
                 if autograder else None)
     entries = manifest["exercises"] if manifest else [
-        {"name": name, "points": 1} for name in BY_NAME]
-    names = [entry["name"] for entry in entries]
+        {"name": name, "points": 1} for name in GRADED]
     points = {entry["name"]: entry["points"] for entry in entries}
+    names = list(points)
     timeout = cell_timeout or (manifest or {}).get("cell_timeout", CELL_TIMEOUT)
     notebook_timeout = (manifest or {}).get("notebook_timeout", NOTEBOOK_TIMEOUT)
-    paths = sorted(Path(submissions).glob("*.ipynb"))
+    paths = sorted(path for path in Path(submissions).iterdir() if path.name.endswith(".ipynb"))
     if not paths:
         raise FileNotFoundError(f"no .ipynb files in {submissions}")
 
-    def one(path: Path) -> dict[str, object]:
-        start = time.monotonic()
-        scores = grade_submission(path, names, cell_timeout=timeout,
-                                  notebook_timeout=notebook_timeout)
-        earned = {name: scores[name] * points[name] for name in names}
-        return {"submission": path.name, "score": sum(earned.values()),
-                "max": sum(points.values()), **earned, "seconds": time.monotonic() - start}
+    def one(path: Path) -> Graded:
+        result = grade_submission(path, names, cell_timeout=timeout,
+                                  notebook_timeout=notebook_timeout, sandboxed=sandboxed)
+        if progress:
+            progress(result, sum(result.score(points).values()), sum(points.values()))
+        return result
 
-    # Each submission is its own process tree: grading several at once only overlaps them.
+    # Each submission is its own sandbox: grading several at once only overlaps them.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(one, paths))
-    out = Path(out)
+        results = list(pool.map(one, paths))
+    write_grades(results, points, Path(out))
+    return results
+
+
+def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> None:
+    """grades.csv (atomically), ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md``."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["submission", "score", "max", *names],
-                                extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
-    return rows
+    rows = [{"submission": csv_safe(result.submission),
+             "score": sum(result.score(points).values()), "max": sum(points.values()),
+             **result.score(points), "note": result.note} for result in results]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "note"])
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_atomically(out, buffer.getvalue())
+    folder = out.with_name(out.stem + "-feedback")
+    folder.mkdir(exist_ok=True)
+    for result in results:
+        _write_atomically(folder / feedback_name(result.submission), feedback_page(result, points))
+    _write_atomically(out.with_name(out.stem + "-summary.md"), summary_page(results, points))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def csv_safe(name: str) -> str:
+    """A name a spreadsheet shows as text: never a formula (=, +, -, @, tab, CR first)."""
+    return "'" + name if name[:1] in ("=", "+", "-", "@", "\t", "\r") else name
+
+
+def printable(name: str) -> str:
+    """A name as one printable line: control characters and the like become escapes."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in name)
+
+
+def feedback_name(submission: str) -> str:
+    """A file name for a submission's feedback: safe characters, and a hash against clashes."""
+    stem = re.sub(r"[^\w.-]", "_", submission.removesuffix(".ipynb"))[:60].lstrip(".") or "x"
+    return f"{stem}-{hashlib.sha256(submission.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.md"
+
+
+def feedback_page(result: Graded, points: dict[str, int]) -> str:
+    scores = result.score(points)
+    lines = [f"# Feedback: {printable(result.submission)}", "",
+             f"Score: {sum(scores.values())} / {sum(points.values())}", ""]
+    if result.note:
+        lines += [f"Note: {result.note}.", ""]
+    for name, verdict in result.verdicts.items():
+        exercise = GRADED[name]
+        lines += [f"## Exercise {exercise.number}: {exercise.title}", "",
+                  f"**{Feedback.LABELS[verdict.status]}** ({scores[name]} / {points[name]}): "
+                  f"{verdict.message}", ""]
+    return "\n".join(lines)
+
+
+def summary_page(results: list[Graded], points: dict[str, int]) -> str:
+    """Per exercise: how many got it right, and the commonest mistakes, with counts."""
+    lines = [f"# Grading summary: {len(results)} submissions", "",
+             "| exercise | right | not yet | not answered |", "|---|---|---|---|"]
+    for name in points:
+        statuses = Counter(result.verdicts[name].status for result in results)
+        lines.append(f"| {name} | {statuses['correct']} | {statuses['incorrect']} | "
+                     f"{statuses['unanswered']} |")
+    for name in points:
+        mistakes = Counter(result.verdicts[name].message for result in results
+                           if result.verdicts[name].status == "incorrect")
+        if mistakes:
+            lines += ["", f"## {name}: the commonest mistakes", ""]
+            lines += [f"- {count} x {message}" for message, count in mistakes.most_common(3)]
+    notes = [result for result in results if result.note]
+    if notes:
+        lines += ["", "## Submissions that did not run to the end", ""]
+        lines += [f"- {printable(result.submission)}: {result.note}" for result in notes]
+    return "\n".join(lines) + "\n"
+
+
+UNSAFE_HELP = ("grade without the bubblewrap sandbox (where bwrap cannot run: macOS, no user "
+               "namespaces). Gives up: the read-only view of the system and of the installed "
+               "package (a submission can change ledgerlab for every later one), the private "
+               "home and /tmp, the network cut, and the PID namespace (a process a submission "
+               "starts can outlive grading). Answers are still judged here, outside the "
+               "kernel, so printed or forged verdicts still earn nothing.")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.grading", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.grading",
+                                     description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     assignment = commands.add_parser("assignment", help="build student/, solutions/, autograder/")
     assignment.add_argument("out", type=Path)
@@ -363,33 +497,46 @@ def main(argv: list[str] | None = None) -> int:
     grading.add_argument("--autograder", type=Path)
     grading.add_argument("--cell-timeout", type=int)
     grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
+    grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
     solutions = commands.add_parser("solutions", help="regenerate and execute the solutions notebook")
     solutions.add_argument("path", type=Path, nargs="?", default=NOTEBOOKS / SOLUTIONS_NOTEBOOK)
-    run = commands.add_parser("_run")  # internal: the grading subprocess
-    run.add_argument("notebook", type=Path)
-    run.add_argument("--cell-timeout", type=int, default=CELL_TIMEOUT)
-    run.add_argument("names", nargs="+")
     args = parser.parse_args(argv)
 
     if args.command == "assignment":
-        out = build_assignment(args.out)
+        try:
+            out = build_assignment(args.out)
+        except AssignmentError as error:
+            print(f"assignment: {error}", file=sys.stderr)
+            return 2
         print(f"wrote {out}/student, {out}/solutions and {out}/autograder")
     elif args.command == "grade":
         if not args.submissions.is_dir():
             parser.error(f"{args.submissions} is not a folder")
+        if not args.unsafe_no_sandbox:
+            try:
+                sandbox.check_bwrap()
+            except sandbox.SandboxUnavailable as error:
+                print(f"grade: {error}. Grading runs every submission in a bubblewrap sandbox; "
+                      f"--unsafe-no-sandbox grades without one (see its help for what that "
+                      f"gives up).", file=sys.stderr)
+                return 2
+
+        def progress(result: Graded, score: int, most: int) -> None:
+            note = f"; {result.note}" if result.note else ""
+            print(f"{printable(result.submission)}: {score}/{most} "
+                  f"({result.seconds:.1f} s{note})", flush=True)
+
         try:
-            rows = grade(args.submissions, args.out, args.autograder,
-                         cell_timeout=args.cell_timeout, jobs=args.jobs)
+            results = grade(args.submissions, args.out, args.autograder,
+                            cell_timeout=args.cell_timeout, jobs=args.jobs,
+                            sandboxed=not args.unsafe_no_sandbox, progress=progress)
         except FileNotFoundError as error:
             parser.error(str(error))
-        for row in rows:
-            print(f"{row['submission']}: {row['score']}/{row['max']} ({row['seconds']:.1f} s)")
-        print(f"wrote {args.out} ({len(rows)} submissions)")
-    elif args.command == "solutions":
+        print(f"wrote {args.out} ({len(results)} submissions), "
+              f"{args.out.stem}-feedback/ and {args.out.stem}-summary.md")
+    else:
         write_solutions(args.path)
         print(f"wrote {args.path}")
-    else:
-        run_submission(args.notebook, args.names, args.cell_timeout)
     return 0
 
 

@@ -1,0 +1,55 @@
+"""The worked solutions: the teacher's file, not part of the installed package.
+
+A checkout of the course (the self-paced edition) has it, so ``solution()`` answers and
+``make notebooks`` generates 09-solutions from it; a student's install of the package
+(the graded edition) does not carry it, and neither does the grader's sandbox. Each entry
+is code that sets the exercise's answer variables and ends with its check. It is read as
+data (``ast.literal_eval``), never imported.
+"""
+
+SOLUTIONS = {
+    'q1': (
+        "history = [Turn('hello', 'world'), Turn('Tell me everything.', 'x' * 200)]\n"
+        'parts = byte_breakdown(SYSTEM, history, QUESTION)\n'
+        "budget = parts['envelope'] + parts['system'] + parts['question'] + parts['turns'][0]\n"
+        'predicted_kept = 0   # the newest turn does not fit, and select never skips it\n'
+        'q1.check(history, budget, predicted_kept)'
+    ),
+    'q2': (
+        'n = 0\n'
+        'while len(request_bytes(SYSTEM, [], grown_question(n))) <= 235:\n'
+        '    n += 1\n'
+        'q2.check(n)  # 24: 236 bytes; 23 smileys need 232'
+    ),
+    'q3': (
+        'def java_length(text):\n'
+        "    return len(text.encode('utf-16-le')) // 2   # UTF-16 code units, no byte-order mark\n"
+        '\n'
+        'q3.check(java_length)'
+    ),
+    'q4': (
+        'body = request_bytes(SYSTEM, [], QUESTION)\n'
+        "java_budget = len(body.decode('utf-8').encode('utf-16-le')) // 2   # 114 units\n"
+        'q4.check(java_budget)  # any budget from 114 to 139 bytes'
+    ),
+    'q5': (
+        "requests_budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder='requests'))\n"
+        'q5.check(requests_budget)  # 399'
+    ),
+    'q6': (
+        'import tempfile\n'
+        'from pathlib import Path\n'
+        'with tempfile.TemporaryDirectory() as folder:\n'
+        "    path = Path(folder) / 'torn.log'\n"
+        '    path.write_bytes(torn_journal())\n'
+        '    with Journal(path) as journal:\n'
+        '        turns_after_open = len(journal)\n'
+        '    file_bytes_after_open = path.stat().st_size\n'
+        'q6.check(turns_after_open, file_bytes_after_open)  # 2 turns, 348 bytes'
+    ),
+    'q7': (
+        "needed = request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='o200k_base')\n"
+        'max_tokens = needed + 20   # the request, and the reserve for the reply\n'
+        'q7.check(max_tokens)'
+    ),
+}
