@@ -179,3 +179,16 @@ def test_assignment_rebuilds_its_own_folder(assignment):
     (assignment / "student" / "stale.ipynb").write_text("{}")
     grading.build_assignment(assignment)
     assert not (assignment / "student" / "stale.ipynb").exists()
+
+
+def test_grade_refuses_without_its_sandbox_unless_told_what_it_gives_up(tmp_path, monkeypatch,
+                                                                        capsys):
+    (tmp_path / "a.ipynb").write_text("{}")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap to be found
+    assert grading.main(["grade", str(tmp_path), "--out", str(tmp_path / "g.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "bwrap is not installed" in err and "--unsafe-no-sandbox" in err
+    assert not (tmp_path / "g.csv").exists()
+    with pytest.raises(SystemExit):
+        grading.main(["grade", "--help"])
+    assert "Gives up: the read-only view of the system" in " ".join(capsys.readouterr().out.split())
