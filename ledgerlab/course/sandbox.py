@@ -162,11 +162,12 @@ def check_bwrap() -> None:
     """Raise SandboxUnavailable unless bwrap can build this sandbox here."""
     if shutil.which("bwrap") is None:
         raise SandboxUnavailable("bwrap is not installed (Debian: apt-get install bubblewrap)")
-    probe = subprocess.run([*_bwrap(Path(tempfile.gettempdir())), "/bin/true"],
-                           capture_output=True, text=True)
+    # Not /bin/true: the sandbox must hold a Python that imports this package.
+    probe = subprocess.run([*_bwrap(Path(tempfile.gettempdir())), sys.executable, "-c",
+                            "import ledgerlab.course.sandbox"], capture_output=True, text=True)
     if probe.returncode != 0:
         raise SandboxUnavailable(f"bwrap cannot build the sandbox here: "
-                                 f"{probe.stderr.strip()[:200] or probe.returncode}")
+                                 f"{probe.stderr.strip()[-300:] or probe.returncode}")
 
 
 def _bwrap(work: Path) -> list[str]:
@@ -186,13 +187,15 @@ def _bwrap(work: Path) -> list[str]:
     for etc in ("/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/etc/alternatives",
                 "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts"):
         command += ["--ro-bind-try", etc, etc]
-    for path in sorted({sys.base_prefix, sys.prefix, package}):
-        command += ["--ro-bind", path, path]
+    # The private /tmp and /home first, then Python, the venv and the package on top: a
+    # checkout under /tmp or /home stays visible, read-only.
     command += ["--dev", "/dev", "--proc", "/proc",
                 "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
                 "--size", str(TMPFS_BYTES), "--tmpfs", "/home", "--dir", HOME,
-                "--size", str(TMPFS_BYTES // 4), "--tmpfs", "/dev/shm",
-                "--ro-bind", str(work), "/submission",
+                "--size", str(TMPFS_BYTES // 4), "--tmpfs", "/dev/shm"]
+    for path in sorted({sys.base_prefix, sys.prefix, package}):
+        command += ["--ro-bind", path, path]
+    command += ["--ro-bind", str(work), "/submission",
                 "--clearenv", "--setenv", "HOME", HOME, "--setenv", "LANG", "C.UTF-8",
                 "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin",
                 "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
