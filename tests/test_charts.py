@@ -1,6 +1,7 @@
 """The course's figures: what they measure is exact, and what they draw is labelled."""
 
 import base64
+import io
 
 import pytest
 from matplotlib import colors
@@ -114,7 +115,18 @@ def check_labelled(figure, size):
     ax = figure.axes[0]
     assert ax.get_title()
     assert "bytes" in ax.get_xlabel()
-    assert ax.get_legend() is not None
+    assert ax.get_legend() is not None or figure.legends
+
+
+def legend_inside_figure(figure):
+    """Whether every legend is drawn whole, inside the figure (none clipped at an edge)."""
+    figure.savefig(io.BytesIO(), format="png")  # as the PNG is drawn: the layout is final
+    renderer = figure._get_renderer()
+    box = figure.bbox
+    legends = [*figure.legends, *(ax.get_legend() for ax in figure.axes if ax.get_legend())]
+    return all(box.x0 <= (extent := legend.get_window_extent(renderer)).x0
+               and extent.x1 <= box.x1 and box.y0 <= extent.y0 and extent.y1 <= box.y1
+               for legend in legends)
 
 
 def budget_lines(figure):
@@ -138,7 +150,17 @@ def test_slice_chart():
 def test_slice_chart_when_the_whole_turn_rule_refuses():
     figure = charts.slice_chart(*SLICE, 100).figure
     labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
-    assert labels[1] == "whole-turn slice\nrejected: mandatory input needs 108 bytes"
+    assert labels[1] == "whole-turn slice\nrejected (needs 108)"
+    # The legend is whole: a long tick label once narrowed the axes and clipped "budget (100 byt".
+    assert legend_inside_figure(figure)
+    texts = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert texts[-1] == "budget (100 bytes)"
+
+
+@pytest.mark.parametrize("budget", [100, 107, 108, 175, 309, 400])
+def test_every_slice_chart_legend_is_whole(budget):
+    assert legend_inside_figure(charts.slice_chart(*SLICE, budget).figure)
+    assert legend_inside_figure(charts.turn_bytes_chart(*BOUNDARY, budget + 31).figure)
 
 
 @pytest.mark.parametrize("budget, title", [
@@ -218,7 +240,7 @@ def test_measures_and_disk_growth_descriptions():
     assert "The budget, 139 bytes, is a dashed line." in text
     growth = charts.journal_growth(SHORT_TURN, max_bytes=600)
     text = charts.disk_growth_chart({"short": growth}, max_bytes=600).description
-    assert "cap, 600 bytes (dashed)" in text and "short: 3 turns, 498 bytes" in text
+    assert "cap, 600 bytes (dashed)" in text and "short: 3 turns, 510 bytes" in text
 
 
 def test_measures_chart():
@@ -256,17 +278,33 @@ def test_journal_growth_is_what_a_real_journal_writes_up_to_its_cap(tmp_path):
     with Journal(path, max_bytes=cap) as journal:
         with pytest.raises(JournalFull):
             for number in range(1, 100):
-                journal.commit(f"t{number}", SHORT_TURN.question, SHORT_TURN.answer)
+                journal.commit(charts.growth_id(number), SHORT_TURN.question,
+                               SHORT_TURN.answer)
                 sizes.append(path.stat().st_size)
     assert growth == sizes
-    assert len(growth) - 1 == 6 and growth[-1] == 996  # 6 lines of 166 bytes; a 7th crosses
+    assert len(growth) - 1 == 5 and growth[-1] == 850  # 5 lines of 170 bytes; a 6th crosses
+
+
+def test_journal_growth_gives_one_turn_one_line_size_so_the_file_is_lines_times_turns():
+    # Notebook 06 shows the scenario's turn one as a 170-byte line under its own id, 'one';
+    # the growth demo's ids give it the same size, and its table multiplies out.
+    own = len(encode_record(article.SCENARIO_TURNS[0][0], SHORT_TURN.question, SHORT_TURN.answer))
+    for turn in (SHORT_TURN, Turn("q" * 100, "a" * 1000), Turn("问" * 100, "答" * 1000)):
+        growth = charts.journal_growth(turn)
+        assert len(set(b - a for a, b in zip(growth, growth[1:]))) == 1
+        assert growth[-1] == growth[1] * (len(growth) - 1)
+    assert charts.journal_growth(SHORT_TURN)[1] == own == 170
+    assert [charts.growth_id(n) for n in (1, 42, 99_999)] == ["00001", "00042", "99999"]
+    with pytest.raises(ValueError):
+        charts.growth_id(100_000)
 
 
 def test_journal_growth_stops_at_the_last_commit_under_the_default_cap():
     growth = charts.journal_growth(SHORT_TURN)
-    next_line = len(encode_record(f"t{len(growth)}", SHORT_TURN.question, SHORT_TURN.answer))
+    next_line = len(encode_record(charts.growth_id(len(growth)), SHORT_TURN.question,
+                                  SHORT_TURN.answer))
     assert growth[-1] <= DEFAULT_MAX_BYTES == 4 * 1024 * 1024 < growth[-1] + next_line
-    assert len(growth) - 1 == 24335
+    assert len(growth) - 1 == 24672
     assert charts.journal_growth(Turn("q", "a" * 100), max_bytes=100) == [0]  # not even one
 
 
@@ -285,12 +323,12 @@ def test_disk_growth_chart():
                                                            for s in series.values()]
     ends = [(line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines
             if line.get_marker() == "o"]
-    assert ends == [(24335, series["short"][-1]), (2644, series["long"][-1])]
+    assert ends == [(24672, series["short"][-1]), (2644, series["long"][-1])]
     caps = [line.get_ydata()[0] for line in ax.lines
             if line.get_linestyle() == "--" and len(set(line.get_ydata())) == 1]
     assert caps == [DEFAULT_MAX_BYTES]
     legend = [text.get_text() for text in ax.get_legend().get_texts()]
-    assert legend[0] == f"short: 24,335 turns, {series['short'][-1]:,} bytes"
+    assert legend[0] == f"short: 24,672 turns, {series['short'][-1]:,} bytes"
     assert legend[-1] == "cap (4,194,304 bytes = 4 MiB): the next commit is refused"
     assert {colors.to_rgba(line.get_color()) for line in ax.lines} <= PALETTE
     assert len({line.get_linestyle() for line in plotted}) == 2  # not told apart by hue alone
@@ -300,7 +338,7 @@ def test_disk_growth_chart_with_a_small_cap_and_bad_input():
     figure = charts.disk_growth_chart({"short": charts.journal_growth(SHORT_TURN, max_bytes=600)},
                                       max_bytes=600).figure
     legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
-    assert legend == ["short: 3 turns, 498 bytes", "cap (600 bytes): the next commit is refused"]
+    assert legend == ["short: 3 turns, 510 bytes", "cap (600 bytes): the next commit is refused"]
     with pytest.raises(ValueError):
         charts.disk_growth_chart({})
     with pytest.raises(ValueError):

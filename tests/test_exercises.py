@@ -191,8 +191,9 @@ def test_q1_an_invalid_text_is_feedback():
 @pytest.mark.parametrize("count, says", [
     (0, "within the 235-byte budget: select still answers and keeps 1 turn"),
     (1, "keeps 0 turns, but it still answers"),  # "no turn kept" is not the failure
-    (23, "it sends the 232-byte mandatory input"),  # off by one, low
+    (23, "it sends the mandatory input alone"),  # off by one, low
     (25, "not the smallest count"),  # off by one, high
+    (32, "3 UTF-8 bytes per smiley"),  # a smiley taken for a Chinese character's 3 bytes
     (61, "UTF-16 units"),  # the wrong unit
     (123, "code points"),
     (24.0, "whole number of smileys, e.g. 24, not 24.0"),  # the wrong type
@@ -201,6 +202,12 @@ def test_q1_an_invalid_text_is_feedback():
 ])
 def test_q2_feedback(count, says):
     refused(q2.check(count), says, answers=() if count in (24.0, "24") else ("24",))
+
+
+def test_q2_one_below_the_answer_leaves_no_sum_to_finish():
+    # 232 + 4 > 235 would hand over the answer: the feedback for 23 gives no byte count.
+    text = repr(q2.check(23))
+    assert not re.search(r"\d{3}", text.replace("235", ""))
 
 
 def test_q2_accepts_any_integral_type():
@@ -306,6 +313,8 @@ def test_q6_follows_a_real_journal():
     ((GOOD_TURNS, TORN), "the file before opening"),  # thinks nothing is cut
     ((GOOD_TURNS, GOOD_BYTES - 1), "each with its newline"),  # off by one
     ((0, 0), "does not refuse this file"),  # thinks it fails closed
+    ((GOOD_BYTES, GOOD_TURNS), "swapped"),  # the arguments swapped
+    ((1, GOOD_BYTES), "every complete line"),  # an undercount: a complete line taken for torn
     ((2.0, GOOD_BYTES), "whole number of turns"),
     ((GOOD_TURNS, "348"), "whole number of bytes"),
 ])

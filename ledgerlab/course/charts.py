@@ -197,8 +197,20 @@ def length_measures(system: str, history: Sequence[Turn], current: str,
     ]
 
 
+def growth_id(number: int) -> str:
+    """The id of the ``number``-th commit of ``journal_growth``: five digits, 00001 to 99999.
+
+    Every id has the same length, so every line of one turn has the same size and the file
+    is lines x turns; five characters also give the scenario's turn the base64 length (and
+    so the 170-byte line) it has under its own id, 'one'.
+    """
+    if not 1 <= number <= 99_999:
+        raise ValueError("journal_growth numbers its commits 1 to 99,999")
+    return f"{number:05d}"
+
+
 def journal_growth(turn: Turn, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[int]:
-    """Bytes of the journal file after 0, 1, 2, ... commits of ``turn`` (ids t1, t2, ...).
+    """Bytes of the journal file after 0, 1, 2, ... commits of ``turn`` (ids ``growth_id``).
 
     Each step adds the line ``encode_record`` gives, which is what ``Journal.commit``
     appends, so the sizes are exact without committing (and fsyncing) thousands of
@@ -208,7 +220,7 @@ def journal_growth(turn: Turn, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[in
     check_int(max_bytes, "max_bytes", minimum=1)
     sizes = [0]
     while True:
-        size = sizes[-1] + len(encode_record(f"t{len(sizes)}", turn.question, turn.answer))
+        size = sizes[-1] + len(encode_record(growth_id(len(sizes)), turn.question, turn.answer))
         if size > max_bytes:
             return sizes
         sizes.append(size)
@@ -292,8 +304,10 @@ def _legend(ax, groups: Sequence[str], budget: int | None) -> None:
     if budget is not None:
         handles.append(ax.axvline(budget, color=BUDGET_COLOUR, linestyle="--", linewidth=1.5,
                                   label=f"budget ({budget} bytes)"))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.28),
-              ncol=min(len(handles), 6), fontsize=8, frameon=False)
+    # On the figure, not the axes: constrained layout keeps it whole however wide the tick
+    # labels are (a long "rejected" label narrows the axes, and an axes legend was clipped).
+    ax.figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4),
+                     fontsize=8, frameon=False)
 
 
 def _unique_groups(segments: Sequence[Segment]) -> list[str]:
@@ -316,7 +330,7 @@ def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
                       f"{chosen.size} bytes")
     except BudgetError as error:
         whole_flags = [False] * total
-        whole_note = f"rejected: mandatory input needs {error.mandatory_bytes} bytes"
+        whole_note = f"rejected (needs {error.mandatory_bytes})"
         whole_text = f"rejected, the mandatory input needs {error.mandatory_bytes} bytes"
     count_labels = labels[total - last:] if last else []
     problems = "; ".join(slice_problems(count_labels, len(history))) or "well formed"

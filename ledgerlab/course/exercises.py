@@ -138,6 +138,14 @@ def _first_count_over(measure) -> int:
     return count
 
 
+def _three_byte_count() -> int:
+    """The answer if each added smiley took 3 UTF-8 bytes, as a Chinese character does."""
+    count, base = 0, len(_mandatory(0))
+    while base + 3 * count <= GROW_BUDGET:
+        count += 1
+    return count
+
+
 def _check_grow(n: object) -> Feedback:
     count = as_integral(n)
     if count is None:
@@ -148,9 +156,10 @@ def _check_grow(n: object) -> Feedback:
     if needed <= GROW_BUDGET:
         kept = select(SYSTEM, HISTORY, grown_question(count), GROW_BUDGET).kept
         if kept == 0:
+            # No byte count here: one addition away from the answer, it would hand it over.
             return wrong(f"with {count} smileys select keeps 0 turns, but it still answers: "
-                         f"it sends the {needed}-byte mandatory input. BudgetError comes only "
-                         f"when the system message and question alone exceed the budget.")
+                         f"it sends the mandatory input alone. BudgetError comes only when "
+                         f"the system message and question alone exceed the budget.")
         return wrong(f"with {count} smileys the mandatory input needs {needed} bytes, within "
                      f"the {GROW_BUDGET}-byte budget: select still answers and keeps "
                      f"{count_turns(kept)}. Grow the question further.")
@@ -159,6 +168,9 @@ def _check_grow(n: object) -> Feedback:
         if count == _first_count_over(measure):
             return wrong(f"that is where the request passes {GROW_BUDGET} {unit}; the budget "
                          f"is in UTF-8 bytes, and a smiley takes more of those.")
+    if count == _three_byte_count():
+        return wrong("that counts 3 UTF-8 bytes per smiley, as for a Chinese character; 🙂 is "
+                     "outside the Basic Multilingual Plane and takes 4.")
     if count > 0 and len(_mandatory(count - 1)) > GROW_BUDGET:
         return wrong(f"select rejects {count} smileys, but that is not the smallest count it "
                      f"rejects: fewer smileys fail too.")
@@ -343,9 +355,16 @@ def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feed
         return not_whole(file_bytes_after_open, "bytes")
     data = torn_journal()
     kept, good = reopened(data)  # the truth: what a real journal does with the file
+    if (turns, size) == (good, kept):
+        return wrong("your two answers look swapped: check() takes the turns first, then the "
+                     "file's bytes.")
     if turns == 0 or size == 0:
         return wrong("the journal does not refuse this file: the bytes after the last newline "
                      "were never acknowledged, so they are a crash's trace, not corruption.")
+    if turns < kept and size == good:
+        return wrong(f"{count_turns(turns)}, but your file size keeps more complete lines than "
+                     f"that: every complete line (newline included) is an acknowledged turn; "
+                     f"only the bytes after the last newline are cut.")
     if turns != kept:
         return wrong(f"{count_turns(turns)}: the last line was cut short, and a line is a turn "
                      f"only if all of it, newline included, reached the disk.")

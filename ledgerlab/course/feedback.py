@@ -165,11 +165,19 @@ class Exercise:
         return f"Exercise {self.number}: {self.title} (check(), hint(), solution())"
 
 
+# What a number one away from the answer hears, unless the question names that mistake: it
+# says neither which way nor by how much the edge is missed beyond "one".
+OFF_BY_ONE = ("off by one, and close. Recount the edges: something counted twice or missed "
+              "(a byte, a line, a turn), or a limit on the wrong side (is the limit itself "
+              "allowed?).")
+
+
 class Question:
     """A question whose answer is a whole number or one of a few words.
 
     ``answer`` and ``mistakes`` are functions, called at check time: the answer,
-    and a map from plausible wrong answers to what each one gets wrong.
+    and a map from plausible wrong answers to what each one gets wrong. A number
+    one away from the answer that ``mistakes`` does not name is told it is off by one.
     """
 
     def __init__(self, prompt: str, answer: Callable[[], Answer], *, explanation: str,
@@ -184,11 +192,14 @@ class Question:
         given = self._read(answer)
         if isinstance(given, Feedback):
             return given
-        if given == self._answer():
+        expected = self._answer()
+        if given == expected:
             return correct(self.explanation)
         known = self._mistakes().get(given)
         if known:
             return wrong(known)
+        if not self.choices and abs(given - expected) == 1:
+            return wrong(OFF_BY_ONE)
         return wrong(f"not {given}. Hint: {self._hint}")
 
     def _read(self, answer: object) -> Answer | Feedback:

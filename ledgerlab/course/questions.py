@@ -16,7 +16,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ledgerlab import (Journal, JournalFull, article, byte_breakdown, request_bytes,
+from ledgerlab import (Journal, JournalFull, Turn, article, byte_breakdown, request_bytes,
                        request_tokens, select, tokens)
 from ledgerlab.journal import encode_record
 from ledgerlab.wire import utf16_units
@@ -66,23 +66,47 @@ def _orphan_with_system() -> bool:
                for problem in charts.slice_problems(suffix, len(article.SLICE_HISTORY)))
 
 
-def _journal_after_torn_tail() -> tuple[int, int]:
-    """Turns and file bytes after opening the scenario's journal with a torn fourth line."""
+def _journal_after_torn_tail(torn_bytes: int = 30) -> tuple[int, int]:
+    """Turns and file bytes after opening the scenario's journal with a torn fourth line
+    (its first ``torn_bytes`` bytes)."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "torn.log"
         lines = [encode_record(turn_id, turn.question, turn.answer)
                  for turn_id, turn in article.SCENARIO_TURNS]
         lines.append(encode_record("three", article.NEXT_STEP_QUESTION,
                                    article.LOCAL_FIXTURE_REPLY))
-        torn = encode_record("four", "A question cut short.", "Never acknowledged.")[:30]
+        torn = encode_record("four", "A question cut short.", "Never acknowledged.")[:torn_bytes]
         path.write_bytes(b"".join(lines) + torn)
         with Journal(path) as journal:
             return len(journal), path.stat().st_size
 
 
-def _slice_text_length() -> int:
-    turns = "".join(turn.question + turn.answer for turn in article.SLICE_HISTORY)
-    return len(article.SLICE_SYSTEM + turns + article.SLICE_QUESTION)
+def _slice_journal_bytes(turns: int) -> int:
+    """Bytes of 01's journal (ids t1, t2, ..., turns U1 A1, U2 A2, ...) holding ``turns`` turns."""
+    return sum(len(encode_record(f"t{n}", f"U{n}", f"A{n}")) for n in range(1, turns + 1))
+
+
+def _slice_sent(budget: int, system: str = article.SLICE_SYSTEM) -> int:
+    return select(system, article.SLICE_HISTORY, article.SLICE_QUESTION, budget).size
+
+
+# The what-ifs the quizzes ask about: each changes one thing the notebook showed.
+BRIEF_SYSTEM = article.SLICE_SYSTEM + ": be brief"           # 02: 10 more ASCII bytes
+TWO_EMOJI = article.BOUNDARY_QUESTION + "👍"                  # 03: a second emoji
+NO_EMOJI = article.BOUNDARY_QUESTION.replace("🙂", "")        # 03: the emoji removed
+NO_FULL_STOP = article.BOUNDARY_SYSTEM.removesuffix("。")     # 04: the system's full stop gone
+LONGER_OLDER = (Turn("hello", "world, and more"), article.BOUNDARY_HISTORY[1])  # 04
+
+
+def _requests_mandatory(question: str) -> int:
+    return len(request_bytes(article.BOUNDARY_SYSTEM, [], question, encoder="requests"))
+
+
+def _scenario_wide_sent(budget: int) -> int:
+    """Bytes select sends of the scenario's three turns and its wide question (step 4)."""
+    turns = [turn for _, turn in article.SCENARIO_TURNS]
+    turns.append(Turn(article.NEXT_STEP_QUESTION, article.LOCAL_FIXTURE_REPLY))
+    return select(article.SCENARIO_SYSTEM, turns, article.WIDE_QUESTION, budget).size
 
 
 def _capped_file_after_refusal() -> int:
@@ -105,10 +129,15 @@ def _scenario_report() -> dict:
         return article.run_projection_scenario(Path(directory) / "scenario.log")
 
 
-def _scenario_line(turn_id: str | None = None) -> bytes:
-    """The journal line of the scenario's first turn, under its own id or ``turn_id``."""
+def _scenario_line() -> bytes:
+    """The journal line of the scenario's first turn, under its own id."""
     own_id, turn = article.SCENARIO_TURNS[0]
-    return encode_record(turn_id or own_id, turn.question, turn.answer)
+    return encode_record(own_id, turn.question, turn.answer)
+
+
+def _scenario_lines_under_cap(cap: int) -> int:
+    """How many commits of the scenario's first turn a journal capped at ``cap`` accepts."""
+    return len(charts.journal_growth(article.SCENARIO_TURNS[0][1], max_bytes=cap)) - 1
 
 
 def _two_limits_kept(max_bytes: int, max_tokens: int, reserve_tokens: int) -> int:
@@ -141,26 +170,31 @@ predict01 = Question(
 )
 
 quiz01 = Questionnaire("01 · Storage vs context", [
-    Question("How many bytes is the journal line of the record id 'two', question '第二问', "
-             "answer '第二答'?",
-             lambda: len(encode_record("two", "第二问", "第二答")),
-             explanation="the JSON payload in base64, a space, 64 hex digits of SHA-256 and "
-                         "the newline.",
-             hint="len(encode_record(...)) measures it; count base64, the checksum and the "
-                  "newline too.",
-             mistakes=lambda: {6: "that counts characters; a file holds bytes.",
-                               18: "that is the UTF-8 bytes of the six characters alone; the "
-                                   "line also holds the JSON keys, in base64, and a checksum."}),
-    Question("How many bytes is the request that sends all three turns U1 A1 | U2 A2 | U3 A3 "
-             "with the question U4?",
-             lambda: len(request_bytes(article.SLICE_SYSTEM, list(article.SLICE_HISTORY),
-                                       article.SLICE_QUESTION)),
-             explanation="the envelope (model, keys, brackets) is most of it: each message is "
-                         "only 2 characters.",
-             hint="request_bytes(...) gives the exact body; len() of bytes counts bytes.",
-             mistakes=lambda: {_slice_text_length(): "that counts only the text of the "
-                               "messages; the JSON body has keys, quotes and the model name "
-                               "too."}),
+    Question("The journal of section 'What lives on disk' holds three lines, 366 bytes. A fourth "
+             "turn, U4 / A4, is committed under the id t4. How many bytes is the file then?",
+             lambda: _slice_journal_bytes(4),
+             explanation="the journal only appends: the three lines stay byte for byte, and the "
+                         "fourth is as long as each of them (the same sizes of id, question and "
+                         "answer).",
+             hint="does a commit rewrite the file or add to it? How long is one line?",
+             mistakes=lambda: {_slice_journal_bytes(3): "that is the file before the commit: "
+                               "every confirmed turn adds a line.",
+                               _slice_journal_bytes(1): "that is the new line alone; an "
+                               "append-only file keeps the lines before it."}),
+    Question("After the 175-byte call, the next call has a 250-byte budget. How many bytes is "
+             "its request?",
+             lambda: _slice_sent(250),
+             explanation="the request is built afresh from the ledger, which still holds all "
+                         "three turns: the two newest fit in 250 bytes, the oldest does not.",
+             hint="what is the next request built from: the ledger or the last request? The "
+                  "chart gives each turn's bytes.",
+             mistakes=lambda: {_slice_sent(175): "that is the earlier projection again. The "
+                               "next request is built from the ledger, not from the last "
+                               "request, and the ledger still holds every turn.",
+                               250: "that is the budget: a ceiling, not a target. select sends "
+                                    "whole turns only.",
+                               _slice_sent(400): "that is the request with all three turns; "
+                               "does it fit in 250 bytes?"}),
     Discussion("Why can a turn trimmed from one request come back in the next?",
                "the request is a projection built fresh for each call from the ledger, and "
                "building it never changes the ledger: the trimmed turn is still stored."),
@@ -191,24 +225,35 @@ predict02_count = Question(
     mistakes=lambda: {4: "4 was the example's N at 175 bytes. Here N follows from a smaller "
                          "budget.",
                       1: "that would be U4 alone. Measure whether the next message from the "
-                         "end still fits in 120 bytes."},
+                         "end still fits in 120 bytes.",
+                      3: "that counts turns, as the whole-turn rule does. The message-count "
+                         "slice counts messages, from the end: U4, then A3, then U3, ..."},
 )
 
 quiz02 = Questionnaire("02 · Bad slice vs whole-turn slice", [
-    Question("At 175 bytes, how many turns does the whole-turn slice keep?",
-             lambda: select(*SLICE, 175).kept,
-             explanation="SYSTEM | U3 A3 | U4: the newest turn, whole.",
-             hint="select(system, history, question, 175).kept",
-             mistakes=lambda: {2: "that counts messages (U3 and A3) or dropped turns; the "
-                                  "question asks for kept turns.",
-                               4: "that counts the messages the bad slice sends."}),
-    Question("Below how many bytes does the whole-turn rule refuse this fixture (its mandatory "
-             "input)?",
-             lambda: charts.suffix_sizes(*SLICE)[0],
-             explanation="the system message and the question are mandatory: below their "
-                         "request size select raises BudgetError.",
-             hint="charts.suffix_sizes(...)[0] or the slider's 'rejected' message.",
-             mistakes=lambda: {71: "that is the request with U4 alone; the system message is "
+    Question("At a 240-byte budget, how many turns does the whole-turn slice keep?",
+             lambda: select(*SLICE, 240).kept,
+             explanation="each turn adds 67 bytes to the 108-byte mandatory input: one turn "
+                         "needs 175 bytes, two need 242, so at 240 only the newest fits.",
+             hint="the chart of notebook 01 gives the envelope, system, question and each "
+                  "turn's bytes; or ask select.",
+             mistakes=lambda: {2: "measure the request with the two newest turns (select or "
+                                  "charts.suffix_sizes): does it fit in 240 bytes?",
+                               3: "all three turns need the full request of notebook 01.",
+                               charts.count_slice(*SLICE, 240)[0]: "that is how many messages "
+                               "the message-count slice sends; the whole-turn slice keeps whole "
+                               "turns."}),
+    Question(f"Suppose the system message were {BRIEF_SYSTEM!r} (10 more ASCII characters). "
+             "Below how many bytes would the whole-turn rule refuse the request?",
+             lambda: charts.suffix_sizes(BRIEF_SYSTEM, *SLICE[1:])[0],
+             explanation="the system message is mandatory: every ASCII character it gains is a "
+                         "byte the mandatory input needs.",
+             hint="the slider's 'rejected' message gives the mandatory input for 'SYSTEM'; what "
+                  "do 10 ASCII characters add?",
+             mistakes=lambda: {charts.suffix_sizes(*SLICE)[0]: "that is the mandatory input "
+                               "with the old system message; the system message is mandatory, "
+                               "so its new bytes count too.",
+                               71: "that is the request with U4 alone; the system message is "
                                    "mandatory too."}),
     Discussion("Why is an orphan answer worse than simply sending less?",
                "the model reads an answer with no question and no system instructions: the "
@@ -226,32 +271,55 @@ predict03 = Question(
     hint="request_bytes gives the body as bytes; count those.",
     mistakes=lambda: {**_unit_mistakes(_mandatory_body()),
                       40: "that is the raw text's UTF-8 bytes; the request adds the JSON "
-                          "envelope and escaping."},
+                          "envelope and escaping.",
+                      2 * utf16_units(_mandatory_body()): "that is two bytes per UTF-16 unit, "
+                      "how Java holds the string in memory. The wire carries UTF-8: 1 byte for "
+                      "ASCII, 3 for a Chinese character, 4 for the emoji.",
+                      article.REJECTED_BUDGET: "that is the budget the article rejects, not "
+                      "the request's size: count the body's UTF-8 bytes."},
 )
 
 quiz03 = Questionnaire("03 · The length trap", [
-    Question("How many UTF-8 bytes is the emoji 🙂?",
-             lambda: len("🙂".encode("utf-8")),
-             explanation="it is outside the Basic Multilingual Plane: 4 bytes in UTF-8, 2 UTF-16 "
-                         "units, 1 code point.",
-             hint="'🙂'.encode('utf-8')",
-             mistakes=lambda: _unit_mistakes("🙂")),
-    Question("How many UTF-16 units (Java's length()) is the question 继续🙂?",
-             lambda: utf16_units(article.BOUNDARY_QUESTION),
-             explanation="1 unit per Chinese character, 2 for the emoji (a surrogate pair).",
-             hint="an emoji outside the BMP is a surrogate pair in UTF-16.",
-             mistakes=lambda: {len(article.BOUNDARY_QUESTION.encode("utf-8")): "that counts "
-                               "UTF-8 bytes; Java's length() counts UTF-16 units.",
-                               len(article.BOUNDARY_QUESTION): "that counts code points; a "
-                               "character outside the BMP takes two UTF-16 units."}),
-    Question("How many bytes is the mandatory request as the requests library sends it?",
-             lambda: len(request_bytes(article.BOUNDARY_SYSTEM, [], article.BOUNDARY_QUESTION,
-                                       encoder="requests")),
-             explanation="requests writes non-ASCII as \\uXXXX escapes and puts spaces after "
-                         "separators.",
-             hint="request_bytes(..., encoder='requests')",
-             mistakes=lambda: {140: "that is what gson and httpx send; requests escapes "
-                                    "non-ASCII and adds spaces."}),
+    Question(f"The question gets a second emoji: {TWO_EMOJI}. How many UTF-8 bytes is it?",
+             lambda: len(TWO_EMOJI.encode("utf-8")),
+             explanation="10 bytes for 继续🙂, and 4 more: 👍 is outside the Basic Multilingual "
+                         "Plane (BMP), like 🙂.",
+             hint=f"{TWO_EMOJI!r}.encode('utf-8'); how many bytes does an emoji outside the BMP "
+                  "take?",
+             mistakes=lambda: {**_unit_mistakes(TWO_EMOJI),
+                               len(article.BOUNDARY_QUESTION.encode("utf-8")): "that is the "
+                               "question before the second emoji.",
+                               len(TWO_EMOJI.encode("utf-8")) - 1: "that counts 3 bytes for "
+                               "the new emoji, as for a Chinese character; a character outside "
+                               "the BMP takes 4 UTF-8 bytes."}),
+    Question(f"How many UTF-16 units (Java's length()) is {TWO_EMOJI}?",
+             lambda: utf16_units(TWO_EMOJI),
+             explanation="1 unit per Chinese character, 2 per emoji: each is outside the BMP, "
+                         "a surrogate pair.",
+             hint="a character outside the BMP is a surrogate pair in UTF-16.",
+             mistakes=lambda: {len(TWO_EMOJI.encode("utf-8")): "that counts UTF-8 bytes; "
+                               "Java's length() counts UTF-16 units.",
+                               len(TWO_EMOJI): "that counts code points; a character outside "
+                               "the BMP takes two UTF-16 units.",
+                               utf16_units(TWO_EMOJI) - 1: "that counts one emoji as a single "
+                               "unit: every character outside the BMP is a surrogate pair."}),
+    Question(f"Under requests, how many bytes is the mandatory request if the question is "
+             f"{NO_EMOJI} (the emoji removed)?",
+             lambda: _requests_mandatory(NO_EMOJI),
+             explanation="requests writes the emoji as a surrogate pair of \\uXXXX escapes, 12 "
+                         "bytes; without it the body is that much shorter.",
+             hint="how does requests write 🙂 in JSON? Section 'One text, four numbers' shows "
+                  "the question's JSON string under requests.",
+             mistakes=lambda: {_requests_mandatory(article.BOUNDARY_QUESTION): "that is the "
+                               "request with the emoji still in it.",
+                               _requests_mandatory(article.BOUNDARY_QUESTION) - 4: "that "
+                               "removes the emoji's 4 UTF-8 bytes; requests does not send "
+                               "them raw, it writes \\uXXXX escapes.",
+                               len(request_bytes(article.BOUNDARY_SYSTEM, [], NO_EMOJI)): "that "
+                               "is what gson and httpx send; requests escapes non-ASCII and "
+                               "adds spaces.",
+                               len(_mandatory_body().encode("utf-8")): "that is gson's "
+                               "mandatory request, emoji included."}),
 ])
 
 
@@ -269,25 +337,40 @@ predict04 = Question(
 )
 
 quiz04 = Questionnaire("04 · The boundary table", [
-    Question("How many bytes does select send at a 408-byte budget?",
-             lambda: select(*BOUNDARY, 408).size,
+    Question("How many bytes does select send at a 1,000-byte budget?",
+             lambda: select(*BOUNDARY, 1_000).size,
              explanation="every turn fits, and the request is as large as it is: a budget is a "
                          "ceiling, not a target.",
-             hint="the table's last row.",
-             mistakes=lambda: {408: "that is the budget. Is a budget a target to fill, or a "
-                                    "ceiling?"}),
-    Question("What is the smallest budget select accepts for this fixture?",
-             lambda: charts.suffix_sizes(*BOUNDARY)[0],
-             explanation="the mandatory input, system message plus question, in wire bytes.",
-             hint="the 139-byte error message says what the mandatory input needs.",
-             mistakes=lambda: {139: "139 is the budget that is refused.",
-                               **_unit_mistakes(_mandatory_body())}),
-    Question("How many bytes does the newest turn add to the request?",
-             lambda: _boundary_parts()["turns"][-1],
-             explanation="235 - 140: the newest turn is the first one added back.",
-             hint="byte_breakdown(...)['turns'] lists the turns oldest first.",
-             mistakes=lambda: {_boundary_parts()["turns"][0]: "that is the older turn: "
-                               "byte_breakdown lists turns oldest first."}),
+             hint="what is the largest request this fixture can make?",
+             mistakes=lambda: {1_000: "that is the budget. Is a budget a target to fill, or a "
+                                      "ceiling?",
+                               charts.suffix_sizes(*SLICE)[-1]: "that is the full request of "
+                               "notebooks 01 and 02 (U1 A1 … U4); this table's fixture is the "
+                               "Chinese one."}),
+    Question(f"The system message loses its final 。 (a CJK full stop): {NO_FULL_STOP}. What is "
+             "the smallest budget select accepts now?",
+             lambda: charts.suffix_sizes(NO_FULL_STOP, *BOUNDARY[1:])[0],
+             explanation="the mandatory input shrinks by the full stop's UTF-8 bytes: 。 is a "
+                         "CJK character, 3 bytes, like the other ten.",
+             hint="how many UTF-8 bytes is '。'? Or measure: charts.suffix_sizes(...)[0].",
+             mistakes=lambda: {charts.suffix_sizes(*BOUNDARY)[0]: "that is the mandatory input "
+                               "with the full stop; the system message is mandatory, so its "
+                               "bytes count.",
+                               charts.suffix_sizes(*BOUNDARY)[0] - 1: "that removes one byte; "
+                               "'。' is one character but 3 UTF-8 bytes.",
+                               **_unit_mistakes(request_bytes(NO_FULL_STOP, [], BOUNDARY[2])
+                                                .decode("utf-8"))}),
+    Question("The older turn's answer grows from 'world' to 'world, and more' (10 more ASCII "
+             "bytes). At a 308-byte budget, how many turns does select keep?",
+             lambda: select(BOUNDARY[0], LONGER_OLDER, BOUNDARY[2], 308).kept,
+             explanation="the newest turn did not change, so it still fits, but the whole "
+                         "request is 10 bytes larger than 308: the older turn is dropped.",
+             hint="which requests changed size: the one with the newest turn alone, the one "
+                  "with both, or both?",
+             mistakes=lambda: {2: "the whole request grew by those 10 bytes: does it still fit "
+                                  "308?",
+                               0: "the newest turn did not change: the request with it alone "
+                                  "is as large as before."}),
 ])
 
 
@@ -319,17 +402,29 @@ predict05_torn = Question(
 )
 
 quiz05 = Questionnaire("05 · The ledger", [
-    Question("How many bytes is the narrow request of the scenario?",
-             lambda: _scenario_report()["narrow_request_bytes"],
-             explanation="the request with turn two only and the question 'Explain the next "
-                         "step.'",
-             hint="the Selection of step 2."),
-    Question("After the torn tail is cut, how many bytes is the file?",
-             lambda: _journal_after_torn_tail()[1],
-             explanation="exactly the three complete lines: the torn bytes are cut, nothing "
-                         "else.",
-             hint="add up the three complete lines' bytes (examine lists them).",
-             mistakes=lambda: {556: "that is the size before opening, torn bytes included."}),
+    Question("Step 4's wide request sends three turns in 480 bytes. With a 479-byte budget "
+             "instead, how many bytes does select send?",
+             lambda: _scenario_wide_sent(479),
+             explanation="480 bytes do not fit, so select drops the oldest whole turn, 'one' "
+                         "(the one holding ORCHID-17), and sends the other two.",
+             hint="what does select do when the request is one byte too large? Measure the "
+                  "request without turn one.",
+             mistakes=lambda: {_scenario_wide_sent(480): "480 bytes do not fit in a 479-byte "
+                               "budget: select drops the oldest whole turn.",
+                               479: "a budget is a ceiling, not a target: select never cuts "
+                                    "inside a turn to fill it.",
+                               _scenario_report()["narrow_request_bytes"]: "that is step 2's "
+                               "narrow request, for another question."}),
+    Question("Suppose the torn fourth line had been 100 bytes instead of 30. How many bytes is "
+             "the file once the journal has opened it?",
+             lambda: _journal_after_torn_tail(100)[1],
+             explanation="whatever follows the last newline was never acknowledged, 30 bytes or "
+                         "100: it is cut, and the three complete lines stay.",
+             hint="does the length of the torn tail change what is cut?",
+             mistakes=lambda: {_journal_after_torn_tail(100)[1] + 100: "that keeps the torn "
+                               "bytes: nothing after the last newline was acknowledged.",
+                               _journal_after_torn_tail(100)[1] + 30: "that is the notebook's "
+                               "file before opening, with its 30 torn bytes."}),
     Discussion("What does 'fails closed' mean, and why is it right for a corrupt line in the "
                "middle of the journal?",
                "on damage it cannot explain, the journal refuses to open and changes nothing, "
@@ -354,19 +449,17 @@ predict06 = Question(
 
 
 quiz06 = Questionnaire("06 · The costs of a ledger", [
-    Question("How many bytes of disk does the scenario's first turn take, as a journal line "
-             "under its own id 'one' (section 1, not the growth demo's 't1')?",
-             lambda: len(_scenario_line()),
-             explanation="base64 of the JSON payload, a space, the 64-digit checksum and a "
-                          "newline.",
-             hint="len(encode_record(...)) of that turn.",
-             mistakes=lambda: {len(_scenario_line("t1")): "that is the growth demo's line, "
-                               "whose record has the id 't1'; the question's record has the id "
-                               "'one', and the id is part of the payload, so the line is longer.",
-                               38: "that is the text's UTF-8 bytes alone.",
-                               76: "that is the JSON payload before base64.",
-                               104: "that is the base64 payload without the checksum and "
-                                    "newline."}),
+    Question("With a 1,000-byte cap instead of 4 MiB, how many commits of the scenario's turn "
+             "one (170-byte lines) does the journal accept?",
+             lambda: _scenario_lines_under_cap(1_000),
+             explanation="each commit adds a whole 170-byte line; the one that would cross "
+                         "1,000 bytes is refused, and nothing of it is written.",
+             hint="add 170 bytes at a time: which commit would cross the cap?",
+             mistakes=lambda: {_scenario_lines_under_cap(1_000) + 1: "that rounds up: the "
+                               "last of those lines would cross the cap, and the journal never "
+                               "writes part of a line.",
+                               len(_scenario_line()): "that is the size of one line; the "
+                               "question asks how many lines fit."}),
     Question("Does leaving a turn out of a request delete it from the journal? Answer 'yes' or "
              "'no'.",
              lambda: _yes(not _scenario_report()["projection_preserved_file_bytes"]),
@@ -434,8 +527,8 @@ quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
                "4.25 or 2.83 for Chinese, 3.10 or 1.48 for emoji. Multiplying by 4 overshoots "
                "for some texts and undershoots for others, and the window must also keep room "
                "for the reply. Measure both limits."),
-    Discussion("A reserve of 20 tokens and a window of 20 tokens: what does select do, and why is "
-               "that an error in the arguments rather than a BudgetError?",
+    Discussion("Section 5 ends with a reserve as large as the window, 20 tokens of 20: select "
+               "raises ValueError, not BudgetError. Why is that an error in the arguments?",
                "it raises ValueError before looking at the request: a reserve as large as the "
                "window leaves no room for any request at all, whatever the conversation, so the "
                "arguments are inconsistent. A BudgetError is about this request's mandatory "
@@ -453,3 +546,47 @@ quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
                                _full_request_tokens() + 20: "that counts tokens and the "
                                "reserve; the byte budget counts wire bytes."}),
 ])
+
+
+# --- The teacher's answer key ------------------------------------------------------------
+
+NOTEBOOK_QUESTIONS = {
+    "01 · Storage vs context": (("Predict", predict01), ("Quiz", quiz01)),
+    "02 · Bad slice vs whole-turn slice": (("Predict", predict02_count),
+                                           ("Think about it", predict02), ("Quiz", quiz02)),
+    "03 · The length trap": (("Predict", predict03), ("Quiz", quiz03)),
+    "04 · The boundary table": (("Predict", predict04), ("Quiz", quiz04)),
+    "05 · The ledger": (("Predict", predict05), ("Predict", predict05_torn), ("Quiz", quiz05)),
+    "06 · The costs of a ledger": (("Predict", predict06), ("Quiz", quiz06)),
+    "07 · Two limits: bytes and tokens": (("Predict", predict07), ("Predict", predict07_tokens),
+                                          ("Quiz", quiz07)),
+}
+
+
+def _key_row(label: str, item: Question | Discussion) -> str:
+    if isinstance(item, Discussion):
+        answer = f"in words. {item.model_answer[:1].upper()}{item.model_answer[1:]}"
+    else:
+        answer = f"**{item._answer()}**. {item.explanation[:1].upper()}{item.explanation[1:]}"
+    cell = lambda text: text.replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    return f"| {cell(label)} | {cell(item.prompt)} | {cell(answer)} |"
+
+
+def answer_key() -> str:
+    """Every prediction and quiz question with its answer, computed from the library now:
+    ``docs/answer-key.md`` is this text (``python tools/answer_key.py`` writes it, and a test
+    fails when it drifts)."""
+    lines = ["# Answer key: predictions and check-your-understanding questions", "",
+             "For teachers. Generated from `ledgerlab/course/questions.py` by "
+             "`python tools/answer_key.py`; every answer is computed from the library, and "
+             "`make test` fails if this file drifts from it. Exercise answers are in "
+             "`notebooks/09-solutions.ipynb`.", ""]
+    for notebook, parts in NOTEBOOK_QUESTIONS.items():
+        lines += [f"## {notebook}", "", "| where | question | answer |", "|---|---|---|"]
+        for label, part in parts:
+            if isinstance(part, Questionnaire):
+                lines += [_key_row(f"quiz[{n}]", q) for n, q in enumerate(part.questions, 1)]
+            else:
+                lines.append(_key_row(label, part))
+        lines.append("")
+    return "\n".join(lines)

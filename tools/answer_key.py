@@ -1,0 +1,16 @@
+"""Write docs/answer-key.md, the teacher's answer key, from ledgerlab.course.questions.
+
+    python tools/answer_key.py
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledgerlab.course.questions import answer_key
+
+KEY = Path(__file__).resolve().parent.parent / "docs" / "answer-key.md"
+
+if __name__ == "__main__":
+    KEY.write_text(answer_key(), encoding="utf-8")
+    print(f"wrote {KEY}")
