@@ -11,13 +11,14 @@ from .journal import (
 )
 from .selector import BudgetError, Selection, byte_breakdown, select, select_reference
 from .tokens import request_tokens
-from .wire import ENCODERS, InvalidText, Turn, request_bytes
+from .wire import ENCODERS, Fact, InvalidText, Turn, request_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BudgetError",
     "ENCODERS",
+    "Fact",
     "InvalidText",
     "Journal",
     "JournalCorrupt",
