@@ -1,11 +1,14 @@
 """ledgerlab: keep the durable ledger of a conversation apart from the request you project from it."""
 
 from .journal import (
+    FactConflict,
+    FactNotFound,
     Journal,
     JournalCorrupt,
     JournalError,
     JournalFull,
     JournalLocked,
+    OriginNotFound,
     TurnConflict,
     TurnNotFound,
 )
@@ -19,12 +22,15 @@ __all__ = [
     "BudgetError",
     "ENCODERS",
     "Fact",
+    "FactConflict",
+    "FactNotFound",
     "InvalidText",
     "Journal",
     "JournalCorrupt",
     "JournalError",
     "JournalFull",
     "JournalLocked",
+    "OriginNotFound",
     "Selection",
     "Turn",
     "TurnConflict",
