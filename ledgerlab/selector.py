@@ -38,7 +38,6 @@ from .wire import (
     check_int,
     check_text,
     fact_line,
-    facts_content,
     get_encoder,
     request_bytes,
 )
@@ -227,11 +226,12 @@ def select(
                               reserve_tokens=reserve_tokens)
     # The facts first, then the turns in what is left: the facts' bytes do not
     # depend on which turns are kept, so the two budgets compose.
-    pinned = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size))
+    lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size))
+    pinned = len(lines)
     if room is not None:
         pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
         tokens += fact_tokens
-    section = writer.facts_message(facts[:pinned]) if pinned else b""
+    section = writer.facts_message(lines[:pinned]) if pinned else b""
     size += len(section)
     facts_kept = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned,
                       fact_bytes=len(section))
@@ -310,10 +310,10 @@ class _RequestWriter:
         self.turn_middle = "}" + item + self.prefix["assistant"]
         self.basic_quote = encoder.basic_quote
         self.escapes = encoder.escape_line_separators
-        # The facts message's bytes: this envelope, each line's escaped text, and
-        # an escaped newline between lines.
-        self.facts_envelope = len(self.item.encode("utf-8") + self.message("system", ""))
-        self.fact_separator = len(encoder.quote("\n")) - 2
+        # The facts message: ,{"role":"system","content":"<line>\n<line>..."}
+        self.facts_open = (item + self.prefix["system"] + '"').encode("utf-8")
+        self.facts_close = b'"}'
+        self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
 
     def message(self, role: str, content: str) -> bytes:
         return (self.prefix[role] + self.encoder.quote(content) + "}").encode("utf-8")
@@ -327,22 +327,29 @@ class _RequestWriter:
             "user", check_text(current, "current question")) + b"]}"
         return head, tail
 
-    def facts_that_fit(self, facts: Sequence[Fact], room: int) -> int:
-        """How many of the first facts fit a facts message of ``room`` bytes (separator in)."""
-        size = self.facts_envelope - self.fact_separator
-        kept = 0
+    def facts_that_fit(self, facts: Sequence[Fact], room: int) -> list[bytes]:
+        """The escaped lines of the first facts whose message fits ``room`` bytes.
+
+        JSON escapes each character on its own, so the message's content is the
+        lines' escaped bytes joined by an escaped newline: each line is escaped
+        once, and ``facts_message`` joins them.
+        """
+        size = len(self.facts_open) + len(self.facts_close) - len(self.fact_separator)
+        lines = []
         for fact in facts:
-            # The line's escaped bytes: its own literal less the two quotes.
-            line = self.encoder.quote(fact_line(_check_fact(fact))).encode("utf-8")
-            size += self.fact_separator + len(line) - 2
+            text = self.basic_quote(fact_line(_check_fact(fact)))[1:-1]  # without its quotes
+            if self.escapes and ("\u2028" in text or "\u2029" in text):
+                text = self.encoder.escape(text)
+            line = text.encode("utf-8")
+            size += len(self.fact_separator) + len(line)
             if size > room:
                 break
-            kept += 1
-        return kept
+            lines.append(line)
+        return lines
 
-    def facts_message(self, facts: Sequence[Fact]) -> bytes:
-        """The facts message with the separator before it: what facts add to a request."""
-        return self.item.encode("utf-8") + self.message("system", facts_content(facts))
+    def facts_message(self, lines: list[bytes]) -> bytes:
+        """The facts message, the separator before it included: all that facts add."""
+        return self.facts_open + self.fact_separator.join(lines) + self.facts_close
 
     def turn(self, turn: Turn) -> bytes:
         """A turn's two messages, each with the separator before it (the hot path)."""
