@@ -34,7 +34,7 @@ from .wire import (
     Encoder,
     Fact,
     Turn,
-    _check_fact,
+    check_fact,
     check_int,
     check_text,
     fact_line,
@@ -337,7 +337,7 @@ class _RequestWriter:
         size = len(self.facts_open) + len(self.facts_close) - len(self.fact_separator)
         lines = []
         for fact in facts:
-            text = self.basic_quote(fact_line(_check_fact(fact)))[1:-1]  # without its quotes
+            text = self.basic_quote(fact_line(check_fact(fact)))[1:-1]  # without its quotes
             if self.escapes and ("\u2028" in text or "\u2029" in text):
                 text = self.encoder.escape(text)
             line = text.encode("utf-8")

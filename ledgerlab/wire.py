@@ -125,10 +125,11 @@ def fact_line(fact: Fact) -> str:
 
 def facts_content(facts: Sequence[Fact]) -> str:
     """The content of the facts message: one line per fact, joined by newlines."""
-    return "\n".join(fact_line(_check_fact(fact)) for fact in facts)
+    return "\n".join(fact_line(check_fact(fact)) for fact in facts)
 
 
-def _check_fact(fact: object) -> Fact:
+def check_fact(fact: object) -> Fact:
+    """Return ``fact`` if it is a Fact, else TypeError (its fields were checked when made)."""
     if not isinstance(fact, Fact):
         raise TypeError(f"facts must be Fact, not {type(fact).__name__}")
     return fact
