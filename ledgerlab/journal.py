@@ -111,8 +111,10 @@ class FactConflict(JournalError):
     """The fact id is already pinned with another text or origin."""
 
 
-class FactNotFound(TurnNotFound):
+class FactNotFound(JournalError, KeyError):
     """No fact is pinned under that id; nothing changed."""
+
+    __str__ = TurnNotFound.__str__  # not a TurnNotFound: no turn was asked for
 
 
 @dataclass(frozen=True)
