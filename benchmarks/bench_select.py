@@ -10,6 +10,8 @@ Every ratio below compares timings measured in this one run, on this machine:
 - select with a token limit (and a reply reserve) against the floor of counting the
   returned request's tokens once, and against trim_messages with a tiktoken counter
   (the cookbook rule, as LangChain's docs write it) on the same texts;
+- select with 20 pinned facts against select without them, on the same history and
+  budget (bytes, then the token limit): the facts must not make select scan more;
 - Journal.commit against a raw os.write + os.fsync of a same-sized line, and opening
   a journal filled to the 4 MiB cap against reading the file and hashing its payloads.
 
@@ -30,7 +32,7 @@ import time
 import timeit
 from pathlib import Path
 
-from ledgerlab import Journal, Turn, request_tokens, select, select_reference
+from ledgerlab import Fact, Journal, Turn, request_tokens, select, select_reference
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
 from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, encoding
 from ledgerlab.wire import ENCODERS, messages
@@ -45,6 +47,8 @@ REFERENCE_MAX_TURNS = 1_000  # the quadratic loop takes minutes beyond this
 # wide enough that the token limit is the one that binds (select still measures bytes).
 TOKEN_SIZES = (1_000, 10_000, 100_000)
 MAX_TOKENS, RESERVE_TOKENS, TOKENIZER, WIDE_BYTES = 4096, 512, "o200k_base", 1 << 20
+FACT_SIZES = (1_000, 10_000, 100_000)
+FACT_COUNT = 20
 
 
 def make_history(turns: int) -> list[Turn]:
@@ -145,6 +149,40 @@ def bench_tokens(sizes) -> list[dict]:
     return rows
 
 
+def make_facts(count: int = FACT_COUNT) -> list[Fact]:
+    """Facts of 40 to 90 bytes pinned from the newest turns, with quotes, CJK and emoji."""
+    return [Fact(f"fact{i}", f'Fact {i}: the project code is "ORCHID-{i}" 接口 🙂' + "y" * (i % 30),
+                 f"t{i}") for i in range(count)]
+
+
+def bench_facts(sizes) -> list[dict]:
+    """select with 20 facts beside select without, both limits; every fact is kept."""
+    facts = make_facts()
+    rows = []
+    for turns in sizes:
+        history = make_history(turns)
+        row = {"turns": turns}
+        for limit, options in (("bytes", dict(max_bytes=BUDGET)),
+                               ("tokens", dict(max_bytes=WIDE_BYTES, max_tokens=MAX_TOKENS,
+                                               reserve_tokens=RESERVE_TOKENS,
+                                               tokenizer=TOKENIZER))):
+            pinned = select(SYSTEM, history, QUESTION, facts=facts, **options)
+            # The article's loop on the newest turns only (it is quadratic): the same request.
+            oracle = select_reference(SYSTEM, history[-pinned.kept - 1:], QUESTION,
+                                      facts=facts, **options)
+            assert (oracle.payload, oracle.kept, oracle.tokens) == (pinned.payload, pinned.kept,
+                                                                   pinned.tokens)
+            assert pinned.facts_kept == FACT_COUNT
+            row[limit] = {
+                "kept": pinned.kept, "fact_bytes": pinned.fact_bytes,
+                "plain_s": best_seconds(lambda: select(SYSTEM, history, QUESTION, **options)),
+                "facts_s": best_seconds(
+                    lambda: select(SYSTEM, history, QUESTION, facts=facts, **options))}
+        rows.append(row)
+        print(f"  measured {turns:>7,} turns with {FACT_COUNT} facts", flush=True)
+    return rows
+
+
 def bench_selection(sizes) -> list[dict]:
     rows = []
     for turns in sizes:
@@ -238,6 +276,17 @@ def print_report(results: dict) -> None:
               f"{row['select_s'] * 1e6:>9,.1f} {row['floor_s'] * 1e6:>9,.1f} "
               f"{row['select_s'] / row['floor_s']:>8.2f}x {row['trim_s'] * 1e6:>14,.1f} "
               f"{row['trim_s'] / row['select_s']:>8,.0f}x")
+    print()
+    print(f"select with {FACT_COUNT} pinned facts beside select without them, same history "
+          f"(microseconds per call)")
+    print(f"{'turns':>8} {'limit':>6} {'kept':>5} {'facts':>6} {'no facts':>9} {'20 facts':>9} "
+          f"{'ratio':>6}")
+    for row in results["facts"]:
+        for limit in ("bytes", "tokens"):
+            cell = row[limit]
+            print(f"{row['turns']:>8,} {limit:>6} {cell['kept']:>5} {cell['fact_bytes']:>6} "
+                  f"{cell['plain_s'] * 1e6:>9,.1f} {cell['facts_s'] * 1e6:>9,.1f} "
+                  f"{cell['facts_s'] / cell['plain_s']:>5.2f}x")
     commit = results["commit"]
     print()
     print(f"journal commit ({commit['record_bytes']}-byte record): {commit['commit_s'] * 1e6:,.0f} us; "
@@ -303,6 +352,8 @@ def main() -> None:
     results["tokens"] = {"max_tokens": MAX_TOKENS, "reserve_tokens": RESERVE_TOKENS,
                          "tokenizer": TOKENIZER, "max_bytes": WIDE_BYTES,
                          "rows": bench_tokens([n for n in args.sizes if n in TOKEN_SIZES])}
+    print(f"selection with {FACT_COUNT} facts ...", flush=True)
+    results["facts"] = bench_facts([n for n in args.sizes if n in FACT_SIZES])
     work = HERE.parent / "build" / "bench"
     work.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=work) as directory:

@@ -9,7 +9,17 @@ import sys
 from pathlib import Path
 
 from . import __version__, article
-from .journal import Journal, JournalError, describe_tail, examine, id_tag, salvage
+from .journal import (
+    FACTS,
+    FACTS_SUFFIX,
+    TURNS,
+    Journal,
+    JournalError,
+    describe_tail,
+    examine,
+    id_tag,
+    salvage,
+)
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -50,52 +60,88 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     path = Path(args.log)
     if not path.is_file():
         raise JournalError(f"no journal file at {args.log!r}")
-    try:
-        data = path.read_bytes()
-        lines = examine(data)
-    except MemoryError:
-        raise JournalError(f"the journal's {path.stat().st_size} bytes do not fit in this "
-                           f"process's memory (inspect reads the whole file)") from None
-    say(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {'question':>8}  {'answer':>8}  "
-          f"{'sha256':<12}  status")
-    for line in lines:
-        if line.record is not None:
-            turn = line.record.turn
-            sizes = f"{len(turn.question.encode()):>8}  {len(turn.answer.encode()):>8}"
-            status, digest = "ok", line.record.sha256[:12]
-        else:
-            sizes, digest = f"{'-':>8}  {'-':>8}", "-"
-            status = (f"torn tail: {describe_tail(data[line.offset:])}" if line.torn
-                      else line.problem)
-        say(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {sizes}  {digest:<12}  {status}")
-    turns = sum(1 for line in lines if line.record is not None)
-    corrupt = sum(1 for line in lines if line.problem is not None and not line.torn)
-    torn = sum(line.length for line in lines if line.torn)
+    data, lines = _examined(path, TURNS)
+    turns, corrupt, torn = _show_lines(
+        data, lines, TURNS, f"{'question':>8}  {'answer':>8}", f"{'-':>8}  {'-':>8}",
+        lambda record: (f"{len(record.turn.question.encode()):>8}  "
+                        f"{len(record.turn.answer.encode()):>8}"))
     say(f"{turns} turns, {len(data)} bytes, {corrupt} corrupt lines, {torn} torn-tail bytes")
+    # The facts file Journal opens: beside the journal's real path.
+    facts_path = Path(os.path.realpath(args.log) + FACTS_SUFFIX)
+    if facts_path.is_file():
+        corrupt += _inspect_facts(facts_path, {line.record.id for line in lines if line.record})
     if corrupt:
         print(f"{shown(args.log)}: corrupt; a Journal refuses to open it", file=sys.stderr)
         return 1
     return 0
 
 
+def _inspect_facts(path: Path, turn_ids: set[str]) -> int:
+    """Show the facts file line by line: text sizes and origins as id tags, never text."""
+    data, lines = _examined(path, FACTS)
+    say()
+    facts, corrupt, torn = _show_lines(
+        data, lines, FACTS, f"{'text':>6}  {'origin':<15}", f"{'-':>6}  {'-':<15}",
+        lambda record: f"{len(record.fact.text.encode()):>6}  {id_tag(record.fact.origin):<15}")
+    origins = [line.record.fact.origin for line in lines if line.record is not None]
+    orphans = sum(1 for origin in origins if origin not in turn_ids)
+    say(f"{facts} facts from {len(set(origins))} turns, {len(data)} bytes, {corrupt} corrupt "
+        f"lines, {torn} torn-tail bytes, {orphans} whose origin is not a stored turn "
+        f"(deleted on open)")
+    return corrupt
+
+
+def _examined(path: Path, kind) -> tuple[bytes, list]:
+    try:
+        data = path.read_bytes()
+        return data, examine(data, kind)
+    except MemoryError:
+        raise JournalError(f"the {kind.name}'s {path.stat().st_size} bytes do not fit in this "
+                           f"process's memory (inspect reads the whole file)") from None
+
+
+def _show_lines(data: bytes, lines: list, kind, columns: str, blank: str,
+                sizes) -> tuple[int, int, int]:
+    """One row per line (sizes of the record, or its problem); return records, corrupt, torn."""
+    say(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {columns}  {'sha256':<12}  status")
+    for line in lines:
+        if line.record is not None:
+            middle, status, digest = sizes(line.record), "ok", line.record.sha256[:12]
+        else:
+            middle, digest = blank, "-"
+            status = (f"torn tail: {describe_tail(data[line.offset:], kind)}" if line.torn
+                      else line.problem)
+        say(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {middle}  {digest:<12}  "
+            f"{status}")
+    return (sum(1 for line in lines if line.record is not None),
+            sum(1 for line in lines if line.problem is not None and not line.torn),
+            sum(line.length for line in lines if line.torn))
+
+
 # Deleting never grows a file, so forget and retain open a journal whatever its size:
 # the cap guards growth, and refusing to shrink an oversized journal would defeat it.
 def cmd_forget(args: argparse.Namespace) -> int:
     with Journal(args.log, create=False, max_bytes=None) as journal:
-        turns, size = len(journal), journal.size
+        turns, size, facts = len(journal), journal.size, len(journal.facts())
         journal.forget(args.id)
         say(f"forgot {id_tag(args.id)}: {turns} -> {len(journal)} turns, "
-              f"{size} -> {journal.size} bytes; its text is gone from {shown(args.log)}")
+            f"{size} -> {journal.size} bytes, {_facts_deleted(journal, facts)}; "
+            f"its text is gone from {shown(args.log)}")
     return 0
 
 
 def cmd_retain(args: argparse.Namespace) -> int:
     with Journal(args.log, create=False, max_bytes=None) as journal:
-        turns, size = len(journal), journal.size
+        turns, size, facts = len(journal), journal.size, len(journal.facts())
         deleted = journal.retain(last=args.last)
         say(f"deleted {deleted} of {turns} turns, kept the newest {len(journal)}: "
-              f"{size} -> {journal.size} bytes")
+            f"{size} -> {journal.size} bytes, {_facts_deleted(journal, facts)}")
     return 0
+
+
+def _facts_deleted(journal: Journal, before: int) -> str:
+    """How many pinned facts went with the deleted turns (their origin)."""
+    return f"{before - len(journal.facts())} of {before} facts deleted"
 
 
 def cmd_salvage(args: argparse.Namespace) -> int:
@@ -190,19 +236,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     inspect = commands.add_parser("inspect", help="sizes and checksums of a journal",
                                   description="Turns, bytes per turn, sizes and checksum "
-                                  "status of a journal file, read-only, without its text.")
+                                  "status of a journal file, and of its facts file (LOG.facts: "
+                                  "text sizes, origins as id tags), read-only, without text.")
     inspect.add_argument("log", metavar="LOG")
     inspect.set_defaults(run=cmd_inspect)
 
     forget = commands.add_parser("forget", help="delete one turn from a journal",
-                                 description="Delete one turn for real: its text leaves the "
-                                 "file; the other turns stay byte-identical.")
+                                 description="Delete one turn and the facts pinned from it, "
+                                 "for real: their text leaves the files; the other turns stay "
+                                 "byte-identical.")
     forget.add_argument("log", metavar="LOG")
     forget.add_argument("id", metavar="ID", help="the id the turn was committed under")
     forget.set_defaults(run=cmd_forget)
 
     retain = commands.add_parser("retain", help="keep only the newest turns",
-                                 description="Delete all but the newest N turns, for real.")
+                                 description="Delete all but the newest N turns, and the "
+                                 "facts pinned from them, for real.")
     retain.add_argument("log", metavar="LOG")
     retain.add_argument("--last", type=count, required=True, metavar="N",
                         help="how many of the newest turns to keep")

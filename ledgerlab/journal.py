@@ -29,8 +29,17 @@ request (the gson encoder). The contract:
 - ``forget`` and ``retain`` delete turns for real: one crash-safe rewrite (temp
   file, fsync, rename, fsync the directory), then the old bytes are overwritten.
 
-The journal stores turns; it knows nothing of requests or budgets. Error
-messages carry offsets, sizes and hashes, never conversation text.
+Pinned facts live beside the turns in ``<path>.facts`` (so the turn file stays
+one the Java reference reads): the same line format with the payload
+``{"id":...,"text":...,"origin":...}``, the same checks, recovery, cap and lock
+(the turn file's lock is taken first; the facts file is locked too). A fact's
+origin is a stored turn, and deletion follows it: ``forget`` and ``retain``
+rewrite the facts file before the turn file, so a kill between the two leaves
+the turn with none of its facts (repeating the deletion completes it), and on
+open any fact whose origin is gone is deleted.
+
+The journal stores turns and facts; it knows nothing of requests or budgets.
+Error messages carry offsets, sizes and hashes, never conversation text.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ import os
 import stat
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -55,10 +65,12 @@ except (ImportError, AttributeError):  # no fcntl.flock or LOCK_EX (Pyodide 0.27
 if sys.platform == "emscripten":  # Pyodide 314 has fcntl.flock, but it locks nothing
     portalocker = None
 
-from .wire import ENCODERS, InvalidText, Turn, check_int, check_text
+from .wire import ENCODERS, Fact, InvalidText, Turn, check_id, check_int, check_text, id_tag
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 RECORD_KEYS = ["id", "question", "answer"]
+FACT_KEYS = ["id", "text", "origin"]
+FACTS_SUFFIX = ".facts"
 _HEX_DIGITS = frozenset(b"0123456789abcdef")
 # Every record line starts with the base64 of '{"id":"'.
 _LINE_START = base64.b64encode(b'{"id":"')[:9]
@@ -91,6 +103,20 @@ class TurnNotFound(JournalError, KeyError):
         return str(self.args[0])
 
 
+class OriginNotFound(TurnNotFound):
+    """A fact's origin is not a stored turn: it cannot be pinned; nothing changed."""
+
+
+class FactConflict(JournalError):
+    """The fact id is already pinned with another text or origin."""
+
+
+class FactNotFound(JournalError, KeyError):
+    """No fact is pinned under that id; nothing changed."""
+
+    __str__ = TurnNotFound.__str__  # not a TurnNotFound: no turn was asked for
+
+
 @dataclass(frozen=True)
 class Record:
     """One decoded journal line."""
@@ -104,13 +130,50 @@ class Record:
 
 
 @dataclass(frozen=True)
+class FactRecord:
+    """One decoded line of a facts file."""
+
+    id: str
+    fact: Fact
+    sha256: str
+
+    def __repr__(self) -> str:
+        return f"FactRecord({self.fact!r}, sha256={self.sha256[:12]})"
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What the records of one file hold: their payload keys, and how to build one."""
+
+    name: str  # in messages
+    items: str
+    keys: list[str]
+    build: Callable[[list[str], str], Record | FactRecord]  # (values, digest) -> record
+
+
+def _turn_record(values: list[str], digest: str) -> Record:
+    turn_id, question, answer = values
+    turn = Turn(question, answer)
+    return Record(check_id(turn_id), turn, digest)
+
+
+def _fact_record(values: list[str], digest: str) -> FactRecord:
+    fact = Fact(*values)
+    return FactRecord(fact.id, fact, digest)
+
+
+TURNS = _Kind("journal", "turns", RECORD_KEYS, _turn_record)
+FACTS = _Kind("facts file", "facts", FACT_KEYS, _fact_record)
+
+
+@dataclass(frozen=True)
 class LineStatus:
     """What one line of a journal file holds: a record, or the problem with it."""
 
     number: int
     offset: int
     length: int
-    record: Record | None
+    record: Record | FactRecord | None
     problem: str | None
     torn: bool = False  # bytes after the last newline that a cut-short append explains
     unterminated: bool = False  # a torn tail holding a whole record but not its newline
@@ -120,27 +183,23 @@ class _Pairs(list):
     """A JSON object's key/value pairs, told apart from a JSON array."""
 
 
-def id_tag(turn_id: str) -> str:
-    """A short stable name for an id that does not reveal it."""
-    return "id#" + hashlib.sha256(turn_id.encode("utf-8")).hexdigest()[:12]
-
-
-def check_id(turn_id: object) -> str:
-    """An id is a non-empty str that UTF-8 can encode."""
-    check_text(turn_id, "id")
-    if not turn_id:
-        raise InvalidText("id must not be empty")
-    return turn_id
-
-
 def encode_record(turn_id: str, question: str, answer: str) -> bytes:
     """The journal line for one turn, newline included."""
-    payload = ENCODERS["gson"].dumps({"id": turn_id, "question": question, "answer": answer})
-    digest = hashlib.sha256(payload).hexdigest()
-    return base64.b64encode(payload) + b" " + digest.encode("ascii") + b"\n"
+    return _encode_line({"id": turn_id, "question": question, "answer": answer})
 
 
-def decode_record(line: bytes) -> Record:
+def encode_fact(fact: Fact) -> bytes:
+    """The facts file's line for one fact: the journal's format, keys id, text, origin."""
+    return _encode_line({"id": fact.id, "text": fact.text, "origin": fact.origin})
+
+
+def _encode_line(payload: dict[str, str]) -> bytes:
+    encoded = ENCODERS["gson"].dumps(payload)
+    digest = hashlib.sha256(encoded).hexdigest()
+    return base64.b64encode(encoded) + b" " + digest.encode("ascii") + b"\n"
+
+
+def decode_record(line: bytes, kind: _Kind = TURNS) -> Record | FactRecord:
     """Decode one complete line (without its newline); ValueError says what is wrong."""
     if line.endswith(b"\r"):
         raise ValueError("line ends with CR (Windows line endings?)")
@@ -166,18 +225,15 @@ def decode_record(line: bytes) -> Record:
         raise ValueError("payload is not UTF-8 JSON") from None
     except RecursionError:  # a checksum-valid payload can still be hostile
         raise ValueError("payload JSON is nested too deeply") from None
-    if type(pairs) is not _Pairs or [key for key, _ in pairs] != RECORD_KEYS:
-        raise ValueError("payload is not an {id, question, answer} object")
-    turn_id, question, answer = (value for _, value in pairs)
+    if type(pairs) is not _Pairs or [key for key, _ in pairs] != kind.keys:
+        raise ValueError(f"payload is not an {{{', '.join(kind.keys)}}} object")
     try:
-        turn = Turn(question, answer)
-        check_id(turn_id)
+        return kind.build([value for _, value in pairs], digest.decode("ascii"))
     except InvalidText as error:
         raise ValueError(f"payload field is invalid: {error}") from None
-    return Record(turn_id, turn, digest.decode("ascii"))
 
 
-def overwritten_newline(tail: bytes) -> bool:
+def overwritten_newline(tail: bytes, kind: _Kind = TURNS) -> bool:
     """Do the bytes after the last newline hold an acknowledged record whose newline is gone?
 
     That is the one tail refused rather than cut: it begins with a complete record
@@ -186,26 +242,26 @@ def overwritten_newline(tail: bytes) -> bool:
     is synced, so that record was acknowledged and its newline overwritten later:
     cutting it would delete an acknowledged turn silently.
     """
-    found = _leading_record(tail)
+    found = _leading_record(tail, kind)
     return found is not None and len(tail) > found[1] and tail[found[1]] != 0
 
 
-def _leading_record(tail: bytes) -> tuple[Record, int] | None:
+def _leading_record(tail: bytes, kind: _Kind = TURNS) -> tuple[Record | FactRecord, int] | None:
     """The record that ``tail`` begins with and its line's length, if that line verifies."""
     end = tail.find(b" ") + 1 + 64
-    record = _decoded(tail[:end]) if end != 64 and len(tail) >= end else None
+    record = _decoded(tail[:end], kind) if end != 64 and len(tail) >= end else None
     return None if record is None else (record, end)
 
 
-def describe_tail(tail: bytes) -> str:
+def describe_tail(tail: bytes, kind: _Kind = TURNS) -> str:
     """What the bytes after the last newline hold, told in sizes, and what opening does."""
-    if overwritten_newline(tail):
+    if overwritten_newline(tail, kind):
         return ("a verified record whose newline was overwritten: it was acknowledged, "
                 "so the journal refuses to open rather than cut it")
     written = tail.rstrip(b"\0")
     if not written:
         return f"{_bytes(len(tail))} of NUL, never acknowledged (cut on open)"
-    if _verifies(written):
+    if _verifies(written, kind):
         what = "a whole record without its newline"
     elif tail.startswith(_LINE_START[:len(written)]):
         what = f"the first {_bytes(len(written))} of a record"
@@ -223,13 +279,13 @@ def _bytes(count: int) -> str:
     return f"{count} byte{'' if count == 1 else 's'}"
 
 
-def _verifies(line: bytes) -> bool:
+def _verifies(line: bytes, kind: _Kind = TURNS) -> bool:
     """Is ``line`` (without a newline) a record line that decodes and checks out?"""
-    return _decoded(line) is not None
+    return _decoded(line, kind) is not None
 
 
-def examine(data: bytes) -> list[LineStatus]:
-    """Every line of a journal file with its record or its problem.
+def examine(data: bytes, kind: _Kind = TURNS) -> list[LineStatus]:
+    """Every line of a journal file (or, with ``FACTS``, a facts file) with its record or problem.
 
     Bytes after the last newline were never acknowledged: they are a torn tail
     (problem ``"torn tail"``, ``torn``; ``unterminated`` when they hold a whole record
@@ -247,17 +303,17 @@ def examine(data: bytes) -> list[LineStatus]:
             # Never acknowledged (a commit returns once its newline is synced): cut on
             # open, whatever it holds, except a verified record with its newline overwritten.
             tail = data[offset:]
-            if overwritten_newline(tail):
+            if overwritten_newline(tail, kind):
                 statuses.append(LineStatus(number, offset, len(tail), None,
                                            "a verified record whose newline was overwritten"))
             else:
                 statuses.append(LineStatus(number, offset, len(tail), None, "torn tail",
                                            torn=True,
-                                           unterminated=_verifies(tail.rstrip(b"\0"))))
+                                           unterminated=_verifies(tail.rstrip(b"\0"), kind)))
             break
         record, problem = None, None
         try:
-            record = decode_record(data[offset:end])
+            record = decode_record(data[offset:end], kind)
         except ValueError as error:
             problem = str(error)
         if record is not None and record.id in seen:
@@ -280,8 +336,28 @@ def fsync_directory(path: str) -> None:
         os.close(fd)
 
 
+class _Store:
+    """One locked file of records (the turns, or the facts) and how many bytes it holds."""
+
+    def __init__(self, path: str, kind: _Kind, temp: str) -> None:
+        self.path, self.kind, self.temp = path, kind, temp
+        self.file: _JournalFile | None = None  # the facts file's is None until a first pin
+        self.size = 0
+
+    @property
+    def where(self) -> str:
+        """How messages name a line's file: the turn journal's as they always have."""
+        return "" if self.kind is TURNS else "the facts file's "
+
+
 class Journal:
-    """The append-only ledger of one conversation. Use it as a context manager."""
+    """The append-only ledger of one conversation, and the facts pinned from its turns.
+
+    Use it as a context manager. The turns are in the file at ``path``, exactly in
+    the reference's format; the facts beside it in ``<path>.facts`` (created by the
+    first ``pin``), in the same line format with payload ``{"id","text","origin"}``.
+    The turn file's lock is taken first and guards both; the facts file is locked too.
+    """
 
     def __init__(self, path: str | os.PathLike[str], *,
                  max_bytes: int | None = DEFAULT_MAX_BYTES, create: bool = True) -> None:
@@ -292,42 +368,61 @@ class Journal:
                                                                   minimum=1)
         self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
         self._turns: dict[str, Turn] = {}
-        self._size = 0
+        self._facts: dict[str, Fact] = {}
+        self._turn_store = _Store(self.path, TURNS, _rewrite_path(self.path))
+        self._fact_store = _Store(self.path + FACTS_SUFFIX, FACTS,
+                                  _rewrite_path(self.path, FACTS_REWRITE_SUFFIX))
         if not create and not os.path.isfile(self.path):
             raise JournalError(f"no journal at {os.fspath(path)!r}")
-        self._file = _open_locked(self.path)
+        self._turn_store.file = _open_locked(self.path)
         try:
-            data = self._load()
-            _clear_leftover(_rewrite_path(self.path), data)
+            records, data = self._load(self._turn_store)
+            self._turns = {record.id: record.turn for record in records}
+            _clear_leftover(self._turn_store.temp, data)
+            self._open_facts()
         except BaseException:
             self._close_file()
             raise
 
-    def _load(self) -> bytes:
-        """Read and check every line, cut a torn tail; return the bytes kept."""
-        fd = self._file.fileno()
+    def _open_facts(self) -> None:
+        """Load the facts file, if there is one, and delete every fact whose origin is gone."""
+        store = self._fact_store
+        records, data = [], b""
+        if os.path.lexists(store.path):
+            store.file = _open_locked(store.path, create=False)
+            records, data = self._load(store)
+        self._facts = {record.id: record.fact for record in records}
+        _clear_leftover(store.temp, data)
+        # forget and retain rewrite the facts before the turns, so a kill between the
+        # two leaves no such fact; a turn file cut or replaced under its facts can.
+        # Either way its origin is gone: finish the deletion.
+        self._drop_facts(lambda fact: fact.origin in self._turns)
+
+    def _load(self, store: _Store) -> tuple[list, bytes]:
+        """Read and check every line of one file, cut a torn tail; return its records and bytes."""
+        fd = store.file.fileno()
         try:
             size = os.fstat(fd).st_size
             if self.max_bytes is not None and size > self.max_bytes:
-                raise JournalFull(
-                    f"journal is {size} bytes, over its cap of {self.max_bytes} bytes")
+                raise JournalFull(f"{store.kind.name} is {size} bytes, over its cap of "
+                                  f"{self.max_bytes} bytes")
             os.lseek(fd, 0, os.SEEK_SET)
-            data = self._file.readall()
-            lines = examine(data)
+            data = store.file.readall()
+            lines = examine(data, store.kind)
         except OSError as error:
-            raise JournalError(f"cannot read journal {self.path!r}: {error.strerror}; "
-                               f"nothing changed") from None
+            raise JournalError(f"cannot read {store.kind.name} {store.path!r}: "
+                               f"{error.strerror}; nothing changed") from None
         except MemoryError:
             raise _too_large(size) from None
+        records = []
         good = 0
         for line in lines:
             if line.torn:
                 break
             if line.problem is not None:
-                raise JournalCorrupt(
-                    f"line {line.number} at byte offset {line.offset} is corrupt: {line.problem}"
-                )
-            self._turns[line.record.id] = line.record.turn
+                raise JournalCorrupt(f"{store.where}line {line.number} at byte offset "
+                                     f"{line.offset} is corrupt: {line.problem}")
+            records.append(line.record)
             good = line.offset + line.length
         if good < len(data):
             # A torn write, never acknowledged: cut it off, and make the cut durable.
@@ -336,10 +431,10 @@ class Journal:
                 os.fsync(fd)
             except OSError as error:
                 raise JournalError(
-                    f"cannot cut the {len(data) - good}-byte torn tail of {self.path!r}: "
+                    f"cannot cut the {len(data) - good}-byte torn tail of {store.path!r}: "
                     f"{error.strerror}; the journal is not open, the tail may remain") from None
-        self._size = good
-        return data[:good]
+        store.size = good
+        return records, data[:good]
 
     def commit(self, turn_id: str, question: str, answer: str) -> str:
         """Store a confirmed turn durably and return the stored answer.
@@ -357,24 +452,57 @@ class Journal:
                     raise TurnConflict(f"{id_tag(turn_id)} is already stored with another question")
                 return stored.answer
             line = encode_record(turn_id, question, answer)
-            if self.max_bytes is not None and self._size + len(line) > self.max_bytes:
-                raise JournalFull(
-                    f"a {len(line)}-byte record would grow the journal from {self._size} bytes "
-                    f"past its cap of {self.max_bytes} bytes; file unchanged"
-                )
-            self._append(line)
+            self._check_room(self._turn_store, line)
+            self._append(self._turn_store, line, "commit")
             self._turns[turn_id] = turn
-            self._size += len(line)
             return answer
 
-    def _append(self, line: bytes) -> None:
-        fd = self._file.fileno()
+    def pin(self, fact_id: str, text: str, *, origin: str) -> Fact:
+        """Store a fact durably, with the id of the stored turn it came from; return it.
+
+        The journal's guarantees hold for facts too (checksummed lines, fsync before
+        returning, torn tails cut, corruption refused, one writer). ``origin`` must be
+        a stored turn (else OriginNotFound); forgetting that turn, or retain dropping
+        it, deletes the fact. Idempotent by id: the same text and origin return the
+        stored fact and write nothing; another text or origin is FactConflict.
+        """
+        fact = Fact(fact_id, text, origin)  # validates all three
+        with self._mutex:
+            self._check_open()
+            stored = self._facts.get(fact_id)
+            if stored is not None:
+                if stored != fact:
+                    field = "text" if stored.text != text else "origin"
+                    raise FactConflict(f"{id_tag(fact_id)} is already pinned with another "
+                                       f"{field}; nothing changed")
+                return stored
+            if origin not in self._turns:
+                raise OriginNotFound(f"origin {id_tag(origin)} of fact {id_tag(fact_id)} is "
+                                     f"not a stored turn; nothing changed")
+            store = self._fact_store
+            line = encode_fact(fact)
+            self._check_room(store, line)
+            if store.file is None:  # the first pin: a new file, never one that appeared since
+                store.file = _open_locked(store.path, exclusive=True)
+            self._append(store, line, "pin")
+            self._facts[fact_id] = fact
+            return fact
+
+    def _check_room(self, store: _Store, line: bytes) -> None:
+        if self.max_bytes is not None and store.size + len(line) > self.max_bytes:
+            raise JournalFull(
+                f"a {len(line)}-byte record would grow the {store.kind.name} from "
+                f"{store.size} bytes past its cap of {self.max_bytes} bytes; file unchanged")
+
+    def _append(self, store: _Store, line: bytes, action: str) -> None:
+        fd = store.file.fileno()
         try:
-            os.lseek(fd, self._size, os.SEEK_SET)
+            os.lseek(fd, store.size, os.SEEK_SET)
             _write_all(fd, line)
             os.fsync(fd)
         except OSError as error:
-            self._fail("commit", error)
+            self._fail(action, error)
+        store.size += len(line)
 
     def _fail(self, action: str, error: OSError) -> NoReturn:
         # After a failed write or fsync the data may already be lost: never
@@ -386,86 +514,118 @@ class Journal:
         ) from error
 
     def forget(self, turn_id: str) -> None:
-        """Delete one turn: its text leaves the file; the other lines stay byte-identical."""
+        """Delete one turn and every fact whose origin it is: their text leaves the files.
+
+        The other lines stay byte-identical. The facts go first: a kill between the
+        two rewrites leaves the turn with none of its facts, and forgetting it again
+        completes the deletion.
+        """
         check_text(turn_id, "id")
         with self._mutex:
             self._check_open()
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
-            self._rewrite(lambda record: record.id != turn_id)
+            self._drop_facts(lambda fact: fact.origin != turn_id)
+            self._drop_turns(lambda record: record.id != turn_id)
 
     def retain(self, *, last: int) -> int:
-        """Keep only the newest ``last`` turns; return how many were deleted."""
+        """Keep only the newest ``last`` turns and their facts; return how many turns were deleted."""
         check_int(last, "last", minimum=0)
         with self._mutex:
             self._check_open()
             doomed = set(list(self._turns)[:max(0, len(self._turns) - last)])
             if doomed:
-                self._rewrite(lambda record: record.id not in doomed)
+                self._drop_facts(lambda fact: fact.origin not in doomed)  # first, as in forget
+                self._drop_turns(lambda record: record.id not in doomed)
             return len(doomed)
 
-    def _rewrite(self, keep) -> None:
-        """Replace the file with the lines ``keep`` accepts, crash-safely.
+    def unpin(self, fact_id: str) -> None:
+        """Delete one fact for real, as ``forget`` deletes a turn."""
+        check_text(fact_id, "id")
+        with self._mutex:
+            self._check_open()
+            if fact_id not in self._facts:
+                raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
+            self._drop_facts(lambda fact: fact.id != fact_id)
+
+    def _drop_turns(self, keep: Callable[[Record], bool]) -> None:
+        kept = self._rewrite(self._turn_store, keep)
+        self._turns = {record.id: record.turn for record in kept}
+
+    def _drop_facts(self, keep: Callable[[Fact], bool]) -> None:
+        """Rewrite the facts file without the facts ``keep`` refuses, if there are any."""
+        if all(keep(fact) for fact in self._facts.values()):
+            return
+        kept = self._rewrite(self._fact_store, lambda record: keep(record.fact))
+        self._facts = {record.id: record.fact for record in kept}
+
+    def _rewrite(self, store: _Store, keep: Callable) -> list:
+        """Replace one file with the lines ``keep`` accepts, crash-safely; return their records.
 
         A kill at any point leaves either the old file or the new one under the
         path. The new file is locked before it takes the name, so the lock still
         guards the path; the old bytes are overwritten only once the new file is
         durably in place, so a crash cannot destroy the only copy.
         """
-        old = self._file
-        temp = _rewrite_path(self.path)
+        old, kind = store.file, store.kind
         links = os.fstat(old.fileno()).st_nlink
-        if links != 1 or not _same_file(old.fileno(), self.path):
+        if links != 1 or not _same_file(old.fileno(), store.path):
             raise JournalError(
-                f"journal has {links} names or was moved; deleting through one name would "
-                f"leave the text under the others: nothing changed")
+                f"{kind.name} has {links} names or was moved; deleting through one name "
+                f"would leave the text under the others: nothing changed")
         try:
             os.lseek(old.fileno(), 0, os.SEEK_SET)
             data = old.readall()
-            kept = [line for line in examine(data) if keep(line.record)]
+            kept = [line for line in examine(data, kind) if keep(line.record)]
             new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
         except OSError as error:
             self._fail("rewrite", error)
         except MemoryError:
-            raise _too_large(self._size) from None
-        if not _clear_leftover(temp, data):
+            raise _too_large(store.size) from None
+        if not _clear_leftover(store.temp, data):
             raise JournalError(
-                f"cannot rewrite: {temp!r} exists and is not a leftover of this journal "
-                f"(another journal, or held open); nothing changed")
-        new = _open_locked(temp, exclusive=True)  # never takes a name that exists
+                f"cannot rewrite: {store.temp!r} exists and is not a leftover of this "
+                f"{kind.name} (another journal, or held open); nothing changed")
+        new = _open_locked(store.temp, exclusive=True)  # never takes a name that exists
         try:
             _write_all(new.fileno(), new_data)
             os.fsync(new.fileno())
-            os.replace(temp, self.path)
-            fsync_directory(self.path)
+            os.replace(store.temp, store.path)
+            fsync_directory(store.path)
         except OSError as error:
             new.close()
             self._fail("rewrite", error)
         if portalocker is None:
             try:
-                new = _reopened(new, self.path)
+                new = _reopened(new, store.path)
             except OSError as error:
                 new.close()
                 self._fail("reopening after the rewrite", error)
-        self._file = new
-        self._turns = {line.record.id: line.record.turn for line in kept}
-        self._size = len(new_data)
+        store.file = new
+        store.size = len(new_data)
         try:  # the old inode has no name now; destroy its bytes, then let it go
             os.lseek(old.fileno(), 0, os.SEEK_SET)
             _write_all(old.fileno(), b"\0" * len(data))
             os.fsync(old.fileno())
         except OSError as error:
             raise JournalError(
-                f"the journal no longer holds the deleted turns, but the old file's bytes "
-                f"could not be overwritten: {error.strerror or error}") from error
+                f"the {kind.name} no longer holds the deleted {kind.items}, but the old "
+                f"file's bytes could not be overwritten: {error.strerror or error}") from error
         finally:
             old.close()
+        return [line.record for line in kept]
 
     def history(self) -> list[Turn]:
         """The stored turns in commit order (a copy)."""
         with self._mutex:
             self._check_open()
             return list(self._turns.values())
+
+    def facts(self) -> list[Fact]:
+        """The pinned facts in pin order (a copy)."""
+        with self._mutex:
+            self._check_open()
+            return list(self._facts.values())
 
     def find(self, turn_id: str) -> Turn | None:
         """The turn stored under ``turn_id``, or None."""
@@ -476,24 +636,25 @@ class Journal:
 
     @property
     def size(self) -> int:
-        """Bytes of the journal file."""
-        return self._size
+        """Bytes of the journal file (the turns; the facts file is apart)."""
+        return self._turn_store.size
 
     def __len__(self) -> int:
         return len(self._turns)
 
     def close(self) -> None:
-        """Release the lock and the file. Safe to call twice."""
+        """Release the locks and the files. Safe to call twice."""
         with self._mutex:
             self._close_file()
 
     def _close_file(self) -> None:
-        if self._file is not None:
-            self._file.close()  # releases its locks
-            self._file = None
+        for store in (self._fact_store, self._turn_store):
+            if store.file is not None:
+                store.file.close()  # releases its locks
+                store.file = None
 
     def _check_open(self) -> None:
-        if self._file is None:
+        if self._turn_store.file is None:
             raise JournalError("journal is closed")
 
     def __enter__(self) -> Journal:
@@ -503,11 +664,16 @@ class Journal:
         self.close()
 
     def __repr__(self) -> str:
-        state = "open" if self._file is not None else "closed"
-        return f"Journal({self.path!r}, turns={len(self._turns)}, bytes={self._size}, {state})"
+        state = "open" if self._turn_store.file is not None else "closed"
+        facts = f", facts={len(self._facts)}" if self._facts else ""
+        return (f"Journal({self.path!r}, turns={len(self._turns)}{facts}, "
+                f"bytes={self.size}, {state})")
 
 
 REWRITE_SUFFIX = ".ledgerlab-rewrite"
+# The facts file's rewrite has a name of its own: ".<name>.facts.ledgerlab-rewrite" would
+# be the turn rewrite's name for a journal named "<name>.facts".
+FACTS_REWRITE_SUFFIX = ".ledgerlab-facts-rewrite"
 
 
 # --- Salvage: a way forward for a journal that refuses to open ------------------------------
@@ -578,9 +744,9 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
     return Salvaged(len(kept), tuple(lost), len(new_data))
 
 
-def _decoded(line: bytes) -> Record | None:
+def _decoded(line: bytes, kind: _Kind = TURNS) -> Record | FactRecord | None:
     try:
-        return decode_record(line)
+        return decode_record(line, kind)
     except ValueError:
         return None
 
@@ -629,14 +795,14 @@ def _too_large(size: int) -> JournalError:
                         f"(it reads the whole file); nothing changed")
 
 
-def _rewrite_path(path: str) -> str:
+def _rewrite_path(path: str, suffix: str = REWRITE_SUFFIX) -> str:
     """Where a rewrite writes the new file: a hidden name only a rewrite creates (O_EXCL).
 
     Not ``<path>.rewrite``, which is a name a user chooses for another journal or a
     backup: this one says whose it is, and it is removed only when provably a leftover.
     """
     folder, name = os.path.split(path)
-    return os.path.join(folder, f".{name}{REWRITE_SUFFIX}")
+    return os.path.join(folder, f".{name}{suffix}")
 
 
 def _clear_leftover(path: str, journal: bytes) -> bool:

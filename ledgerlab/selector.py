@@ -10,6 +10,14 @@ With ``max_tokens`` the request must also fit a token limit, with
 ``reserve_tokens`` kept free for the reply: "fits" means both limits hold.
 Tokens are counted by ``ledgerlab.tokens`` (OpenAI's cookbook rule).
 
+Pinned facts come first, in priority order: the longest prefix of them that fits
+``max_fact_bytes`` (and leaves room for the mandatory input, under both limits)
+is kept, never skipping one to keep a lower one. They go into a second system
+message right after the first, one ``[origin] text`` line each. The bytes they
+add do not depend on the turns, so the two budgets compose: the turns then fill
+what is left by the whole-turn rule. Without facts the request is exactly what
+it was before facts existed.
+
 ``select_reference`` is the article's readable loop; ``select`` gives the same
 bytes but walks back from the newest turn, encoding only what it keeps.
 """
@@ -19,14 +27,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .tokens import check_tokenizer, counter, request_tokens
+from .tokens import MessageCounter, check_tokenizer, counter, request_tokens
 from .wire import (
     DEFAULT_MODEL,
     ENCODERS,
     Encoder,
+    Fact,
     Turn,
+    check_fact,
     check_int,
     check_text,
+    fact_line,
     get_encoder,
     request_bytes,
 )
@@ -65,6 +76,9 @@ class Selection:
     dropped: int
     budget: int
     tokens: int | None = None  # the kept request's tokens; None without a token limit
+    facts_kept: int = 0  # the first facts_kept facts given are in the request
+    facts_dropped: int = 0
+    fact_bytes: int = 0  # the bytes the facts message adds, its separator included
 
     @property
     def size(self) -> int:
@@ -72,9 +86,12 @@ class Selection:
 
     def __repr__(self) -> str:
         tokens = "" if self.tokens is None else f", tokens={self.tokens}"
+        facts = ("" if not (self.facts_kept or self.facts_dropped) else
+                 f", facts_kept={self.facts_kept}, facts_dropped={self.facts_dropped}, "
+                 f"fact_bytes={self.fact_bytes}")
         return (
             f"Selection(kept={self.kept}, dropped={self.dropped}, "
-            f"bytes={self.size}, budget={self.budget}{tokens})"
+            f"bytes={self.size}, budget={self.budget}{tokens}{facts})"
         )
 
 
@@ -93,12 +110,19 @@ def _token_limit(max_tokens: object, reserve_tokens: object, tokenizer: object) 
     return limit - reserve
 
 
+def _fact_cap(max_fact_bytes: object) -> int | None:
+    return None if max_fact_bytes is None else check_int(max_fact_bytes, "max_fact_bytes",
+                                                         minimum=0)
+
+
 def select_reference(
     system: str,
     history: Sequence[Turn],
     current: str,
     max_bytes: int,
     *,
+    facts: Sequence[Fact] = (),
+    max_fact_bytes: int | None = None,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
     max_tokens: int | None = None,
@@ -108,21 +132,38 @@ def select_reference(
     """The article's loop: drop the oldest whole turn and re-serialize until it fits.
 
     With ``max_tokens``, "fits" also means ``request_tokens(...) + reserve_tokens
-    <= max_tokens``. Quadratic in the number of stored turns; kept for teaching
-    and as the oracle that ``select`` is tested against.
+    <= max_tokens``. Facts first: the longest prefix of ``facts`` whose request
+    without turns fits (its facts message within ``max_fact_bytes``), tried from the
+    longest down. Quadratic in the number of stored turns; kept for teaching and as
+    the oracle that ``select`` is tested against.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(max_tokens, reserve_tokens, tokenizer)
-    turns = list(history)
+    cap = _fact_cap(max_fact_bytes)
+    turns, facts = list(history), list(facts)
+    options = dict(model=model, encoder=encoder)
+    mandatory = len(request_bytes(system, [], current, **options))
+
+    def facts_fit(count: int) -> bool:
+        size = len(request_bytes(system, [], current, facts=facts[:count], **options))
+        return ((cap is None or size - mandatory <= cap) and size <= budget
+                and (room is None or request_tokens(system, [], current, tokenizer=tokenizer,
+                                                    facts=facts[:count]) <= room))
+
+    pinned = next((facts[:count] for count in range(len(facts), 0, -1) if facts_fit(count)), [])
+    kept_facts = dict(facts_kept=len(pinned), facts_dropped=len(facts) - len(pinned),
+                      fact_bytes=len(request_bytes(system, [], current, facts=pinned,
+                                                   **options)) - mandatory)
     for start in range(len(turns) + 1):
-        payload = request_bytes(system, turns[start:], current, model=model, encoder=encoder)
+        payload = request_bytes(system, turns[start:], current, facts=pinned, **options)
         if len(payload) > budget:
             continue
         if room is None:
-            return Selection(payload, len(turns) - start, start, budget)
-        tokens = request_tokens(system, turns[start:], current, tokenizer=tokenizer)
+            return Selection(payload, len(turns) - start, start, budget, **kept_facts)
+        tokens = request_tokens(system, turns[start:], current, tokenizer=tokenizer,
+                                facts=pinned)
         if tokens <= room:
-            return Selection(payload, len(turns) - start, start, budget, tokens)
+            return Selection(payload, len(turns) - start, start, budget, tokens, **kept_facts)
     # Even with no turn left the request does not fit: the last one is mandatory input.
     if len(payload) > budget:
         raise BudgetError(len(payload), budget)
@@ -136,6 +177,8 @@ def select(
     current: str,
     max_bytes: int,
     *,
+    facts: Sequence[Fact] = (),
+    max_fact_bytes: int | None = None,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
     max_tokens: int | None = None,
@@ -154,12 +197,21 @@ def select(
     one that does not fit. An older item that is not a Turn is never looked at
     and is counted in ``dropped``, where ``select_reference`` (which encodes
     every candidate) raises TypeError. Checking it would mean scanning the whole
-    history on every call.
+    history on every call. Likewise a fact after the first one that does not fit.
+
+    Facts: a fact's line adds the same bytes to the facts message whatever
+    surrounds it (JSON escapes each character alone), so their bytes are summed
+    fact by fact, stopping at the first that does not fit. Tokens do not add up
+    across lines (a newline can merge with the punctuation before it), so the
+    facts message is counted whole, from the longest prefix down.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(max_tokens, reserve_tokens, tokenizer)
+    cap = _fact_cap(max_fact_bytes)
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
+    if not isinstance(facts, Sequence):
+        facts = tuple(facts)
     writer = _writer(encoder)
     head, tail = writer.envelope(model, system, current)
     size = len(head) + len(tail)
@@ -172,6 +224,17 @@ def select(
         if tokens > room:
             raise BudgetError(size, budget, mandatory_tokens=tokens, max_tokens=max_tokens,
                               reserve_tokens=reserve_tokens)
+    # The facts first, then the turns in what is left: the facts' bytes do not
+    # depend on which turns are kept, so the two budgets compose.
+    lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size))
+    pinned = len(lines)
+    if room is not None:
+        pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
+        tokens += fact_tokens
+    section = writer.facts_message(lines[:pinned]) if pinned else b""
+    size += len(section)
+    facts_kept = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned,
+                      fact_bytes=len(section))
     pieces = []
     turn_bytes = writer.turn
     for turn in reversed(history):
@@ -186,8 +249,19 @@ def select(
             tokens += turn_tokens
         pieces.append(piece)
     pieces.reverse()
-    return Selection(b"".join([head, *pieces, tail]), len(pieces),
-                     len(history) - len(pieces), budget, tokens)
+    return Selection(b"".join([head, section, *pieces, tail]), len(pieces),
+                     len(history) - len(pieces), budget, tokens, **facts_kept)
+
+
+def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact], pinned: int,
+                         room: int) -> tuple[int, int]:
+    """The longest of the first ``pinned`` facts whose message fits ``room`` tokens, and its cost."""
+    while pinned:
+        cost = count.facts(facts[:pinned])  # usually the first try fits: one count
+        if cost <= room:
+            return pinned, cost
+        pinned -= 1
+    return 0, 0
 
 
 def byte_breakdown(
@@ -236,6 +310,10 @@ class _RequestWriter:
         self.turn_middle = "}" + item + self.prefix["assistant"]
         self.basic_quote = encoder.basic_quote
         self.escapes = encoder.escape_line_separators
+        # The facts message: ,{"role":"system","content":"<line>\n<line>..."}
+        self.facts_open = (item + self.prefix["system"] + '"').encode("utf-8")
+        self.facts_close = b'"}'
+        self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
 
     def message(self, role: str, content: str) -> bytes:
         return (self.prefix[role] + self.encoder.quote(content) + "}").encode("utf-8")
@@ -248,6 +326,30 @@ class _RequestWriter:
         tail = self.item.encode("utf-8") + self.message(
             "user", check_text(current, "current question")) + b"]}"
         return head, tail
+
+    def facts_that_fit(self, facts: Sequence[Fact], room: int) -> list[bytes]:
+        """The escaped lines of the first facts whose message fits ``room`` bytes.
+
+        JSON escapes each character on its own, so the message's content is the
+        lines' escaped bytes joined by an escaped newline: each line is escaped
+        once, and ``facts_message`` joins them.
+        """
+        size = len(self.facts_open) + len(self.facts_close) - len(self.fact_separator)
+        lines = []
+        for fact in facts:
+            text = self.basic_quote(fact_line(check_fact(fact)))[1:-1]  # without its quotes
+            if self.escapes and ("\u2028" in text or "\u2029" in text):
+                text = self.encoder.escape(text)
+            line = text.encode("utf-8")
+            size += len(self.fact_separator) + len(line)
+            if size > room:
+                break
+            lines.append(line)
+        return lines
+
+    def facts_message(self, lines: list[bytes]) -> bytes:
+        """The facts message, the separator before it included: all that facts add."""
+        return self.facts_open + self.fact_separator.join(lines) + self.facts_close
 
     def turn(self, turn: Turn) -> bytes:
         """A turn's two messages, each with the separator before it (the hot path)."""

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
 
-from .wire import Turn, check_text
+from .wire import Fact, Turn, check_text, facts_content
 
 PER_MESSAGE = 3  # every message: <|start|>{role}<|message|>...<|end|> in the cookbook's words
 REPLY_PRIMING = 3  # every reply is primed with <|start|>assistant<|message|>
@@ -156,6 +156,10 @@ class MessageCounter:
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
         return self.message("user", turn.question) + self.message("assistant", turn.answer)
 
+    def facts(self, facts: Sequence[Fact]) -> int:
+        """The facts message (a second system message); 0 when there are no facts."""
+        return self.message("system", facts_content(facts)) if facts else 0
+
 
 @lru_cache(maxsize=None)
 def counter(name: str) -> MessageCounter:
@@ -174,11 +178,12 @@ def request_tokens(
     current: str,
     *,
     tokenizer: str = "o200k_base",
+    facts: Sequence[Fact] = (),
 ) -> int:
     """The tokens of the request's messages under OpenAI's cookbook rule for chat models.
 
-    Each message (system, each turn's user and assistant message, the current
-    question) costs 3 tokens + the tokens of its role + the tokens of its
+    Each message (system, the facts message if there are facts, each turn's user
+    and assistant message, the current question) costs 3 tokens + the tokens of its role + the tokens of its
     content; the reply is primed with 3 more. ``tokenizer`` is ``"o200k_base"``
     (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). This is OpenAI's
     documented rule; other providers count differently, so treat it as that
@@ -186,5 +191,5 @@ def request_tokens(
     body sent over the wire: see ``request_bytes``.
     """
     count = counter(check_tokenizer(tokenizer))
-    total = count.mandatory(system, current)
+    total = count.mandatory(system, current) + count.facts(facts)
     return total + sum(count.turn(turn) for turn in turns)

@@ -2,8 +2,10 @@
 
 A request is ``{"model": ..., "messages": [...]}``: the system message, then a
 ``user`` and an ``assistant`` message for each turn, then the current question as
-a final ``user`` message. Budgets are counted in the UTF-8 bytes of that body,
-so this module is the single place that decides what those bytes are.
+a final ``user`` message. Pinned facts, if any, are one more ``system`` message
+right after the first (one ``[origin] text`` line per fact). Budgets are counted
+in the UTF-8 bytes of that body, so this module is the single place that decides
+what those bytes are.
 
 Real clients serialize the same request differently, so an encoder is named:
 
@@ -16,8 +18,9 @@ Real clients serialize the same request differently, so an encoder is named:
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from json.encoder import encode_basestring, encode_basestring_ascii
@@ -80,6 +83,58 @@ class Turn:
         )
 
 
+def id_tag(record_id: str) -> str:
+    """A short stable name for an id that does not reveal it."""
+    return "id#" + hashlib.sha256(record_id.encode("utf-8")).hexdigest()[:12]
+
+
+def check_id(record_id: object, field: str = "id") -> str:
+    """An id is a non-empty str that UTF-8 can encode."""
+    check_text(record_id, field)
+    if not record_id:
+        raise InvalidText(f"{field} must not be empty")
+    return record_id
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A pinned fact and the id of the stored turn it came from (its ``origin``).
+
+    In a request it is the line ``[origin] text``: the model sees where it came from.
+    """
+
+    id: str
+    text: str
+    origin: str
+
+    def __post_init__(self) -> None:
+        check_id(self.id)
+        check_text(self.text, "text")
+        check_id(self.origin, "origin")
+
+    def __repr__(self) -> str:
+        # Ids and text may be private: tags and sizes only.
+        return (f"Fact({id_tag(self.id)}, text={len(self.text.encode())} bytes, "
+                f"origin={id_tag(self.origin)})")
+
+
+def fact_line(fact: Fact) -> str:
+    """How one fact reads in the facts message: its origin in brackets, then its text."""
+    return f"[{fact.origin}] {fact.text}"
+
+
+def facts_content(facts: Sequence[Fact]) -> str:
+    """The content of the facts message: one line per fact, joined by newlines."""
+    return "\n".join(fact_line(check_fact(fact)) for fact in facts)
+
+
+def check_fact(fact: object) -> Fact:
+    """Return ``fact`` if it is a Fact, else TypeError (its fields were checked when made)."""
+    if not isinstance(fact, Fact):
+        raise TypeError(f"facts must be Fact, not {type(fact).__name__}")
+    return fact
+
+
 @dataclass(frozen=True)
 class Encoder:
     """How one client turns a request object into bytes."""
@@ -136,9 +191,15 @@ def get_encoder(name: str) -> Encoder:
         raise ValueError(f"unknown encoder {name!r}; known encoders: {known}") from None
 
 
-def messages(system: str, turns: list[Turn], current: str) -> list[dict[str, str]]:
-    """The chat messages of a request: system, each turn's pair, the question."""
+def messages(system: str, turns: list[Turn], current: str,
+             facts: Sequence[Fact] = ()) -> list[dict[str, str]]:
+    """The chat messages of a request: system, the facts, each turn's pair, the question.
+
+    The facts, if any, are a second system message right after the first.
+    """
     result = [{"role": "system", "content": check_text(system, "system")}]
+    if facts:
+        result.append({"role": "system", "content": facts_content(facts)})
     for turn in turns:
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
@@ -155,8 +216,10 @@ def request_bytes(
     *,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
+    facts: Sequence[Fact] = (),
 ) -> bytes:
     """The exact body that would go over the wire for this request."""
     chosen = get_encoder(encoder)
-    body = {"model": check_text(model, "model"), "messages": messages(system, turns, current)}
+    body = {"model": check_text(model, "model"),
+            "messages": messages(system, turns, current, facts)}
     return chosen.dumps(body)

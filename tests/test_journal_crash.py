@@ -3,7 +3,9 @@
 A child process works on a journal and prints each id after the call returned;
 the parent kills it with SIGKILL at a random moment, reopens the journal and
 checks it against the acknowledgements. ``make stress`` sets
-LEDGERLAB_KILL_TRIALS=1000; ``make test`` runs 50 of each kind.
+LEDGERLAB_KILL_TRIALS=1000; ``make test`` runs 50 of each kind. With pinned facts,
+forget and retain must also leave every turn with all its facts or none, and no
+fact whose origin is gone.
 """
 
 import os
@@ -17,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from ledgerlab import Journal
-from ledgerlab.journal import encode_record
+from ledgerlab.journal import encode_fact, encode_record
+from ledgerlab.wire import Fact
 
 sys.path.insert(0, str(Path(__file__).parent))
-from crash_child import answer_for  # noqa: E402
+from crash_child import answer_for, facts_for  # noqa: E402
 
 CHILD = Path(__file__).with_name("crash_child.py")
 TRIALS = int(os.environ.get("LEDGERLAB_KILL_TRIALS", "50"))
@@ -89,3 +92,61 @@ def test_kill_9_during_forgets_never_undoes_one_nor_harms_the_others(tmp_path):
             assert lines[n] not in leftovers and answer_for(n).encode() not in leftovers
     print(f"\n{TRIALS} kill -9 trials during forgets ({cut_short} killed before the last "
           f"forget); every acknowledged forget held")
+
+
+@pytest.mark.parametrize("mode", ["forget", "retain"])
+def test_kill_9_during_deletions_with_facts_leaves_each_turn_all_its_facts_or_none(tmp_path,
+                                                                                   mode):
+    rng = random.Random(21 if mode == "forget" else 2121)
+    turns, step = 60, 3  # retain drops three turns (and their facts) at a time
+    lines = [encode_record(f"t{n}", f"question {n}", answer_for(n)) for n in range(turns)]
+    facts = {n: [Fact(fact_id, text, f"t{n}") for fact_id, text in facts_for(n)]
+             for n in range(turns)}
+    fact_lines = {fact: encode_fact(fact) for n in range(turns) for fact in facts[n]}
+    cut_short = partial = 0
+    for trial in range(TRIALS):
+        directory = tmp_path / f"{mode}{trial}"
+        directory.mkdir()
+        log = directory / "conversation.log"
+        log.write_bytes(b"".join(lines))
+        Path(f"{log}.facts").write_bytes(b"".join(fact_lines.values()))
+
+        acks = kill_at_random([mode, log] + ([step] if mode == "retain" else []), rng)
+        if mode == "forget":
+            gone, in_flight = set(acks), {max(acks) + 1}
+        else:
+            gone = set(range(max(acks)))
+            in_flight = set(range(max(acks), max(acks) + step))
+        in_flight &= set(range(turns))
+        cut_short += bool(in_flight)
+        with Journal(log) as journal:
+            present = [n for n in range(turns) if journal.find(f"t{n}") is not None]
+            pinned = journal.facts()
+            # All or none: a turn still there after an interrupted deletion keeps every
+            # fact or none, and no fact outlives its origin.
+            assert all(fact.origin in {f"t{n}" for n in present} for fact in pinned)
+            for n in present:
+                mine = [fact for fact in pinned if fact.origin == f"t{n}"]
+                assert mine in ([], facts[n]), f"trial {trial}: t{n} kept some of its facts"
+                assert mine == facts[n] or n in in_flight, f"trial {trial}: t{n} lost facts"
+                partial += bool(n in in_flight and facts[n] and not mine)
+            assert [n for n in present if n not in in_flight] == \
+                [n for n in range(turns) if n not in gone | in_flight], f"trial {trial}"
+            # Repeating the deletion completes it.
+            for n in in_flight & set(present):
+                journal.forget(f"t{n}")
+            assert all(journal.find(f"t{n}") is None for n in gone | in_flight)
+            survivors = journal.facts()
+        assert survivors == [fact for n in range(turns) if n not in gone | in_flight
+                             for fact in facts[n]]
+        assert log.read_bytes() == b"".join(lines[n] for n in range(turns)
+                                            if n not in gone | in_flight)
+        # Deleted text in no file of the directory; the survivors' lines byte-identical.
+        assert Path(f"{log}.facts").read_bytes() == b"".join(fact_lines[f] for f in survivors)
+        leftovers = b"".join(path.read_bytes() for path in directory.iterdir())
+        for n in gone | in_flight:
+            assert lines[n] not in leftovers and answer_for(n).encode() not in leftovers
+            for fact in facts[n]:
+                assert fact_lines[fact] not in leftovers and fact.text.encode() not in leftovers
+    print(f"\n{TRIALS} kill -9 trials during {mode} with facts ({cut_short} cut short, "
+          f"{partial} with a turn left without its facts); every turn had all or none")
