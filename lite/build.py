@@ -40,6 +40,7 @@ NOTEBOOKS = ROOT / "notebooks"
 SITE = ROOT / "build" / "lite"
 WORK = ROOT / "build" / "lite-work"
 PYODIDE_NPM = ROOT / "lite" / "node_modules" / "pyodide"
+CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                 "pyodide.js")
 # What the kernel loads from Pyodide's own distribution as it starts: micropip, then
@@ -150,6 +151,11 @@ def pyodide(folder: Path, cache: Path) -> None:
         # Pyodide checks a package's file against the lock's hash: name ours.
         entry["file_name"] = wheel.name
         entry["sha256"] = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    # Everything else stays Pyodide's own build, fetched from its CDN when a notebook asks
+    # (a lock entry's file name may be a whole URL).
+    for name, entry in packages.items():
+        if name not in needed:
+            entry["file_name"] = CDN.format(version=PYODIDE_VERSION) + entry["file_name"]
     (folder / "pyodide-lock.json").write_text(json.dumps(lock))
 
 
@@ -167,7 +173,11 @@ def build() -> None:
         "federated_extensions": [str(path) for path in extensions],
         "ignore_sys_prefix": True, "no_sourcemaps": True, "no_unused_shared_packages": True,
     }}, indent=1))
+    # A whole build each time: jupyter lite's task database would skip steps whose
+    # output went with the old site.
     shutil.rmtree(SITE, ignore_errors=True)
+    for state in WORK.glob(".jupyterlite.doit.db*"):
+        state.unlink()
     command = [str(Path(sys.executable).parent / "jupyter"), "lite", "build",
                "--lite-dir", str(WORK), "--output-dir", str(SITE),
                "--contents", str(WORK / "files")]
