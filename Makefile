@@ -11,18 +11,20 @@ BOOK_TOOLS := $(VENV)/.installed-book
 NODE_MODULES := node_modules/.package-lock.json
 SITE := build/book/html/index.html
 CLASSROOM := $(VENV)/.installed-classroom
+LITE_TOOLS := $(VENV)/.installed-lite
+LITE_PYODIDE := lite/node_modules/.package-lock.json
 CHP := build/classroom/npm/node_modules/.bin/configurable-http-proxy
 STUDENTS ?= 10
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
-.PHONY: lab test notebooks present test-browser test-classroom book stress bench assignment grade clean
+.PHONY: lab test notebooks present test-browser test-classroom book lite test-lite stress bench assignment grade clean
 
 lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(INSTALLED)
-	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks tools book
-	$(BIN)/python -m pytest tests notebooks $(NBVAL) --ignore=tests/browser
+	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks tools book lite
+	$(BIN)/python -m pytest tests notebooks $(NBVAL) --ignore=tests/browser --ignore=tests/lite
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
 # 09-solutions is generated from ledgerlab.course.exercises first.
@@ -72,6 +74,20 @@ test-classroom: $(CLASSROOM) $(CHP)
 	STUDENTS=$(STUDENTS) $(BIN)/python tests/classroom/run_class.py
 	STUDENTS=3 KILL_ONE=2 $(BIN)/python tests/classroom/run_class.py
 
+# The browser edition: JupyterLite with the Pyodide kernel, static files in build/lite
+# (lite/build.py says what goes in). Pyodide's core comes from npm (lite/package.json).
+lite: $(LITE_TOOLS) $(LITE_PYODIDE)
+	$(BIN)/python lite/build.py
+
+# Offline: the library under Pyodide in Node, then the site in Chromium (needs make lite).
+test-lite: $(LITE_TOOLS) $(BROWSER) $(LITE_PYODIDE)
+	@test -f build/lite/jupyter-lite.json || { echo "run make lite first"; exit 1; }
+	$(BIN)/python -m pytest tests/lite
+
+$(LITE_PYODIDE): lite/package.json lite/package-lock.json
+	@command -v npm >/dev/null || { echo "make lite needs npm (apt-get install -y nodejs npm)"; exit 1; }
+	npm ci --prefix lite --ignore-scripts --no-audit --no-fund
+
 # The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
 stress: $(INSTALLED)
 	LEDGERLAB_KILL_TRIALS=1000 $(BIN)/python -m pytest tests/test_journal_crash.py -s
@@ -96,6 +112,9 @@ $(BOOK_TOOLS): $(INSTALLED)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,book]"
 	touch $@
 
+$(LITE_TOOLS): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,lite]"
+	touch $@
 
 $(CLASSROOM): $(INSTALLED)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,classroom]"

@@ -776,7 +776,7 @@ def _publish(destination: str, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.link(temp, destination)  # fails if the name was taken meanwhile: never replaces
+        _link_new(temp, destination)
     except OSError as error:
         raise JournalError(f"cannot write {destination!r}: {error.strerror}; "
                            f"nothing written") from None
@@ -788,6 +788,22 @@ def _publish(destination: str, data: bytes) -> None:
     except OSError as error:
         raise JournalError(f"{destination!r} is written, but its directory could not be "
                            f"synced: {error.strerror}") from None
+
+
+def _link_new(temp: str, destination: str) -> None:
+    """Give ``temp``'s file the name ``destination``, failing if that name is taken."""
+    if hasattr(os, "link"):
+        os.link(temp, destination)  # fails if the name was taken meanwhile: never replaces
+        return
+    # Pyodide has no os.link: claim the name (O_EXCL), then rename onto that claim, which
+    # is ours, so nothing else is replaced. A failed rename takes the empty claim back.
+    os.close(os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    try:
+        os.replace(temp, destination)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(destination)
+        raise
 
 
 def _too_large(size: int) -> JournalError:

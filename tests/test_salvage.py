@@ -100,6 +100,35 @@ def test_a_failed_write_leaves_no_file_behind(paths, monkeypatch):
     assert sorted(os.listdir(saved.parent)) == [broken.name]
 
 
+def test_without_os_link_as_in_pyodide(paths, monkeypatch):
+    """Pyodide has no os.link: the copy still appears whole, never over a file that took
+    the name meanwhile, and a failed rename leaves nothing behind."""
+    broken, saved = paths
+    broken.write_bytes(LINES[0] + damaged(LINES[1]) + LINES[2])
+    monkeypatch.delattr(os, "link")
+    assert salvage(broken, saved).kept == 2
+    assert saved.read_bytes() == LINES[0] + LINES[2]
+
+    saved.unlink()
+    real_lexists = os.path.lexists
+    monkeypatch.setattr(os.path, "lexists", lambda path: False)  # taken after the check
+    saved.write_bytes(b"mine")
+    with pytest.raises(JournalError, match="nothing written"):
+        salvage(broken, saved)
+    assert saved.read_bytes() == b"mine"
+
+    saved.unlink()
+    monkeypatch.setattr(os.path, "lexists", real_lexists)
+
+    def failing(source, destination):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(JournalError, match="nothing written"):
+        salvage(broken, saved)
+    assert sorted(os.listdir(saved.parent)) == [broken.name]
+
+
 def test_salvage_reads_a_journal_that_is_open_and_locked(paths):
     broken, saved = paths
     with Journal(broken) as journal:

@@ -11,6 +11,7 @@ these machines). Without it the tests skip locally and fail in CI (``CI`` set).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -18,9 +19,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -36,6 +40,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 SERVER_START_SECONDS = 90
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 def missing(reason: str) -> None:
@@ -128,6 +133,29 @@ def serve(command: list[str], port: int, path: str, home: Path, cwd: Path) -> It
         stop(process)
 
 
+class QuietHandler(SimpleHTTPRequestHandler):
+    # Module workers (Pyodide's pyodide.mjs) need a JavaScript type; 3.10's table lacks .mjs.
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".wasm": "application/wasm"}
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+def serve_folder(folder: Path) -> Iterator[str]:
+    """Serve ``folder``'s static files on loopback from this process; yield its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(QuietHandler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
@@ -164,7 +192,9 @@ def page(browser, artifacts, request):
     """A fresh page, large enough for the explorer; its screenshot is kept if the test fails."""
     from playwright.sync_api import Error as PlaywrightError
 
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    # Service workers blocked: their requests would bypass the routes that refuse other hosts.
+    context = browser.new_context(viewport={"width": 1280, "height": 1000},
+                                  service_workers="block")
     context.set_default_timeout(30_000)
     page = context.new_page()
     try:
@@ -210,3 +240,21 @@ def lab_notebook_url(tmp_path_factory) -> Iterator[str]:
                       "--LabApp.news_url=None",
                       "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
                      port, f"/lab/tree/{notebook.name}", home, cwd=root)
+
+
+@pytest.fixture
+def outside(page) -> list[str]:
+    """Every request for another host is aborted and its URL kept here."""
+    refused: list[str] = []
+
+    def only_loopback(route) -> None:
+        url = route.request.url
+        if urlsplit(url).scheme in ("http", "https", "ws", "wss") and \
+                urlsplit(url).hostname not in LOOPBACK:
+            refused.append(url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.context.route("**/*", only_loopback)
+    return refused

@@ -8,18 +8,14 @@ by a small HTTP server on loopback, in this process.
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import json
 import re
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
 
 import pytest
-from conftest import ROOT, missing
+from conftest import ROOT, missing, serve_folder
 from docutils import nodes
 from docutils.utils import new_document
 from frontend import expect  # playwright, or a skip outside CI when it is missing
@@ -31,48 +27,15 @@ import figure_alt  # noqa: E402  (book/figure_alt.py)
 SITE = ROOT / "build" / "book" / "html"
 TINY_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4nGNkKNrEAANMDEgANwcA"
             "OVoBLO7xPi0AAAAASUVORK5CYII=")
-LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 # The explorer's summary names the budget it was computed for, whatever the build left it at.
 SUMMARY = re.compile(r"budget (\d+) bytes")
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
 
 
 @pytest.fixture(scope="module")
 def site_url() -> Iterator[str]:
     if not (SITE / "index.html").is_file():
         missing(f"no course site in {SITE}: run `make book` (make test-browser does)")
-    server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                 functools.partial(QuietHandler, directory=str(SITE)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-@pytest.fixture
-def outside(page) -> list[str]:
-    """Every request for another host is aborted and its URL kept here."""
-    refused: list[str] = []
-
-    def only_loopback(route) -> None:
-        url = route.request.url
-        if urlsplit(url).scheme in ("http", "https", "ws", "wss") and \
-                urlsplit(url).hostname not in LOOPBACK:
-            refused.append(url)
-            route.abort()
-        else:
-            route.continue_()
-
-    page.context.route("**/*", only_loopback)
-    return refused
+    yield from serve_folder(SITE)
 
 
 def course_pages() -> list[str]:
