@@ -57,8 +57,9 @@ grade: assignment
 # widget state), Jupyter Book from PyPI, the widget manager and require.js from npm.
 book: $(SITE)
 
-# (notebooks itself: a notebook removed or renamed changes the folder, not a file in it.)
-$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py ledgerlab/course/*.py)
+# (notebooks/. is the folder: a notebook removed or renamed changes it, not a file in it.
+# Not `notebooks`, the phony target that re-runs the course in place on every build.)
+$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks/. $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py ledgerlab/course/*.py)
 	$(BIN)/python book/build.py
 
 $(NODE_MODULES): package.json package-lock.json
