@@ -17,8 +17,16 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 
 .PHONY: lab test notebooks present test-browser test-classroom book stress bench assignment grade clean
 
+# No news or update pop-up over the first notebook: lab-settings/overrides.json answers the
+# "get notified about official Jupyter news?" question, and nothing asks the Internet.
+# LAB_ROOT and LAB_ARGS (more flags) are for tests/browser, which launches lab through here.
+LAB_ROOT ?= notebooks
+LAB_QUIET := --LabApp.app_settings_dir=$(CURDIR)/lab-settings --LabApp.news_url=None \
+	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate
+
 lab: $(INSTALLED)
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_QUIET) \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 test: $(INSTALLED)
 	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks tools book
