@@ -67,7 +67,7 @@ book: $(SITE)
 
 # (notebooks/. is the folder: a notebook removed or renamed changes it, not a file in it.
 # Not `notebooks`, the phony target that re-runs the course in place on every build.)
-$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks/. $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py ledgerlab/course/*.py)
+$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks/. $(wildcard book/*.py book/*.yml book/site/* notebooks/*.ipynb ledgerlab/*.py ledgerlab/course/*.py)
 	$(BIN)/python book/build.py
 
 $(NODE_MODULES): package.json package-lock.json
