@@ -19,8 +19,16 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 
 .PHONY: lab test notebooks present test-browser test-classroom book lite test-lite stress bench assignment grade clean
 
+# No news or update pop-up over the first notebook: lab-settings/overrides.json answers the
+# "get notified about official Jupyter news?" question, and nothing asks the Internet.
+# LAB_ROOT and LAB_ARGS (more flags) are for tests/browser, which launches lab through here.
+LAB_ROOT ?= notebooks
+LAB_QUIET := --LabApp.app_settings_dir=$(CURDIR)/lab-settings --LabApp.news_url=None \
+	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate
+
 lab: $(INSTALLED)
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_QUIET) \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 test: $(INSTALLED)
 	$(BIN)/ruff check ledgerlab tests benchmarks apps notebooks tools book lite
@@ -59,8 +67,9 @@ grade: assignment
 # widget state), Jupyter Book from PyPI, the widget manager and require.js from npm.
 book: $(SITE)
 
-# (notebooks itself: a notebook removed or renamed changes the folder, not a file in it.)
-$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks $(wildcard book/*.py book/*.yml notebooks/*.ipynb ledgerlab/*.py ledgerlab/course/*.py)
+# (notebooks/. is the folder: a notebook removed or renamed changes it, not a file in it.
+# Not `notebooks`, the phony target that re-runs the course in place on every build.)
+$(SITE): $(BOOK_TOOLS) $(NODE_MODULES) notebooks/. $(wildcard book/*.py book/*.yml book/site/* notebooks/*.ipynb ledgerlab/*.py ledgerlab/course/*.py)
 	$(BIN)/python book/build.py
 
 $(NODE_MODULES): package.json package-lock.json

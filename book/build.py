@@ -3,9 +3,12 @@
 1. Copy every ``notebooks/NN-*.ipynb``, in file-name order, to ``build/book/src`` and
    execute the copy there, keeping the widget state: sliders, summaries and charts then
    render on the page without a kernel. The committed notebooks stay free of widget state.
+   The saved controls are disabled: on the site nothing recomputes, so a control that
+   moved would disagree with the summary and chart beside it.
 2. Write the table of contents from that same order (no hand-written list).
 3. Put the widget manager and require.js, from ``node_modules`` (``npm ci``), in the
-   site's ``_static/widgets``: no page loads a script from another host.
+   site's ``_static/widgets``: no page loads a script from another host. The site's own
+   script and style (book/site) go to ``_static/site``.
 4. Build with Jupyter Book (execution off) and move the HTML to ``build/book/html``.
 """
 
@@ -28,7 +31,10 @@ NOTEBOOKS = ROOT / "notebooks"
 CONFIG = ROOT / "book" / "_config.yml"
 HTML_MANAGER = ROOT / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
 REQUIREJS = ROOT / "node_modules" / "requirejs" / "require.js"
+SITE_FILES = ROOT / "book" / "site"
+WIDGET_PATHS = "widget-paths.js"  # of book/site, published beside the widget manager
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 CELL_TIMEOUT = 600  # seconds: generous; a cell that hangs fails the build, not stalls it
 PARTS = ("src", "html", "sphinx")  # all that a build writes in its folder
 
@@ -78,7 +84,16 @@ def execute(notebook: Path, destination: Path) -> None:
                         for cell in nb.cells for output in cell.get("outputs", []))
     if shows_widgets and "widgets" not in nb.metadata:
         raise BookError(f"{notebook.name} shows widgets but no widget state was saved")
+    if "widgets" in nb.metadata:
+        disable_controls(nb.metadata.widgets[WIDGET_STATE]["state"])
     nbformat.write(nb, destination)
+
+
+def disable_controls(state: dict) -> None:
+    """Every saved control (any model with a ``disabled`` trait) is shown disabled."""
+    for model in state.values():
+        if "disabled" in model["state"]:
+            model["state"]["disabled"] = True
 
 
 def check_widget_scripts() -> None:
@@ -104,8 +119,10 @@ def copy_widget_scripts(static: Path) -> None:
     shutil.copy(REQUIREJS, target / "require.js")
     # Current browsers take the .woff2 fonts; .eot, .woff, .ttf and .svg are fallbacks for
     # old ones (a missing file is a 404 from the site, never a request elsewhere).
-    for asset in [HTML_MANAGER / "embed-amd.js", *HTML_MANAGER.glob("*.woff2")]:
+    for asset in [HTML_MANAGER / "embed-amd.js", SITE_FILES / WIDGET_PATHS,
+                  *HTML_MANAGER.glob("*.woff2")]:
         shutil.copy(asset, target / asset.name)
+    shutil.copytree(SITE_FILES, static / "site", ignore=shutil.ignore_patterns(WIDGET_PATHS))
 
 
 def build(out: Path, folder: Path = NOTEBOOKS) -> Path:

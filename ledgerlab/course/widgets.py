@@ -74,11 +74,18 @@ class EncoderButtons(widgets.ToggleButtons):
         return super()._validate_value(proposal)
 
 
+def slider_options(description: str) -> dict:
+    """A slider named by its description (the name a screen reader gives its handle), the
+    label never cut short, as wide as there is room for up to 600 px (a phone has less)."""
+    return dict(description=description, step=1, continuous_update=False,
+                style={"description_width": "initial"},
+                layout=widgets.Layout(width="100%", max_width="600px"))
+
+
 def budget_slider(value: int, low: int, high: int) -> BudgetSlider:
     # Checked here too: while a slider is built, setting its max would clamp the value first.
-    return BudgetSlider(value=check_in_range(value, low, high), min=low, max=high, step=1, description="budget",
-                        continuous_update=False, style={"description_width": "initial"},
-                        layout=widgets.Layout(width="600px"))
+    return BudgetSlider(value=check_in_range(value, low, high), min=low, max=high,
+                        **slider_options("budget"))
 
 
 class Explorer:
@@ -91,7 +98,7 @@ class Explorer:
         self.caption = widgets.HTML().add_class("ledgerlab-chart-description")
         self.errors = widgets.Output().add_class("ledgerlab-errors")
         self.widget = widgets.VBox([*controls, self.status, self.image, self.caption,
-                                    self.errors])
+                                    self.errors]).add_class("ledgerlab-explorer")
         for control in controls:
             control.observe(self._refresh, names="value")
         self._refresh()
@@ -205,7 +212,8 @@ class BudgetExplorer(Explorer):
                       for name in ENCODERS)
         self.slider = budget_slider(budget, 100, largest + HEADROOM)
         self.encoder = EncoderButtons(options=list(ENCODERS), value=encoder,
-                                      description="encoder")
+                                      description="encoder",
+                                      style={"description_width": "initial"})
         super().__init__([self.slider, self.encoder])
 
     def _compute(self) -> None:
@@ -239,7 +247,8 @@ class TextExplorer(Explorer):
     """
 
     def __init__(self, text: str = article.BOUNDARY_QUESTION) -> None:
-        self.text = widgets.Text(value=text, description="text", continuous_update=False)
+        self.text = widgets.Text(value=text, description="text", continuous_update=False,
+                                 style={"description_width": "initial"})
         super().__init__([self.text])
 
     def _compute(self) -> None:
@@ -283,9 +292,8 @@ class TwoLimitsExplorer(Explorer):
         self.bytes_slider = budget_slider(budget, 100, max(full_bytes + 60, budget))
         self.tokens_slider = widgets.IntSlider(
             value=max_tokens, min=reserve_tokens + 1,
-            max=max(full_tokens + reserve_tokens + 20, max_tokens), step=1,
-            description="token limit", continuous_update=False,
-            style={"description_width": "initial"}, layout=widgets.Layout(width="600px"))
+            max=max(full_tokens + reserve_tokens + 20, max_tokens),
+            **slider_options("token limit"))
         super().__init__([self.bytes_slider, self.tokens_slider])
 
     def _compute(self) -> None:

@@ -258,3 +258,28 @@ def outside(page) -> list[str]:
 
     page.context.route("**/*", only_loopback)
     return refused
+
+
+@pytest.fixture(scope="module")
+def make_lab(tmp_path_factory) -> Iterator[tuple[str, Path]]:
+    """JupyterLab launched by `make lab` itself, over copies of every course notebook:
+    (its URL, the folder of copies). Only what a test needs is added through LAB_ARGS
+    (the copies' folder; port, no browser, no token); config, data and user settings are
+    fresh ones under a temporary directory, so nothing answers the news question but the
+    repository's own settings. Autosave runs every 2 s, so a notebook that opens modified
+    is rewritten on disk while the test watches."""
+    home = tmp_path_factory.mktemp("make-lab")
+    root = home / "root"
+    root.mkdir()
+    for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        shutil.copy(notebook, root)
+    settings = home / "config" / "lab" / "user-settings" / "@jupyterlab" / "docmanager-extension"
+    settings.mkdir(parents=True)
+    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"autosaveInterval": 2}))
+    port = free_port()
+    lab_args = (f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} "
+                "--ServerApp.port_retries=0 --IdentityProvider.token=")
+    for url in serve(["make", "-s", "-C", str(ROOT), "lab", f"LAB_ROOT={root}",
+                      f"LAB_ARGS={lab_args}"],
+                     port, "/lab/tree/", home, cwd=root):
+        yield url, root

@@ -25,6 +25,9 @@ import build  # noqa: E402  (book/build.py)
 import figure_alt  # noqa: E402  (book/figure_alt.py)
 
 SITE = ROOT / "build" / "book" / "html"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # npm ci (package.json pins it)
+WIDTHS = (1280, 390)  # desktop and phone
+READABLE_CHART = 560  # px: narrower, the chart's labels are too small to read
 TINY_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4nGNkKNrEAANMDEgANwcA"
             "OVoBLO7xPi0AAAAASUVORK5CYII=")
 # The explorer's summary names the budget it was computed for, whatever the build left it at.
@@ -46,6 +49,84 @@ def boundary_page() -> str:
     pages = [name for name in course_pages() if name.endswith("-the-boundary-table.html")]
     assert len(pages) == 1, pages
     return pages[0]
+
+
+def site_pages() -> list[str]:
+    return sorted(p.name for p in SITE.glob("*.html"))
+
+
+def open_rendered(page, url: str) -> None:
+    """Open ``url`` and wait until every saved widget view and explorer is rendered and
+    repaired by the site's script (book/site/ledgerlab.js)."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function("""() =>
+        document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')
+            .length === document.querySelectorAll('.widget-subarea').length &&
+        document.querySelectorAll('.ledgerlab-explorer:not(.ledgerlab-static)').length === 0""")
+
+
+def watch_console(page) -> list[str]:
+    """Console errors, uncaught exceptions, failed requests and error responses, as text."""
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda error: problems.append(f"exception: {error}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
+    return problems
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_page_passes_axe_and_logs_no_error(page, site_url, outside, artifacts, width):
+    """axe-core (served from node_modules, never a CDN) over every page of the site: no
+    critical or serious violation; and nothing on the console, no failed request."""
+    page.set_viewport_size({"width": width, "height": 900})
+    problems = watch_console(page)
+    counts, serious = {}, []
+    for name in site_pages():
+        open_rendered(page, site_url + name)
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        for violation in result["violations"]:
+            counts[violation["impact"]] = counts.get(violation["impact"], 0) + \
+                len(violation["nodes"])
+            if violation["impact"] in ("critical", "serious"):
+                serious += [f"{name}: {violation['id']} at {node['target']}"
+                            for node in violation["nodes"]]
+    (artifacts / f"axe-{width}.json").write_text(json.dumps(counts))  # nodes by impact
+    assert serious == [], "\n".join(serious)
+    assert problems == [], "\n".join(problems)
+    assert outside == []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_explorers_are_static_named_and_readable(page, site_url, artifacts, width):
+    """On the site nothing recomputes: every explorer says so and its controls are off;
+    slider handles and charts have names; charts keep a readable size (scrolling sideways
+    on a phone), and no label or summary line is cut."""
+    page.set_viewport_size({"width": width, "height": 900})
+    explorers = 0
+    for name in course_pages():
+        open_rendered(page, site_url + name)
+        for explorer in page.locator(".ledgerlab-explorer").all():
+            explorers += 1
+            expect(explorer.locator(".ledgerlab-static-note")).to_contain_text("Static copy")
+            for handle in explorer.locator(".noUi-handle").all():
+                assert handle.get_attribute("aria-label"), f"{name}: an unnamed slider handle"
+            for readout in explorer.locator(".widget-readout").all():
+                expect(readout).to_have_attribute("contenteditable", "false")
+            for control in explorer.locator("button, input").all():
+                expect(control).to_be_disabled()
+            chart = explorer.locator("img.ledgerlab-chart")
+            assert chart.get_attribute("alt"), f"{name}: a chart without alt text"
+            assert chart.bounding_box()["width"] >= READABLE_CHART, name
+            cut = explorer.evaluate("""box => [...box.querySelectorAll(
+                    '.widget-label, .ledgerlab-summary pre, .ledgerlab-chart-description')]
+                .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
+            assert cut == [], f"{name} at {width} px cuts {cut}"
+        if name == boundary_page():
+            page.screenshot(path=artifacts / f"book-explorer-{width}.png", full_page=True)
+    assert explorers >= 4  # 02, 03 (two), 04 and 07 at the time of writing
 
 
 def test_boundary_table_page_shows_slider_summary_and_chart(page, site_url, outside, artifacts):
@@ -154,11 +235,21 @@ def test_a_figure_description_becomes_the_alt_text_of_its_image():
     assert "alt" not in images[1]
 
 
-def test_the_widget_scripts_come_with_their_fonts(tmp_path):
+def test_the_widget_scripts_come_with_their_fonts_and_the_site_files(tmp_path):
     build.copy_widget_scripts(tmp_path)
     copied = {p.name for p in (tmp_path / "widgets").iterdir()}
-    assert {"require.js", "embed-amd.js"} <= copied
+    assert {"require.js", "widget-paths.js", "embed-amd.js"} <= copied
     assert any(name.endswith(".woff2") for name in copied)
+    assert {p.name for p in (tmp_path / "site").iterdir()} == {
+        "ledgerlab.js", "ledgerlab.css", "favicon.svg"}
+
+
+def test_saved_controls_are_disabled_and_other_models_untouched():
+    state = {"slider": {"state": {"disabled": False, "value": 235}},
+             "image": {"state": {"format": "png"}}}
+    build.disable_controls(state)
+    assert state == {"slider": {"state": {"disabled": True, "value": 235}},
+                     "image": {"state": {"format": "png"}}}
 
 
 def test_a_built_page_gives_a_described_figure_its_alt_text(tmp_path):
