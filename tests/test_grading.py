@@ -192,3 +192,12 @@ def test_grade_refuses_without_its_sandbox_unless_told_what_it_gives_up(tmp_path
     with pytest.raises(SystemExit):
         grading.main(["grade", "--help"])
     assert "Gives up: the read-only view of the system" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_unsafe_mode_still_grades_answers_outside_the_kernel(assignment, tmp_path):
+    # --unsafe-no-sandbox gives up isolation, not grading: the filled notebook earns full marks.
+    path = tmp_path / "full.ipynb"
+    path.write_bytes((assignment / "solutions" / grading.EXERCISES_NOTEBOOK).read_bytes())
+    names = [f"q{e.number}" for e in EXERCISES]
+    result = grading.grade_submission(path, names, cell_timeout=60, sandboxed=False)
+    assert all(result.verdicts.values()) and result.note == "", result

@@ -146,7 +146,8 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
                "traceback": []}
     AnswersOnly(nb, timeout=cell_timeout, interrupt_on_timeout=True, error_on_timeout=stopped,
                 allow_errors=True, kernel_name="python3", shutdown_kernel="immediate",
-                resources={"metadata": {"path": HOME}}, on_cell_executed=report).execute()
+                # Where the runner was started: HOME in the sandbox, the temp folder without it.
+                resources={"metadata": {"path": os.getcwd()}}, on_cell_executed=report).execute()
 
 
 def _not_dumpable() -> None:
