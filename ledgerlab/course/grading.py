@@ -1,8 +1,9 @@
 """The graded edition: a student notebook without solutions, and an autograder.
 
-Everything comes from ``ledgerlab.course.exercises``: the answer cells are named by each
-checker's parameters, the solutions are each exercise's ``solution_code``, and the
-hidden tests are ``Exercise.grade`` (the learner's ``check`` plus what only grading runs).
+The answer cells are named by each checker's parameters (``ledgerlab.course.exercises``),
+the worked solutions are the teacher's ``teacher/solutions.py`` (never in the package), and
+the verdicts are ``Exercise.grade`` (the learner's ``check`` plus what only grading runs),
+made here on the plain answers that ``sandbox.py`` brings back from each submission.
 
 Built on nbclient, which JupyterLab already installs, rather than otter-grader or
 nbgrader: both would need the answers written again in a master notebook in their own
@@ -44,7 +45,7 @@ from .feedback import Feedback, wrong
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 EXERCISES_NOTEBOOK = "08-exercises.ipynb"
 SOLUTIONS_NOTEBOOK = "09-solutions.ipynb"
-CELL_TIMEOUT = 30  # seconds per cell, hidden cells included
+CELL_TIMEOUT = 30  # seconds per cell, the answer cells included
 NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
 
 
