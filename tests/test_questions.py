@@ -12,11 +12,11 @@ from ledgerlab.course import questions
 from ledgerlab.course.feedback import OFF_BY_ONE, Discussion, Question, Questionnaire
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
-           questions.quiz05, questions.quiz06, questions.quiz07]
+           questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08]
 PREDICTIONS = [questions.predict01, questions.predict02, questions.predict02_count,
                questions.predict03, questions.predict04, questions.predict05,
                questions.predict05_torn, questions.predict06, questions.predict07,
-               questions.predict07_tokens]
+               questions.predict07_tokens, questions.predict08, questions.predict08_turns]
 CHECKED = PREDICTIONS + [q for quiz in QUIZZES for q in quiz.questions if isinstance(q, Question)]
 
 # The course's figures, as the notebooks teach them.
@@ -32,6 +32,8 @@ ANSWERS = [
     (questions.quiz06[1], 5), (questions.quiz06[2], "no"),
     (questions.predict07, 1), (questions.predict07_tokens, 2),
     (questions.quiz07[1], 9), (questions.quiz07[4], 308),
+    (questions.predict08, 67), (questions.predict08_turns, 0),
+    (questions.quiz08[1], 1), (questions.quiz08[2], 126), (questions.quiz08[3], 2),
 ]
 
 
@@ -135,6 +137,15 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz07[1], 11, "role names"),
     (questions.quiz07[4], 235, "only the newest turn"),
     (questions.quiz07[4], 45, "wire bytes"),
+    (questions.predict08, 30, "text alone"),
+    (questions.predict08, 36, "origin included"),
+    (questions.predict08_turns, 1, "same budget, first"),
+    (questions.quiz08[1], 0, "Which fact comes first now"),
+    (questions.quiz08[1], 2, "101 bytes"),
+    (questions.quiz08[2], 124, "2 bytes"),
+    (questions.quiz08[2], 155, "envelope is paid once"),
+    (questions.quiz08[3], 3, "retain deletes the facts"),
+    (questions.quiz08[3], 1, "two facts came from turn two"),
 ])
 
 def test_a_known_mistake_is_named(question, given, says):
@@ -176,7 +187,7 @@ def test_most_quiz_questions_ask_one_step_past_what_their_notebook_shows():
     notebook by chance, so their absence cannot be told apart from luck."""
     checked = {number: [q for q in getattr(questions, f"quiz{number}").questions
                         if isinstance(q, Question) and not q.choices and q._answer() >= 20]
-               for number in ("01", "02", "03", "04", "05", "06", "07")}
+               for number in ("01", "02", "03", "04", "05", "06", "07", "08")}
     shown = {number: shown_numbers(next(NOTEBOOKS.glob(f"{number}-*.ipynb")))
              for number in checked}
     fresh = [q.prompt for number, quiz in checked.items() for q in quiz
@@ -226,7 +237,7 @@ def test_a_question_computes_its_answer_when_checked():
 # --- The notebooks that use them: what a learner and a teacher rely on -----------------
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-COURSE = sorted(NOTEBOOKS.glob("0[0-7]-*.ipynb"))
+COURSE = sorted(NOTEBOOKS.glob("0[0-8]-*.ipynb"))
 
 
 def cells(path, kind):
@@ -235,7 +246,8 @@ def cells(path, kind):
 
 
 def test_the_course_notebooks_are_there():
-    assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06", "07"]
+    assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06", "07",
+                                                  "08"]
 
 
 @pytest.mark.parametrize("path", COURSE, ids=lambda path: path.name[:2])
@@ -269,7 +281,8 @@ def test_every_notebook_states_its_minutes_and_the_contents_table_agrees():
                  if text.startswith("## The series"))
     listed = dict(re.findall(r"^\| \[\d\d · [^]]+\]\((\d\d-[\w-]+\.ipynb)\) \|.*\| (\d+) \|$",
                              table, re.MULTILINE))
-    notebooks = sorted(path.name for path in NOTEBOOKS.glob("0[1-9]-*.ipynb"))
+    notebooks = sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")
+                       if not path.name.startswith("00"))
     assert sorted(listed) == notebooks
     for name in notebooks:
         assert minutes(NOTEBOOKS / name) == int(listed[name]), name
@@ -344,7 +357,7 @@ def test_the_glossary_defines_the_words_the_course_uses():
                  "code point", "torn tail", "fsync", "fail closed", "whole-turn rule",
                  "copy-on-write", "flash translation layer", "agnes-3.0-flash",
                  "tokenizer", "context window", "output reserve", "binds", "contiguous suffix",
-                 "cap** (`JournalFull`)", "BMP"):
+                 "cap** (`JournalFull`)", "BMP", "pinned fact", "origin", "facts budget"):
         assert f"**{word}" in glossary, word
 
 

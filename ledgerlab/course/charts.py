@@ -31,7 +31,7 @@ from ledgerlab.tokens import request_tokens, text_tokens
 from ledgerlab.wire import (DEFAULT_MODEL, ENCODERS, Turn, check_int, get_encoder, messages,
                             request_bytes, utf16_units)
 
-from .display import join_labels, turns
+from .display import facts as count_facts, join_labels, turns
 
 # Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
@@ -618,3 +618,106 @@ def two_limits_chart(result: TwoLimits, max_bytes: int, max_tokens: int,
     ax.set_title(f"Two limits, one request: {state}; binds: {result.binds}")
     return Chart(figure, f"Bar chart of the request against both limits: "
                                    f"{'; '.join(described)}; {state}; binds: {result.binds}.")
+
+
+# --- Pinned facts: how a budget splits between the mandatory input, facts and turns -------
+
+FACTS_COLOUR = OKABE_ITO["reddish purple"]
+SPLIT_PARTS = (("mandatory input", SYSTEM_COLOUR, None), ("facts", FACTS_COLOUR, ".."),
+               ("turns", OKABE_ITO["orange"], None))
+
+
+class Split(NamedTuple):
+    """The request ``select`` sends under one budget, cut into its three parts (bytes)."""
+
+    budget: int
+    mandatory: int  # the envelope, the system message and the question
+    facts: int  # the facts message, its separator included (Selection.fact_bytes)
+    turns: int  # the kept turns
+    facts_kept: int
+    turns_kept: int
+
+    @property
+    def sent(self) -> int:
+        return self.mandatory + self.facts + self.turns
+
+
+def budget_split(system: str, history: Sequence[Turn], current: str, facts: Sequence,
+                 budgets: Sequence[int], *, max_fact_bytes: int | None = None,
+                 encoder: str = "gson") -> list[Split | None]:
+    """``select`` with ``facts`` under each budget, cut into its parts; None where rejected."""
+    rows: list[Split | None] = []
+    for budget in budgets:
+        try:
+            chosen = select(system, history, current, budget, facts=facts,
+                            max_fact_bytes=max_fact_bytes, encoder=encoder)
+        except BudgetError:
+            rows.append(None)
+            continue
+        mandatory = chosen.size - chosen.fact_bytes - sum(
+            byte_breakdown(system, history, current, encoder=encoder)["turns"][chosen.dropped:])
+        rows.append(Split(budget, mandatory, chosen.fact_bytes,
+                          chosen.size - mandatory - chosen.fact_bytes, chosen.facts_kept,
+                          chosen.kept))
+    return rows
+
+
+def _split_steps(rows: Sequence[Split | None]) -> list[str]:
+    """Where the request changes as the budget grows: one phrase per change."""
+    steps, last = [], None
+    for row in rows:
+        if row is None or (row.facts_kept, row.turns_kept) == last:
+            continue
+        last = row.facts_kept, row.turns_kept
+        steps.append(f"from {row.budget}: {count_facts(row.facts_kept)} ({row.facts} bytes), "
+                     f"{turns(row.turns_kept)} ({row.turns} bytes), {row.sent} sent")
+    return steps
+
+
+def budget_split_chart(system: str, history: Sequence[Turn], current: str, facts: Sequence,
+                       budgets: range, *, max_fact_bytes: int | None = None,
+                       budget: int | None = None, encoder: str = "gson") -> Chart:
+    """The bytes sent against the budget, stacked: mandatory input, facts (dotted), turns.
+
+    A dashed diagonal is the budget itself (what is sent never crosses it), grey marks
+    the budgets that are rejected, and ``budget`` is a dotted vertical line.
+    """
+    rows = budget_split(system, history, current, facts, budgets,
+                        max_fact_bytes=max_fact_bytes, encoder=encoder)
+    figure, ax = _new_figure(9, 3.8)
+    sent = [row for row in rows if row is not None]
+    x = [row.budget for row in sent]
+    stacks = ax.stackplot(x, [r.mandatory for r in sent], [r.facts for r in sent],
+                          [r.turns for r in sent], step="post",
+                          colors=[colour for _, colour, _ in SPLIT_PARTS],
+                          labels=[label for label, _, _ in SPLIT_PARTS], edgecolor="white")
+    for stack, (_, _, hatch) in zip(stacks, SPLIT_PARTS):
+        stack.set_hatch(hatch)
+    ax.plot([budgets[0], budgets[-1]], [budgets[0], budgets[-1]], color=BUDGET_COLOUR,
+            linestyle="--", linewidth=1, label="the budget (sent never crosses it)")
+    rejected = [b for b, row in zip(budgets, rows) if row is None]
+    if rejected:
+        ax.axvspan(budgets[0], rejected[-1] + 1, color=ENVELOPE_COLOUR, alpha=0.35,
+                   label="BudgetError: the mandatory input does not fit")
+    if budget is not None:
+        ax.axvline(budget, color=BUDGET_COLOUR, linestyle=":", linewidth=1.5,
+                   label=f"budget {budget} bytes")
+    ax.set_xlim(budgets[0], budgets[-1])
+    ax.set_ylim(0, budgets[-1] * 1.05)
+    ax.set_xlabel(f"budget (bytes, {encoder} encoder)")
+    ax.set_ylabel("bytes sent")
+    cap = "no facts cap" if max_fact_bytes is None else f"facts cap {max_fact_bytes} bytes"
+    ax.set_title(f"How the budget splits: {len(facts)} facts pinned, {cap}")
+    ax.legend(loc="upper left", fontsize=8)
+    start = (f"rejected below {sent[0].budget} bytes, then " if rejected and sent else
+             "every budget rejected" if not sent else "")
+    marked = ""
+    if budget is not None:
+        row = next((r for r in rows if r is not None and r.budget == budget), None)
+        marked = (f" Marked, {budget} bytes: " + ("rejected." if row is None else
+                  f"mandatory {row.mandatory} + facts {row.facts} + turns {row.turns} = "
+                  f"{row.sent} bytes."))
+    steps = "; ".join(_split_steps(rows))
+    return Chart(figure, (
+        f"Stacked area of the bytes sent against the budget, {budgets[0]} to {budgets[-1]} "
+        f"bytes, {len(facts)} facts pinned, {cap}: {start}{steps}.{marked}"))

@@ -18,6 +18,11 @@ def turns(count: int) -> str:
     return f"{count} turn{'' if count == 1 else 's'}"
 
 
+def facts(count: int) -> str:
+    """``'1 fact'``, ``'2 facts'``."""
+    return f"{count} fact{'' if count == 1 else 's'}"
+
+
 def join_labels(labels: Sequence[str]) -> str:
     """``['SYSTEM', 'U3', 'A3', 'U4']`` -> ``'SYSTEM | U3 A3 | U4'``: one group per turn."""
     if not labels:

@@ -23,8 +23,9 @@ from pathlib import Path
 from ledgerlab import BudgetError, Journal, Turn, article, byte_breakdown, request_bytes, select
 from ledgerlab.journal import encode_record
 from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, request_tokens, text_tokens
-from ledgerlab.wire import utf16_units
+from ledgerlab.wire import fact_line, utf16_units
 
+from . import pinning
 from .display import turns as count_turns
 from .feedback import Exercise, Feedback, as_integral, correct, not_whole, wrong
 
@@ -492,6 +493,65 @@ q7 = Exercise(
          f"window.",
 )
 
-EXERCISES = (q1, q2, q3, q4, q5, q6, q7)
+
+# --- 8. Notebook 08's exercise, pinned facts: the smallest budget for both facts and a turn --
+
+def _facts_figures() -> dict[str, int]:
+    """The right answer and the sums a learner may add up instead."""
+    system, history, question, pinned = (pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION,
+                                         pinning.FACTS)
+    everything = select(system, history, question, 10**6, facts=pinned)
+    mandatory = len(request_bytes(system, [], question))
+    newest = len(request_bytes(system, history[-1:], question)) - mandatory
+    lines = sum(len(fact_line(fact).encode()) for fact in pinned)
+    return {"answer": mandatory + everything.fact_bytes + newest, "mandatory": mandatory,
+            "facts": everything.fact_bytes, "newest": newest,
+            "no_facts": mandatory + newest, "lines_only": mandatory + lines + newest,
+            "first_fact": mandatory + select(system, history, question, 10**6,
+                                             facts=pinned[:1]).fact_bytes + newest}
+
+
+def _check_facts_budget(facts_budget: object) -> Feedback:
+    budget = _budget(facts_budget)
+    if isinstance(budget, Feedback):
+        return budget
+    f = _facts_figures()
+    if budget == f["no_facts"]:
+        return wrong(f"{budget} bytes is the request with turn two and no fact (notebook 05's "
+                     f"narrow request). The facts are paid first, out of the same budget.")
+    if budget == f["lines_only"]:
+        return wrong("that counts the facts' lines, origins included, but not the system "
+                     "message that carries them: its keys, quotes, braces, the comma before it "
+                     "and the newline between the lines.")
+    if budget == f["first_fact"]:
+        return wrong("that makes room for the first fact only; both facts are pinned, and "
+                     "select keeps as many as fit, in order.")
+    try:
+        chosen = select(pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION, budget,
+                        facts=pinning.FACTS)
+    except BudgetError:
+        return wrong(f"{budget} bytes is below the mandatory input ({f['mandatory']} bytes): "
+                     f"select raises BudgetError.")
+    if chosen.facts_kept < len(pinning.FACTS) or chosen.kept == 0:
+        return wrong(f"at {budget} bytes select keeps {chosen.facts_kept} of "
+                     f"{len(pinning.FACTS)} facts and {count_turns(chosen.kept)}: the "
+                     f"exercise asks for both facts and the newest turn.")
+    if budget > f["answer"]:
+        return wrong(f"{budget} bytes keeps both facts and {count_turns(chosen.kept)}, but a "
+                     f"smaller budget does too: find the smallest.")
+    return correct(f"{budget} = {f['mandatory']} mandatory + {f['facts']} for the facts + "
+                   f"{f['newest']} for turn two. The facts' bytes are the same whatever turns "
+                   f"are kept, so the parts add up; one byte less and turn two is dropped, "
+                   f"never a fact.")
+
+
+q8 = Exercise(
+    8, "the smallest budget for both pinned facts and the newest turn", _check_facts_budget,
+    hint="select(pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION, budget, "
+         "facts=pinning.FACTS) returns fact_bytes; the request is the mandatory input + the "
+         "facts + the kept turns. Measure each part.",
+)
+
+EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8)
 # What the graded edition grades, by the names its answers are reported under.
 GRADED = {exercise.name: exercise for exercise in EXERCISES}

@@ -13,7 +13,7 @@ is interrupted and the rest of the notebook still runs and is graded.
 
     python -m ledgerlab.course.grading assignment build/assignment
     python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
-    python -m ledgerlab.course.grading solutions notebooks/09-solutions.ipynb
+    python -m ledgerlab.course.grading solutions notebooks/10-solutions.ipynb
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from .exercises import EXERCISES, GRADED
 from .feedback import Feedback, wrong
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-EXERCISES_NOTEBOOK = "08-exercises.ipynb"
-SOLUTIONS_NOTEBOOK = "09-solutions.ipynb"
+EXERCISES_NOTEBOOK = "09-exercises.ipynb"
+SOLUTIONS_NOTEBOOK = "10-solutions.ipynb"
 CELL_TIMEOUT = 30  # seconds per cell, the answer cells included
 NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
 
@@ -124,11 +124,11 @@ def _cell(kind: str, source: str, cell_id: str):
     return cell
 
 
-SOLUTIONS_HEAD = """# 09 · Solutions
+SOLUTIONS_HEAD = """# 10 · Solutions
 
 **What you'll learn**
 
-- one worked answer for every exercise of [08 · Exercises](08-exercises.ipynb), with its check passing
+- one worked answer for every exercise of [09 · Exercises](09-exercises.ipynb), with its check passing
 
 **Before you start**
 
@@ -137,7 +137,7 @@ SOLUTIONS_HEAD = """# 09 · Solutions
 **Time:** about 10 minutes to read; each answer's check explains why it is right.
 
 This notebook is generated from `teacher/solutions.py`, the one place each answer is written
-(`python -m ledgerlab.course.grading solutions notebooks/09-solutions.ipynb` rebuilds it)."""
+(`python -m ledgerlab.course.grading solutions notebooks/10-solutions.ipynb` rebuilds it)."""
 
 SOLUTIONS_RECAP = """## Recap
 
@@ -150,10 +150,12 @@ SOLUTIONS_RECAP = """## Recap
 - What a journal does with a crash's leftovers is found by opening a real one (exercise 6).
 - A token window holds the request and the reply's reserve, counted with its own tokenizer
   (exercise 7).
+- Pinned facts are paid first and their bytes do not depend on the turns kept, so a request is
+  the mandatory input + the facts + the kept turns (exercise 8).
 
 ---
 
-Previous: [08 · Exercises](08-exercises.ipynb) · [Contents](00-contents.ipynb)"""
+Previous: [09 · Exercises](09-exercises.ipynb) · [Contents](00-contents.ipynb)"""
 
 
 def solutions_notebook():
@@ -162,10 +164,11 @@ def solutions_notebook():
     cells = [
         _cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
         _cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
-                      "request_tokens\n"
+                      "request_tokens, select\n"
+                      "from ledgerlab.course import pinning\n"
                       "from ledgerlab.course.exercises import (HISTORY, QUESTION, SYSTEM,\n"
                       "                                        grown_question, torn_journal,\n"
-                      "                                        q1, q2, q3, q4, q5, q6, q7)",
+                      "                                        q1, q2, q3, q4, q5, q6, q7, q8)",
               "solutions-imports"),
     ]
     for exercise in EXERCISES:

@@ -1,4 +1,4 @@
-"""Predictions and check-your-understanding questions for notebooks 01 to 07.
+"""Predictions and check-your-understanding questions for notebooks 01 to 08.
 
 A notebook asks before it shows: the learner writes an answer in place of ``...``
 and ``check(answer)`` says whether it is right. Every expected answer is computed
@@ -16,12 +16,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ledgerlab import (Journal, JournalFull, Turn, article, byte_breakdown, request_bytes,
-                       request_tokens, select, tokens)
+from ledgerlab import (Fact, Journal, JournalFull, Turn, article, byte_breakdown,
+                       request_bytes, request_tokens, select, tokens)
 from ledgerlab.journal import encode_record
 from ledgerlab.wire import utf16_units
 
-from . import charts
+from . import charts, pinning
 from .feedback import Discussion, Question, Questionnaire
 
 # --- What the answers are computed from ------------------------------------------------
@@ -548,6 +548,109 @@ quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
 ])
 
 
+# --- 08 · Pinned facts: explicit origins and budgets ---------------------------------------
+
+PINNED = (pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION)
+EXTRA_FACT = Fact("language", "Reply in English.", origin="two")  # quiz08's third fact
+ROOM = 100_000  # a budget that holds every fact and turn of the fixture
+
+
+def _pinned(budget: int = ROOM, count: int = 1, cap: int | None = None, extra=()):
+    """select over notebook 08's fixture with its first ``count`` facts (and ``extra``)."""
+    return select(*PINNED, budget, facts=pinning.FACTS[:count] + tuple(extra),
+                  max_fact_bytes=cap)
+
+
+def _fact_line_bytes(fact: Fact = pinning.FACTS[0]) -> int:
+    return len(f"[{fact.origin}] {fact.text}".encode())
+
+
+def _facts_left_after_retain() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        with pinning.pinned_journal(Path(folder) / "conversation.log") as journal:
+            journal.pin(EXTRA_FACT.id, EXTRA_FACT.text, origin=EXTRA_FACT.origin)
+            journal.retain(last=1)
+            return len(journal.facts())
+
+
+predict08 = Question(
+    "Pin the fact 'The project code is ORCHID-17.' from turn one. How many bytes does it add "
+    "to the request, with a budget large enough for everything?",
+    lambda: _pinned().fact_bytes,
+    explanation="the fact travels as its own system message: the comma before it, the message's "
+                "keys and quotes, then the line '[one] ' + the text. The same bytes at every "
+                "budget, whatever turns are kept.",
+    hint="the fact is a message like the others: what does {\"role\":\"system\",\"content\":...} "
+         "cost around its line, and what is in front of the text?",
+    mistakes=lambda: {len(pinning.FACTS[0].text.encode()): "that is the fact's text alone; "
+                      "its origin is sent too, as '[one] ' in front of it, and the message "
+                      "around it has bytes of its own.",
+                      _fact_line_bytes(): "that is the fact's line, origin included; the "
+                      "system message that carries it adds its keys, quotes, braces and the "
+                      "comma before it."},
+)
+
+predict08_turns = Question(
+    "Notebook 05's narrow budget, 264 bytes, kept turn two. With the fact pinned, how many "
+    "stored turns does select keep at 264 bytes?",
+    lambda: _pinned(article.narrow_budget(list(pinning.HISTORY))).kept,
+    explanation="the facts are paid first: 157 bytes of mandatory input plus the fact leave "
+                "less than turn two needs, so no turn fits. The fact is in the request, turn "
+                "two is not.",
+    hint="add the fact's bytes to the 157 bytes of mandatory input, then see what is left "
+         "of 264 for turn two.",
+    mistakes=lambda: {1: "turn two fit 264 bytes before the fact was pinned. The fact's bytes "
+                         "come out of the same budget, first: is there still room for turn two?",
+                      2: "264 bytes never held both turns, even without the fact."},
+)
+
+quiz08 = Questionnaire("08 · Pinned facts: explicit origins and budgets", [
+    Question("Pin the two facts in the other order, Java 8 first, then ORCHID-17. With a "
+             "1,000-byte budget and a 66-byte facts cap, how many facts does select keep?",
+             lambda: select(*PINNED, 1_000, facts=pinning.FACTS[::-1],
+                            max_fact_bytes=66).facts_kept,
+             explanation="the Java 8 fact, now first, needs 63 bytes and fits; adding ORCHID-17 "
+                         "would make the facts 101 bytes, over the cap. The order is the "
+                         "priority: with it reversed, the other fact is the one kept.",
+             hint="the cap holds a prefix of the facts. What does the first one need alone, "
+                  "and the first two together?",
+             mistakes=lambda: {0: "in section 4 no fact fitted 66 bytes because ORCHID-17 came "
+                                  "first. Which fact comes first now, and does it fit?",
+                               2: "both facts need 101 bytes together, over the 66-byte cap."}),
+    Question("A third fact, 'Reply in English.' from turn two, pinned after the two others. "
+             "With no cap and room for everything, how many bytes do the three facts add?",
+             lambda: _pinned(count=2, extra=[EXTRA_FACT]).fact_bytes,
+             explanation="the facts share one system message: each fact after the first adds "
+                         "its line and a newline, written \\n (2 bytes) inside the JSON string. "
+                         "The message's envelope is paid once.",
+             hint="start from the two facts' bytes in the chart. What does one more line cost "
+                  "inside the same message?",
+             mistakes=lambda: {_pinned(count=2).fact_bytes + _fact_line_bytes(EXTRA_FACT):
+                               "close: the lines are joined by a newline, and JSON writes it as "
+                               "\\n, 2 bytes.",
+                               _pinned(count=2).fact_bytes + _pinned(extra=[EXTRA_FACT],
+                                                                     count=0).fact_bytes:
+                               "that gives the third fact a message of its own; the facts share "
+                               "one message, whose envelope is paid once."}),
+    Question("Back to the journal of section 3 (both turns, both facts), with a third fact "
+             "pinned from turn two. Then retain(last=1). How many pinned facts remain?",
+             _facts_left_after_retain,
+             explanation="retain(last=1) keeps turn two and drops turn one, with every fact "
+                         "whose origin is turn one: ORCHID-17 goes, the two facts from turn two "
+                         "stay.",
+             hint="which turn does retain(last=1) drop, and which facts came from it?",
+             mistakes=lambda: {3: "retain deletes the facts whose origin it drops, as forget "
+                                  "does.",
+                               1: "only the facts from the dropped turn go; two facts came "
+                                  "from turn two, which stays."}),
+    Discussion("Why does a pinned fact carry the id of the turn it came from?",
+               "so that deleting the turn deletes what was taken from it: forget and retain "
+               "remove the facts whose origin they remove, and nothing derived from a forgotten "
+               "turn stays on disk or in a request. The origin also tells the model, and a "
+               "reader of the request, where the fact comes from."),
+])
+
+
 # --- The teacher's answer key ------------------------------------------------------------
 
 NOTEBOOK_QUESTIONS = {
@@ -560,6 +663,9 @@ NOTEBOOK_QUESTIONS = {
     "06 · The costs of a ledger": (("Predict", predict06), ("Quiz", quiz06)),
     "07 · Two limits: bytes and tokens": (("Predict", predict07), ("Predict", predict07_tokens),
                                           ("Quiz", quiz07)),
+    "08 · Pinned facts: explicit origins and budgets": (("Predict", predict08),
+                                                        ("Predict", predict08_turns),
+                                                        ("Quiz", quiz08)),
 }
 
 
@@ -580,7 +686,7 @@ def answer_key() -> str:
              "For teachers. Generated from `ledgerlab/course/questions.py` by "
              "`python tools/answer_key.py`; every answer is computed from the library, and "
              "`make test` fails if this file drifts from it. Exercise answers are in "
-             "`notebooks/09-solutions.ipynb`.", ""]
+             "`notebooks/10-solutions.ipynb`.", ""]
     for notebook, parts in NOTEBOOK_QUESTIONS.items():
         lines += [f"## {notebook}", "", "| where | question | answer |", "|---|---|---|"]
         for label, part in parts:

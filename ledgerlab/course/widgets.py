@@ -24,29 +24,30 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 from traitlets import Any, TraitError, validate
 
-from ledgerlab import (ENCODERS, BudgetError, InvalidText, Selection, Turn, article,
+from ledgerlab import (ENCODERS, BudgetError, Fact, InvalidText, Selection, Turn, article,
                        request_bytes, request_tokens, select)
 from ledgerlab.wire import check_text
 
-from . import charts
+from . import charts, pinning
 from .charts import Chart, slice_problems
-from .display import PlainText, join_labels, turns
+from .display import PlainText, facts, join_labels, turns
 
-__all__ = ["BudgetExplorer", "SliceExplorer", "TextExplorer", "PlainText", "join_labels",
-           "slice_problems"]
+__all__ = ["BudgetExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
+           "TwoLimitsExplorer", "PlainText", "join_labels", "slice_problems"]
 
 # Room to the right of the largest request, so the slider shows that a budget above it
 # is a ceiling (nothing more is sent); further would only shrink the bars.
 HEADROOM = 60
 
 
-def check_in_range(value: int, low: int, high: int) -> int:
+def check_in_range(value: int, low: int, high: int, name: str = "budget") -> int:
     """``value`` if ``low <= value <= high``, else a TraitError that says why the range ends."""
     if not low <= value <= high:
+        largest = "request" if name == "budget" else "facts message"
         raise TraitError(
-            f"budget {value} bytes is outside this slider's range, {low} to {high} bytes "
-            f"(the slider stops {HEADROOM} bytes past the largest request, so the bars stay "
-            f"visible): call select() directly for other budgets")
+            f"{name} {value} bytes is outside this slider's range, {low} to {high} bytes "
+            f"(the slider stops {HEADROOM} bytes past the largest {largest}, so the chart stays "
+            f"readable): call select() directly for other values")
     return value
 
 
@@ -55,7 +56,7 @@ class BudgetSlider(widgets.IntSlider):
 
     @validate("value")
     def _validate_value(self, proposal: dict) -> int:
-        return check_in_range(proposal["value"], self.min, self.max)
+        return check_in_range(proposal["value"], self.min, self.max, self.description)
 
 
 class _AnyButNone(Any):
@@ -82,10 +83,10 @@ def slider_options(description: str) -> dict:
                 layout=widgets.Layout(width="100%", max_width="600px"))
 
 
-def budget_slider(value: int, low: int, high: int) -> BudgetSlider:
+def budget_slider(value: int, low: int, high: int, name: str = "budget") -> BudgetSlider:
     # Checked here too: while a slider is built, setting its max would clamp the value first.
-    return BudgetSlider(value=check_in_range(value, low, high), min=low, max=high,
-                        **slider_options("budget"))
+    return BudgetSlider(value=check_in_range(value, low, high, name), min=low, max=high,
+                        **slider_options(name))
 
 
 class Explorer:
@@ -325,3 +326,56 @@ class TwoLimitsExplorer(Explorer):
     def _chart(self) -> Chart:
         return charts.two_limits_chart(self.result, self.bytes_slider.value,
                                        self.tokens_slider.value, self.reserve_tokens)
+
+
+class FactsExplorer(Explorer):
+    """A total budget and a facts cap over notebook 08's scenario with pinned facts.
+
+    The budget slider runs from 100 bytes to 60 past the request that keeps every fact
+    and every turn; the facts cap from 0 to 60 past the bytes of every fact. The cap
+    starts where it keeps every fact, as no cap would.
+    """
+
+    def __init__(self, system: str = pinning.SYSTEM, history: Sequence[Turn] = pinning.HISTORY,
+                 current: str = pinning.QUESTION, pinned: Sequence[Fact] = pinning.FACTS,
+                 budget: int = 264, fact_cap: int | None = None, *,
+                 encoder: str = "gson") -> None:
+        self.system, self.history, self.current = system, tuple(history), current
+        self.pinned, self.encoder = tuple(pinned), encoder
+        everything = select(system, self.history, current, 10**9, facts=self.pinned,
+                            encoder=encoder)
+        self.budget_slider = budget_slider(budget, 100, everything.size + HEADROOM)
+        self.cap_slider = budget_slider(everything.fact_bytes if fact_cap is None else fact_cap,
+                                        0, everything.fact_bytes + HEADROOM, "facts cap")
+        super().__init__([self.budget_slider, self.cap_slider])
+
+    def _compute(self) -> None:
+        self.selection: Selection | None = None
+        self.error: BudgetError | None = None
+        try:
+            self.selection = select(self.system, self.history, self.current,
+                                    self.budget_slider.value, facts=self.pinned,
+                                    max_fact_bytes=self.cap_slider.value, encoder=self.encoder)
+        except BudgetError as error:
+            self.error = error
+
+    @property
+    def summary(self) -> PlainText:
+        head = (f"budget {self.budget_slider.value} bytes, facts cap {self.cap_slider.value} "
+                f"bytes: ")
+        chosen = self.selection
+        if chosen is None:
+            return PlainText(head + f"BudgetError: the mandatory input needs "
+                             f"{self.error.mandatory_bytes} bytes")
+        mandatory = len(request_bytes(self.system, [], self.current, encoder=self.encoder))
+        return PlainText(
+            head + f"{chosen.facts_kept} of {facts(len(self.pinned))} kept, {chosen.kept} of "
+            f"{turns(len(self.history))} kept, {chosen.size} bytes sent\n"
+            f"  mandatory {mandatory} + facts {chosen.fact_bytes} + turns "
+            f"{chosen.size - mandatory - chosen.fact_bytes} = {chosen.size} bytes")
+
+    def _chart(self) -> Chart:
+        return charts.budget_split_chart(
+            self.system, self.history, self.current, self.pinned,
+            range(100, self.budget_slider.max + 1), max_fact_bytes=self.cap_slider.value,
+            budget=self.budget_slider.value, encoder=self.encoder)
