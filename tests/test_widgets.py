@@ -9,6 +9,7 @@ from ledgerlab import BudgetError, article
 from ledgerlab.course import charts
 from ledgerlab.course.widgets import (
     BudgetExplorer,
+    FactsExplorer,
     SliceExplorer,
     PlainText,
     TextExplorer,
@@ -112,7 +113,7 @@ def test_text_explorer_measures_without_showing_the_text():
     assert "secret" not in explorer.summary and "secret" not in explorer.status.value
 
 
-@pytest.mark.parametrize("make", [SliceExplorer, BudgetExplorer, TextExplorer])
+@pytest.mark.parametrize("make", [SliceExplorer, BudgetExplorer, TextExplorer, FactsExplorer])
 def test_explorers_show_as_widget_with_their_summary_and_chart_description_as_text(make):
     explorer = make()
     bundle = explorer._repr_mimebundle_()
@@ -128,6 +129,10 @@ def test_callbacks_print_nothing(capsys):
         budget.slider.value = value + 40
     budget.encoder.value = "requests"
     text.text.value = "a\u2028b"
+    facts = FactsExplorer()
+    for value in (120, 264, 500):
+        facts.budget_slider.value = value
+        facts.cap_slider.value = value // 5
     assert capsys.readouterr() == ("", "")
 
 
