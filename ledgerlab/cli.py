@@ -146,13 +146,17 @@ def _facts_deleted(journal: Journal, before: int) -> str:
 
 def cmd_salvage(args: argparse.Namespace) -> int:
     result = salvage(args.log, args.out)
-    for line in result.lost:
-        named = f", {line.id_tag}" if line.id_tag else ""
-        say(f"lost line {line.number} at byte offset {line.offset} ({line.length} bytes"
-            f"{named}): {line.problem}")
+    for where, lost in (("", result.lost), ("facts file ", result.facts_lost)):
+        for line in lost:
+            named = f", {line.id_tag}" if line.id_tag else ""
+            say(f"lost {where}line {line.number} at byte offset {line.offset} ({line.length} "
+                f"bytes{named}): {line.problem}")
     say(f"salvaged {result.kept} records ({result.size} bytes) into {shown(args.out)}; "
         f"lost {len(result.lost)} lines; {shown(args.log)} is unchanged")
-    return 1 if result.lost else 0
+    if os.path.lexists(os.fspath(args.log) + FACTS_SUFFIX):
+        say(f"salvaged {result.facts_kept} facts into {shown(os.fspath(args.out) + FACTS_SUFFIX)}; lost "
+            f"{len(result.facts_lost)} lines of the facts file, which is unchanged")
+    return 1 if result.lost or result.facts_lost else 0
 
 
 class _Stdout:

@@ -150,3 +150,55 @@ def test_the_copy_is_byte_for_byte_the_verified_lines(paths):
     salvage(broken, saved)
     assert hashlib.sha256(saved.read_bytes()).digest() == hashlib.sha256(
         LINES[0] + LINES[2]).digest()
+
+
+def test_the_facts_file_is_salvaged_with_the_turns_its_facts_came_from(paths, capsys):
+    broken, saved = paths
+    with Journal(broken) as journal:
+        for turn_id in ("one", "two", "three"):
+            journal.commit(turn_id, f"q {turn_id}", f"a {turn_id}")
+        journal.pin("code", SECRET, origin="one")
+        journal.pin("java", "Java 8", origin="two")
+        journal.pin("tone", "brief", origin="three")
+    turns, facts = broken.read_bytes(), (broken.parent / "broken.log.facts").read_bytes()
+    first, second, third = turns.splitlines(keepends=True)
+    broken.write_bytes(first + damaged(second) + third)  # turn two is lost...
+    fact_lines = facts.splitlines(keepends=True)
+    (broken.parent / "broken.log.facts").write_bytes(  # ...and the third fact's line is damaged
+        fact_lines[0] + fact_lines[1] + damaged(fact_lines[2]))
+    with pytest.raises(JournalCorrupt):
+        Journal(broken)
+
+    code = main(["salvage", str(broken), "--out", str(saved)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    with Journal(saved) as journal:
+        assert [fact.id for fact in journal.facts()] == ["code"]  # java's origin is lost
+        assert journal.facts()[0].text == SECRET
+    assert (saved.parent / "saved.log.facts").read_bytes() == fact_lines[0]
+    lost = [line for line in out.splitlines() if line.startswith("lost facts file line")]
+    assert [line.split(":")[-1].strip() for line in lost] == [
+        "its origin turn was not salvaged", "checksum mismatch"]
+    assert id_tag("java") in lost[0] and id_tag("tone") in lost[1]
+    assert out.splitlines()[-1] == (f"salvaged 1 facts into {saved}.facts; lost 2 lines of the "
+                                    f"facts file, which is unchanged")
+    assert SECRET not in out + err
+
+
+def test_salvage_refuses_when_the_new_facts_file_exists_and_writes_nothing(paths):
+    broken, saved = paths
+    with Journal(broken) as journal:
+        journal.commit("one", "q", "a")
+        journal.pin("code", "text", origin="one")
+    (saved.parent / "saved.log.facts").write_bytes(b"mine")
+    with pytest.raises(JournalError, match="exists"):
+        salvage(broken, saved)
+    assert not saved.exists() and (saved.parent / "saved.log.facts").read_bytes() == b"mine"
+
+
+def test_a_journal_without_a_facts_file_salvages_none(paths):
+    broken, saved = paths
+    broken.write_bytes(b"".join(LINES))
+    result = salvage(broken, saved)
+    assert (result.kept, result.facts_kept, result.facts_lost) == (3, 0, ())
+    assert not (saved.parent / "saved.log.facts").exists()
