@@ -92,22 +92,24 @@ def test_trace_finds_the_text_raw_or_decoded_and_reports_only_booleans(tmp_path)
 
 @pytest.mark.parametrize("answer, says", [
     (264, "no fact"),
-    (332, "not the system message that carries them"),
-    (331, "first fact only"),
-    (258, "2 of 2 facts and 0 turns"),
-    (364, "0 turns"),
-    (366, "find the smallest"),
+    (365, "two facts of section 3"),
+    (394, "which JSON writes as \\n (2 bytes)"),
+    (425, "a message of its own"),
+    (361, "not the system message that carries them"),
+    (289, "3 of 3 facts and 0 turns"),
+    (395, "0 turns"),
+    (397, "find the smallest"),
     (156, "below the mandatory input"),
     (-5, "positive"),
-    ("365", "not a str"),
+    ("396", "not a str"),
 ])
 def test_q8_names_the_mistake(answer, says):
     feedback = q8.check(answer)
     assert feedback.status == "incorrect" and says in feedback.message
-    assert "365" not in feedback.message
+    assert "396" not in feedback.message
 
 
 def test_q8_accepts_the_smallest_budget_and_explains_it():
-    feedback = q8.check(365)
+    feedback = q8.check(396)
     assert feedback.status == "correct"
-    assert "157 mandatory + 101 for the facts + 107 for turn two" in feedback.message
+    assert "157 mandatory + 132 for the three facts + 107 for turn two" in feedback.message

@@ -33,7 +33,7 @@ ANSWERS = [
     (questions.predict07, 1), (questions.predict07_tokens, 2),
     (questions.quiz07[1], 9), (questions.quiz07[4], 308),
     (questions.predict08, 67), (questions.predict08_turns, 0),
-    (questions.quiz08[1], 1), (questions.quiz08[2], 126), (questions.quiz08[3], 2),
+    (questions.quiz08[1], 1), (questions.quiz08[2], 0), (questions.quiz08[3], 2),
 ]
 
 
@@ -142,8 +142,8 @@ def test_placeholder_reads_as_not_answered():
     (questions.predict08_turns, 1, "same budget, first"),
     (questions.quiz08[1], 0, "Which fact comes first now"),
     (questions.quiz08[1], 2, "101 bytes"),
-    (questions.quiz08[2], 124, "2 bytes"),
-    (questions.quiz08[2], 155, "envelope is paid once"),
+    (questions.quiz08[2], 2, "token limit is a separate limit"),
+    (questions.quiz08[2], 1, "facts' tokens come out of the same 60"),
     (questions.quiz08[3], 3, "retain deletes the facts"),
     (questions.quiz08[3], 1, "two facts came from turn two"),
 ])

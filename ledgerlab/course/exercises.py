@@ -494,21 +494,26 @@ q7 = Exercise(
 )
 
 
-# --- 8. Notebook 08's exercise, pinned facts: the smallest budget for both facts and a turn --
+# --- 8. Notebook 08's exercise: the smallest budget for three pinned facts and a turn -------
+
+EXERCISE_FACTS = pinning.FACTS + (pinning.DEADLINE,)
+
 
 def _facts_figures() -> dict[str, int]:
     """The right answer and the sums a learner may add up instead."""
-    system, history, question, pinned = (pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION,
-                                         pinning.FACTS)
-    everything = select(system, history, question, 10**6, facts=pinned)
+    system, history, question = pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION
     mandatory = len(request_bytes(system, [], question))
-    newest = len(request_bytes(system, history[-1:], question)) - mandatory
-    lines = sum(len(fact_line(fact).encode()) for fact in pinned)
-    return {"answer": mandatory + everything.fact_bytes + newest, "mandatory": mandatory,
-            "facts": everything.fact_bytes, "newest": newest,
-            "no_facts": mandatory + newest, "lines_only": mandatory + lines + newest,
-            "first_fact": mandatory + select(system, history, question, 10**6,
-                                             facts=pinned[:1]).fact_bytes + newest}
+    with_newest = len(request_bytes(system, history[-1:], question))
+    facts = select(system, history, question, 10**6, facts=EXERCISE_FACTS).fact_bytes
+    two_facts = select(system, history, question, 10**6, facts=pinning.FACTS).fact_bytes
+    alone = select(system, history, question, 10**6, facts=[pinning.DEADLINE]).fact_bytes
+    line = len(fact_line(pinning.DEADLINE).encode())
+    return {"answer": with_newest + facts, "mandatory": mandatory, "facts": facts,
+            "newest": with_newest - mandatory, "no_facts": with_newest,
+            "two_facts": with_newest + two_facts,
+            "no_separator": with_newest + two_facts + line,
+            "own_message": with_newest + two_facts + alone,
+            "lines_only": with_newest + sum(len(fact_line(f).encode()) for f in EXERCISE_FACTS)}
 
 
 def _check_facts_budget(facts_budget: object) -> Feedback:
@@ -516,40 +521,45 @@ def _check_facts_budget(facts_budget: object) -> Feedback:
     if isinstance(budget, Feedback):
         return budget
     f = _facts_figures()
-    if budget == f["no_facts"]:
-        return wrong(f"{budget} bytes is the request with turn two and no fact (notebook 05's "
-                     f"narrow request). The facts are paid first, out of the same budget.")
-    if budget == f["lines_only"]:
-        return wrong("that counts the facts' lines, origins included, but not the system "
-                     "message that carries them: its keys, quotes, braces, the comma before it "
-                     "and the newline between the lines.")
-    if budget == f["first_fact"]:
-        return wrong("that makes room for the first fact only; both facts are pinned, and "
-                     "select keeps as many as fit, in order.")
+    known = {
+        f["no_facts"]: "that is the request with turn two and no fact (notebook 05's narrow "
+                       "request). The facts are paid first, out of the same budget.",
+        f["two_facts"]: "that makes room for the two facts of section 3; the deadline is a "
+                        "third fact, pinned after them, and it costs bytes too.",
+        f["no_separator"]: "close: the facts share one message, one line each, and the lines "
+                           "are joined by a newline, which JSON writes as \\n (2 bytes).",
+        f["own_message"]: "that gives the third fact a message of its own. The facts share "
+                          "one system message: its envelope is paid once.",
+        f["lines_only"]: "that counts the facts' lines, origins included, but not the system "
+                         "message that carries them: its keys, quotes, braces, the comma "
+                         "before it and the newlines between the lines.",
+    }
+    if budget in known:
+        return wrong(known[budget])
     try:
         chosen = select(pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION, budget,
-                        facts=pinning.FACTS)
+                        facts=EXERCISE_FACTS)
     except BudgetError:
         return wrong(f"{budget} bytes is below the mandatory input ({f['mandatory']} bytes): "
                      f"select raises BudgetError.")
-    if chosen.facts_kept < len(pinning.FACTS) or chosen.kept == 0:
+    if chosen.facts_kept < len(EXERCISE_FACTS) or chosen.kept == 0:
         return wrong(f"at {budget} bytes select keeps {chosen.facts_kept} of "
-                     f"{len(pinning.FACTS)} facts and {count_turns(chosen.kept)}: the "
-                     f"exercise asks for both facts and the newest turn.")
+                     f"{len(EXERCISE_FACTS)} facts and {count_turns(chosen.kept)}: the "
+                     f"exercise asks for every fact and the newest turn.")
     if budget > f["answer"]:
-        return wrong(f"{budget} bytes keeps both facts and {count_turns(chosen.kept)}, but a "
+        return wrong(f"{budget} bytes keeps every fact and {count_turns(chosen.kept)}, but a "
                      f"smaller budget does too: find the smallest.")
-    return correct(f"{budget} = {f['mandatory']} mandatory + {f['facts']} for the facts + "
-                   f"{f['newest']} for turn two. The facts' bytes are the same whatever turns "
-                   f"are kept, so the parts add up; one byte less and turn two is dropped, "
-                   f"never a fact.")
+    return correct(f"{budget} = {f['mandatory']} mandatory + {f['facts']} for the three facts "
+                   f"+ {f['newest']} for turn two. The facts' bytes are the same whatever "
+                   f"turns are kept, so the parts add up; one byte less and turn two is "
+                   f"dropped, never a fact.")
 
 
 q8 = Exercise(
-    8, "the smallest budget for both pinned facts and the newest turn", _check_facts_budget,
-    hint="select(pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION, budget, "
-         "facts=pinning.FACTS) returns fact_bytes; the request is the mandatory input + the "
-         "facts + the kept turns. Measure each part.",
+    8, "the smallest budget for three pinned facts and the newest turn", _check_facts_budget,
+    hint="select(..., facts=EXERCISE_FACTS) returns fact_bytes, whatever the budget; the "
+         "request is the mandatory input + the facts + the kept turns. Measure each part, or "
+         "ask what one more fact adds to the facts message.",
 )
 
 EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8)

@@ -166,8 +166,8 @@ def solutions_notebook():
         _cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
                       "request_tokens, select\n"
                       "from ledgerlab.course import pinning\n"
-                      "from ledgerlab.course.exercises import (HISTORY, QUESTION, SYSTEM,\n"
-                      "                                        grown_question, torn_journal,\n"
+                      "from ledgerlab.course.exercises import (EXERCISE_FACTS, HISTORY, QUESTION,\n"
+                      "                                        SYSTEM, grown_question, torn_journal,\n"
                       "                                        q1, q2, q3, q4, q5, q6, q7, q8)",
               "solutions-imports"),
     ]

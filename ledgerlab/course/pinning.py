@@ -22,6 +22,8 @@ FACTS = (
     Fact("project-code", "The project code is ORCHID-17.", origin="one"),
     Fact("java-version", "The client runs on Java 8.", origin="two"),
 )
+# Exercise 8's third fact, pinned after the two others.
+DEADLINE = Fact("deadline", "The deadline is Friday.", origin="one")
 
 
 def pinned_journal(path: str | os.PathLike[str]) -> Journal:

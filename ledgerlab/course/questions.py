@@ -19,7 +19,7 @@ from pathlib import Path
 from ledgerlab import (Fact, Journal, JournalFull, Turn, article, byte_breakdown,
                        request_bytes, request_tokens, select, tokens)
 from ledgerlab.journal import encode_record
-from ledgerlab.wire import utf16_units
+from ledgerlab.wire import fact_line, utf16_units
 
 from . import charts, pinning
 from .feedback import Discussion, Question, Questionnaire
@@ -555,14 +555,15 @@ EXTRA_FACT = Fact("language", "Reply in English.", origin="two")  # quiz08's thi
 ROOM = 100_000  # a budget that holds every fact and turn of the fixture
 
 
-def _pinned(budget: int = ROOM, count: int = 1, cap: int | None = None, extra=()):
-    """select over notebook 08's fixture with its first ``count`` facts (and ``extra``)."""
-    return select(*PINNED, budget, facts=pinning.FACTS[:count] + tuple(extra),
-                  max_fact_bytes=cap)
+def _pinned(budget: int = ROOM, count: int = 1, cap: int | None = None,
+            tokens: int | None = None):
+    """select over notebook 08's fixture with its first ``count`` facts."""
+    return select(*PINNED, budget, facts=pinning.FACTS[:count], max_fact_bytes=cap,
+                  max_tokens=tokens)
 
 
 def _fact_line_bytes(fact: Fact = pinning.FACTS[0]) -> int:
-    return len(f"[{fact.origin}] {fact.text}".encode())
+    return len(fact_line(fact).encode())
 
 
 def _facts_left_after_retain() -> int:
@@ -617,23 +618,21 @@ quiz08 = Questionnaire("08 · Pinned facts: explicit origins and budgets", [
              mistakes=lambda: {0: "in section 4 no fact fitted 66 bytes because ORCHID-17 came "
                                   "first. Which fact comes first now, and does it fit?",
                                2: "both facts need 101 bytes together, over the 66-byte cap."}),
-    Question("A third fact, 'Reply in English.' from turn two, pinned after the two others. "
-             "With no cap and room for everything, how many bytes do the three facts add?",
-             lambda: _pinned(count=2, extra=[EXTRA_FACT]).fact_bytes,
-             explanation="the facts share one system message: each fact after the first adds "
-                         "its line and a newline, written \\n (2 bytes) inside the JSON string. "
-                         "The message's envelope is paid once.",
-             hint="start from the two facts' bytes in the chart. What does one more line cost "
-                  "inside the same message?",
-             mistakes=lambda: {_pinned(count=2).fact_bytes + _fact_line_bytes(EXTRA_FACT):
-                               "close: the lines are joined by a newline, and JSON writes it as "
-                               "\\n, 2 bytes.",
-                               _pinned(count=2).fact_bytes + _pinned(extra=[EXTRA_FACT],
-                                                                     count=0).fact_bytes:
-                               "that gives the third fact a message of its own; the facts share "
-                               "one message, whose envelope is paid once."}),
-    Question("Back to the journal of section 3 (both turns, both facts), with a third fact "
-             "pinned from turn two. Then retain(last=1). How many pinned facts remain?",
+    Question("Under a token limit the facts count in tokens too. Both facts pinned, a "
+             "1,000-byte budget, max_tokens=60 (o200k_base, nothing reserved for the reply): "
+             "how many stored turns does select keep?",
+             lambda: _pinned(1_000, 2, tokens=60).kept,
+             explanation="1,000 bytes hold everything, but the tokens do not: the mandatory "
+                         "input and the two facts are 50 tokens, paid first, and turn two needs "
+                         "22 more. The token limit binds.",
+             hint="request_tokens counts the request; compare the tokens of the mandatory input "
+                  "plus the facts, then plus turn two, with 60.",
+             mistakes=lambda: {2: "1,000 bytes hold both turns, but a token limit is a separate "
+                                  "limit, and the facts' tokens are paid first.",
+                               1: "that fits without the facts; the facts' tokens come out of "
+                                  "the same 60, first."}),
+    Question("A journal like section 3's (both turns, both facts pinned) gets a third fact "
+             "from turn two. Then retain(last=1). How many pinned facts remain?",
              _facts_left_after_retain,
              explanation="retain(last=1) keeps turn two and drops turn one, with every fact "
                          "whose origin is turn one: ORCHID-17 goes, the two facts from turn two "
