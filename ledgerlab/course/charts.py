@@ -646,6 +646,7 @@ def budget_split(system: str, history: Sequence[Turn], current: str, facts: Sequ
                  budgets: Sequence[int], *, max_fact_bytes: int | None = None,
                  encoder: str = "gson") -> list[Split | None]:
     """``select`` with ``facts`` under each budget, cut into its parts; None where rejected."""
+    mandatory = len(request_bytes(system, [], current, encoder=encoder))
     rows: list[Split | None] = []
     for budget in budgets:
         try:
@@ -654,8 +655,6 @@ def budget_split(system: str, history: Sequence[Turn], current: str, facts: Sequ
         except BudgetError:
             rows.append(None)
             continue
-        mandatory = chosen.size - chosen.fact_bytes - sum(
-            byte_breakdown(system, history, current, encoder=encoder)["turns"][chosen.dropped:])
         rows.append(Split(budget, mandatory, chosen.fact_bytes,
                           chosen.size - mandatory - chosen.fact_bytes, chosen.facts_kept,
                           chosen.kept))

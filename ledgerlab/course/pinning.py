@@ -55,6 +55,10 @@ def trace(directory: str | os.PathLike[str], text: str) -> dict[str, bool]:
     without quotes or backslashes the two are the same).
     """
     needle = text.encode("utf-8")
-    return {path.name: needle in data or any(needle in line for line in _decoded_lines(data))
-            for path in sorted(Path(directory).iterdir()) if path.is_file()
-            for data in (path.read_bytes(),)}
+    found = {}
+    for path in sorted(Path(directory).iterdir()):
+        if path.is_file():
+            data = path.read_bytes()
+            found[path.name] = needle in data or any(needle in line
+                                                     for line in _decoded_lines(data))
+    return found
