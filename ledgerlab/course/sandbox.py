@@ -120,6 +120,7 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
     _not_dumpable()  # the kernel runs as the same user: keep it out of /proc/<this>/fd
     import nbformat
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     nb = nbformat.read(notebook, as_version=4)
     nb.cells = [cell for cell in nb.cells if cell.cell_type != "raw"]
@@ -144,8 +145,14 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
 
     stopped = {"ename": "CellTimeoutError", "evalue": f"stopped after {cell_timeout} s",
                "traceback": []}
+    # The standard json packer on both ends, even where orjson is installed: with orjson,
+    # a 1 GiB print outran the cell's time limit and the kernel died, so the answers after
+    # it were lost (tests/test_grading_hostile.py, "flood").
+    json_only = ["--Session.packer=json", "--Session.unpacker=json"]
     AnswersOnly(nb, timeout=cell_timeout, interrupt_on_timeout=True, error_on_timeout=stopped,
                 allow_errors=True, kernel_name="python3", shutdown_kernel="immediate",
+                config=Config(Session={"packer": "json", "unpacker": "json"}),
+                extra_arguments=json_only,
                 # Where the runner was started: HOME in the sandbox, the temp folder without it.
                 resources={"metadata": {"path": os.getcwd()}}, on_cell_executed=report).execute()
 
