@@ -345,8 +345,12 @@ class Class:
         kernel_id = session["kernel"]["id"]
         ws_url = self.url.replace("http", "ws", 1) + \
             f"/user/{student.name}/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex}"
-        socket_ = await websocket_connect(HTTPRequest(
-            ws_url, headers=auth, connect_timeout=CELL_SECONDS, request_timeout=CELL_SECONDS))
+        def connect():
+            return websocket_connect(HTTPRequest(
+                ws_url, headers=auth, connect_timeout=CELL_SECONDS, request_timeout=CELL_SECONDS))
+
+        socket_ = await connect()
+        first = True
         course_before = tree(self.home(student) / COURSE)
         before = self.places(student)
         written = set()
@@ -357,7 +361,18 @@ class Class:
                 student.step = f"{notebook} cell {cell.number}"
                 if kill and cell.number == KILL_AT_CELL:
                     os.kill(self.kernel_pid(kernel_id), signal.SIGKILL)  # dies under the student
-                outputs = await self.execute(socket_, cell, f"{where} cell {cell.number}")
+                try:
+                    outputs = await self.execute(socket_, cell, f"{where} cell {cell.number}")
+                except ConnectionClosed:
+                    if not first:
+                        raise StudentFailed(f"{where} cell {cell.number}: the kernel's "
+                                            "connection closed") from None
+                    # As JupyterLab does: a socket closed before the first reply (the hub's
+                    # proxy under a class's load) is opened again, and the cell sent again.
+                    socket_.close()
+                    socket_ = await connect()
+                    outputs = await self.execute(socket_, cell, f"{where} cell {cell.number}")
+                first = False
                 problem = cell.check and difference(outputs, cell.outputs, self.sanitize)
                 if problem:
                     raise StudentFailed(f"{where} cell {cell.number}: outputs differ: {problem}")
@@ -406,7 +421,7 @@ class Class:
             except asyncio.TimeoutError:
                 raise StudentFailed(f"{where}: no output for {CELL_SECONDS} s") from None
             if raw is None:
-                raise StudentFailed(f"{where}: the kernel's connection closed")
+                raise ConnectionClosed(where)
             if isinstance(raw, bytes):      # binary frames carry widget buffers only
                 continue
             message = json.loads(raw)
@@ -431,6 +446,10 @@ class Class:
                 outputs.append(nbformat.from_dict(
                     {"output_type": "error", "ename": content["ename"],
                      "evalue": content["evalue"], "traceback": content["traceback"]}))
+
+
+class ConnectionClosed(Exception):
+    """The kernel's websocket closed while a cell waited for its reply."""
 
 
 # ---------------------------------------------------------------- the hub
