@@ -22,8 +22,9 @@ FACTS = (
     Fact("project-code", "The project code is ORCHID-17.", origin="one"),
     Fact("java-version", "The client runs on Java 8.", origin="two"),
 )
-# Exercise 8's third fact, pinned after the two others.
+# Exercise 8's third fact, pinned after the two others; and quiz 08's, from turn two.
 DEADLINE = Fact("deadline", "The deadline is Friday.", origin="one")
+LANGUAGE = Fact("language", "Reply in English.", origin="two")
 
 
 def pinned_journal(path: str | os.PathLike[str]) -> Journal:

@@ -551,7 +551,6 @@ quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
 # --- 08 · Pinned facts: explicit origins and budgets ---------------------------------------
 
 PINNED = (pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION)
-EXTRA_FACT = Fact("language", "Reply in English.", origin="two")  # quiz08's third fact
 ROOM = 100_000  # a budget that holds every fact and turn of the fixture
 
 
@@ -569,7 +568,8 @@ def _fact_line_bytes(fact: Fact = pinning.FACTS[0]) -> int:
 def _facts_left_after_retain() -> int:
     with tempfile.TemporaryDirectory() as folder:
         with pinning.pinned_journal(Path(folder) / "conversation.log") as journal:
-            journal.pin(EXTRA_FACT.id, EXTRA_FACT.text, origin=EXTRA_FACT.origin)
+            extra = pinning.LANGUAGE
+            journal.pin(extra.id, extra.text, origin=extra.origin)
             journal.retain(last=1)
             return len(journal.facts())
 

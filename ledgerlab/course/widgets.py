@@ -350,29 +350,24 @@ class FactsExplorer(Explorer):
         super().__init__([self.budget_slider, self.cap_slider])
 
     def _compute(self) -> None:
-        self.selection: Selection | None = None
-        self.error: BudgetError | None = None
-        try:
-            self.selection = select(self.system, self.history, self.current,
-                                    self.budget_slider.value, facts=self.pinned,
-                                    max_fact_bytes=self.cap_slider.value, encoder=self.encoder)
-        except BudgetError as error:
-            self.error = error
+        # The split charts.budget_split measures, at this budget only; None: rejected.
+        self.split = charts.budget_split(
+            self.system, self.history, self.current, self.pinned, [self.budget_slider.value],
+            max_fact_bytes=self.cap_slider.value, encoder=self.encoder)[0]
 
     @property
     def summary(self) -> PlainText:
         head = (f"budget {self.budget_slider.value} bytes, facts cap {self.cap_slider.value} "
                 f"bytes: ")
-        chosen = self.selection
-        if chosen is None:
-            return PlainText(head + f"BudgetError: the mandatory input needs "
-                             f"{self.error.mandatory_bytes} bytes")
-        mandatory = len(request_bytes(self.system, [], self.current, encoder=self.encoder))
+        split = self.split
+        if split is None:
+            mandatory = len(request_bytes(self.system, [], self.current, encoder=self.encoder))
+            return PlainText(head + f"BudgetError: the mandatory input needs {mandatory} bytes")
         return PlainText(
-            head + f"{chosen.facts_kept} of {facts(len(self.pinned))} kept, {chosen.kept} of "
-            f"{turns(len(self.history))} kept, {chosen.size} bytes sent\n"
-            f"  mandatory {mandatory} + facts {chosen.fact_bytes} + turns "
-            f"{chosen.size - mandatory - chosen.fact_bytes} = {chosen.size} bytes")
+            head + f"{split.facts_kept} of {facts(len(self.pinned))} kept, {split.turns_kept} of "
+            f"{turns(len(self.history))} kept, {split.sent} bytes sent\n"
+            f"  mandatory {split.mandatory} + facts {split.facts} + turns {split.turns} = "
+            f"{split.sent} bytes")
 
     def _chart(self) -> Chart:
         return charts.budget_split_chart(
