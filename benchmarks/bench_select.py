@@ -15,7 +15,8 @@ Every ratio below compares timings measured in this one run, on this machine:
 - Journal.commit against a raw os.write + os.fsync of a same-sized line, and opening
   a journal filled to the 4 MiB cap against reading the file and hashing its payloads.
 
-Results go to benchmarks/results.json and benchmarks/select-scaling.png.
+Results go to ledgerlab/course/data/results.json and select-scaling.png there: package
+data, because notebook 09 shows them, in a checkout and in an install alike.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, encoding
 from ledgerlab.wire import ENCODERS, messages
 
 HERE = Path(__file__).resolve().parent
+# Where notebook 09 reads them (ledgerlab.course.paths.DATA): this checkout's package data.
+OUT = HERE.parent / "ledgerlab" / "course" / "data"
 SYSTEM = "Use only the supplied conversation."
 QUESTION = "Explain the next step."
 BUDGET = 16 * 1024
@@ -353,7 +356,7 @@ def plot(results: dict, path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--out", type=Path, default=HERE)
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores")

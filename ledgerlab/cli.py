@@ -1,14 +1,18 @@
-"""The ``ledgerlab`` command. Output shows counts, sizes and hashes, never conversation text."""
+"""The ``ledgerlab`` command: inspect, forget, retain and salvage a journal.
+
+Output shows counts, sizes, hashes and ids, never conversation text. The article's
+``table``, ``scenario`` and ``audit`` are course material: ``ledgerlab-course`` runs
+them (``ledgerlab.course.cli``), with the output helpers and the runner defined here.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
-from . import __version__, article
+from . import __version__
 from .journal import (
     FACTS,
     FACTS_SUFFIX,
@@ -22,45 +26,13 @@ from .journal import (
 )
 
 
-def cmd_table(args: argparse.Namespace) -> int:
-    rows = article.boundary_table()
-    rejected = article.boundary_rejection()
-    if args.json:
-        say(json.dumps({"rows": rows, "rejected": rejected}, indent=2))
-        return 0
-    say(f"{'budget':>6}  {'retained':>8}  {'dropped':>7}  {'bytes':>5}")
-    for row in rows:
-        say(f"{row['budget']:>6}  {row['retained']:>8}  {row['dropped']:>7}  {row['bytes']:>5}")
-    say(f"{rejected['budget']:>6}  rejected: the mandatory input needs "
-          f"{rejected['mandatory_bytes']} bytes")
-    return 0
-
-
-def cmd_scenario(args: argparse.Namespace) -> int:
-    report = article.write_evidence(args.out, __version__)
-    for key, value in report.items():
-        say(f"{key:<40} {json.dumps(value)}")
-    say(f"wrote {article.LOG_NAME}, {article.REPORT_NAME}, {article.MANIFEST_NAME} "
-          f"to {shown(args.out)}")
-    return 0
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    problems = article.audit_evidence(args.dir, __version__)
-    for problem in problems:
-        say(f"FAIL {problem}")
-    if problems:
-        print(f"audit failed: {len(problems)} problem(s) in {shown(args.dir)}", file=sys.stderr)
-        return 1
-    say("audit passed: manifest hashes, every log line's checksum and the report's invariants")
-    return 0
-
-
 def cmd_inspect(args: argparse.Namespace) -> int:
     path = Path(args.log)
     if not path.is_file():
         raise JournalError(f"no journal file at {args.log!r}")
     data, lines = _examined(path, TURNS)
+    if args.ids:
+        return _inspect_ids(args.log, lines)
     turns, corrupt, torn = _show_lines(
         data, lines, TURNS, f"{'question':>8}  {'answer':>8}", f"{'-':>8}  {'-':>8}",
         lambda record: (f"{len(record.turn.question.encode()):>8}  "
@@ -70,10 +42,21 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     facts_path = Path(os.path.realpath(args.log) + FACTS_SUFFIX)
     if facts_path.is_file():
         corrupt += _inspect_facts(facts_path, {line.record.id for line in lines if line.record})
-    if corrupt:
-        print(f"{shown(args.log)}: corrupt; a Journal refuses to open it", file=sys.stderr)
-        return 1
-    return 0
+    return _refused(args.log) if corrupt else 0
+
+
+def _inspect_ids(log: str, lines: list) -> int:
+    """The turns' ids, one per line in commit order (what ``forget`` takes), escaped."""
+    for line in lines:
+        if line.record is not None:
+            say(escaped(line.record.id))
+    corrupt = any(line.problem is not None and not line.torn for line in lines)
+    return _refused(log) if corrupt else 0
+
+
+def _refused(log: str) -> int:
+    print(f"{shown(log)}: corrupt; a Journal refuses to open it", file=sys.stderr)
+    return 1
 
 
 def _inspect_facts(path: Path, turn_ids: set[str]) -> int:
@@ -196,10 +179,36 @@ def shown(path: str) -> str:
     A path need not be valid UTF-8, nor fit stdout's encoding; printing it must
     never turn a finished deletion into a reported failure.
     """
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     # Decode as the file system does (bytes that are not text become \xNN), then escape
     # whatever stdout's encoding cannot print.
-    text = os.fsencode(path).decode(sys.getfilesystemencoding(), "backslashreplace")
+    return _encodable(os.fsencode(path).decode(sys.getfilesystemencoding(), "backslashreplace"))
+
+
+def escaped(text: str) -> str:
+    r"""Untrusted text (an id) as one line that stdout can print and a terminal cannot act on.
+
+    A backslash and every character that is not printable (a newline, a terminal
+    escape, U+2028) become escapes as in a Python string literal (``\\``, ``\x1b``,
+    ``\u2028``); then whatever stdout's encoding cannot print, as in ``shown``.
+    """
+    if text.isprintable() and "\\" not in text:
+        return _encodable(text)
+    return _encodable("".join(_escape(char) for char in text))
+
+
+def _escape(char: str) -> str:
+    if char == "\\":
+        return "\\\\"
+    if char.isprintable():
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else (
+        f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+
+
+def _encodable(text: str) -> str:
+    """``text`` with what stdout's encoding cannot print written as backslash escapes."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
@@ -215,34 +224,20 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ledgerlab",
         description="Keep the durable ledger of a conversation apart from the request "
         "projected from it.",
+        epilog="table, scenario, audit: see `ledgerlab-course --help`",
     )
     parser.add_argument("--version", action="version", version=f"ledgerlab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    table = commands.add_parser("table", help="the article's boundary table",
-                                description="The boundary table for the article's fixture, "
-                                "and the rejected 139-byte budget.")
-    table.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    table.set_defaults(run=cmd_table)
-
-    scenario = commands.add_parser("scenario", help="run the projection scenario",
-                                   description="Run the projection scenario into a new "
-                                   "directory: conversation.log, projection.json, manifest.json.")
-    scenario.add_argument("--out", required=True, metavar="DIR",
-                          help="a directory that must not exist yet")
-    scenario.set_defaults(run=cmd_scenario)
-
-    audit = commands.add_parser("audit", help="re-verify a scenario directory",
-                                description="Re-verify the manifest hashes, every log line's "
-                                "checksum and the report's invariants. Exit 1 on any mismatch.")
-    audit.add_argument("dir", metavar="DIR")
-    audit.set_defaults(run=cmd_audit)
-
     inspect = commands.add_parser("inspect", help="sizes and checksums of a journal",
                                   description="Turns, bytes per turn, sizes and checksum "
                                   "status of a journal file, and of its facts file (LOG.facts: "
-                                  "text sizes, origins as id tags), read-only, without text.")
+                                  "text sizes, origins as id tags), read-only, without text. "
+                                  "--ids lists the turns' ids instead.")
     inspect.add_argument("log", metavar="LOG")
+    inspect.add_argument("--ids", action="store_true",
+                         help="print only the turns' ids, one per line in commit order (what "
+                         "forget takes), never their text")
     inspect.set_defaults(run=cmd_inspect)
 
     forget = commands.add_parser("forget", help="delete one turn from a journal",
@@ -250,7 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
                                  "for real: their text leaves the files; the other turns stay "
                                  "byte-identical.")
     forget.add_argument("log", metavar="LOG")
-    forget.add_argument("id", metavar="ID", help="the id the turn was committed under")
+    forget.add_argument("id", metavar="ID", help="the id the turn was committed under "
+                        "(`ledgerlab inspect LOG --ids` lists them)")
     forget.set_defaults(run=cmd_forget)
 
     retain = commands.add_parser("retain", help="keep only the newest turns",
@@ -275,11 +271,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Commands that change files before they print: their exit status is the change's, whatever
 # printing does (a deletion that happened must not be reported as a failure).
-CHANGES = frozenset({"forget", "retain", "salvage", "scenario"})
+CHANGES = frozenset({"forget", "retain", "salvage"})
+# The article's commands, now the course's: each is refused with a pointer to its new name.
+MOVED = frozenset({"table", "scenario", "audit"})
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in MOVED:
+        print(f"ledgerlab {argv[0]}: moved to the course: run `ledgerlab-course {argv[0]}`",
+              file=sys.stderr)
+        return 2
+    return run(build_parser(), argv, CHANGES)
+
+
+def run(parser: argparse.ArgumentParser, argv: list[str] | None,
+        changes: frozenset[str]) -> int:
+    """Parse ``argv`` and run its command as every ledgerlab command runs (the course's too).
+
+    An error is one line on stderr, ``ledgerlab COMMAND: Type: message``, and exit 2.
+    Output that cannot be written is one line and exit 1, except for a command in
+    ``changes``: what it changed happened, so its exit status stays the change's.
+    """
+    args = parser.parse_args(argv)
     _Stdout.lost = False
     try:
         code = args.run(args)
@@ -287,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ledgerlab {args.command}: {type(error).__name__}: {_describe(error)}",
               file=sys.stderr)
         return 2
-    if _Stdout.lost and args.command not in CHANGES:
+    if _Stdout.lost and args.command not in changes:
         print(f"ledgerlab {args.command}: the output could not be written (stdout closed, "
               f"full or a broken pipe)", file=sys.stderr)
         return code or 1

@@ -19,7 +19,8 @@ what is left by the whole-turn rule. Without facts the request is exactly what
 it was before facts existed.
 
 ``select_reference`` is the article's readable loop; ``select`` gives the same
-bytes but walks back from the newest turn, encoding only what it keeps.
+bytes but walks back from the newest turn, encoding only what it keeps, with the
+piece writer that ``request_bytes`` uses (``wire.RequestWriter``).
 """
 
 from __future__ import annotations
@@ -28,19 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .tokens import MessageCounter, check_tokenizer, counter, request_tokens
-from .wire import (
-    DEFAULT_MODEL,
-    ENCODERS,
-    Encoder,
-    Fact,
-    Turn,
-    check_fact,
-    check_int,
-    check_text,
-    fact_line,
-    get_encoder,
-    request_bytes,
-)
+from .wire import DEFAULT_MODEL, Fact, Turn, check_int, request_bytes, request_writer
 
 
 class BudgetError(ValueError):
@@ -212,8 +201,8 @@ def select(
         history = tuple(history)  # walking back needs the end: materialize an iterator
     if not isinstance(facts, Sequence):
         facts = tuple(facts)
-    writer = _writer(encoder)
-    head, tail = writer.envelope(model, system, current)
+    writer = request_writer(encoder)
+    head, tail = writer.head(model, system), writer.tail(current)
     size = len(head) + len(tail)
     if size > budget:
         raise BudgetError(size, budget)
@@ -278,8 +267,8 @@ def byte_breakdown(
     each turn's size includes the separators that join it. The parts add up to
     ``len(request_bytes(...))``.
     """
-    writer = _writer(encoder)
-    head, tail = writer.envelope(model, system, current)
+    writer = request_writer(encoder)
+    head, tail = writer.head(model, system), writer.tail(current)
     system_bytes = len(writer.message("system", system))
     question_bytes = len(writer.message("user", current))
     return {
@@ -288,83 +277,3 @@ def byte_breakdown(
         "turns": [len(writer.turn(turn)) for turn in history],
         "question": question_bytes,
     }
-
-
-class _RequestWriter:
-    """One encoder's punctuation, computed once, and the pieces of a request.
-
-    ``request_bytes`` serializes a whole dict with json.dumps; this writes the same
-    bytes piece by piece so that ``select`` encodes only the turns it keeps.
-    """
-
-    def __init__(self, encoder: Encoder) -> None:
-        q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
-        self.encoder = encoder
-        self.prefix = {role: "{" + q("role") + key + q(role) + item + q("content") + key
-                       for role in ("system", "user", "assistant")}
-        self.model_open = "{" + q("model") + key
-        self.messages_open = item + q("messages") + key + "["
-        self.item = item
-        # A turn: ,{"role":"user","content":<q>},{"role":"assistant","content":<a>}
-        self.turn_open = item + self.prefix["user"]
-        self.turn_middle = "}" + item + self.prefix["assistant"]
-        self.basic_quote = encoder.basic_quote
-        self.escapes = encoder.escape_line_separators
-        # The facts message: ,{"role":"system","content":"<line>\n<line>..."}
-        self.facts_open = (item + self.prefix["system"] + '"').encode("utf-8")
-        self.facts_close = b'"}'
-        self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
-
-    def message(self, role: str, content: str) -> bytes:
-        return (self.prefix[role] + self.encoder.quote(content) + "}").encode("utf-8")
-
-    def envelope(self, model: str, system: str, current: str) -> tuple[bytes, bytes]:
-        """The bytes before the first turn and after the last one."""
-        model = self.encoder.quote(check_text(model, "model"))
-        head = (self.model_open + model + self.messages_open).encode("utf-8")
-        head += self.message("system", check_text(system, "system"))
-        tail = self.item.encode("utf-8") + self.message(
-            "user", check_text(current, "current question")) + b"]}"
-        return head, tail
-
-    def facts_that_fit(self, facts: Sequence[Fact], room: int) -> list[bytes]:
-        """The escaped lines of the first facts whose message fits ``room`` bytes.
-
-        JSON escapes each character on its own, so the message's content is the
-        lines' escaped bytes joined by an escaped newline: each line is escaped
-        once, and ``facts_message`` joins them.
-        """
-        size = len(self.facts_open) + len(self.facts_close) - len(self.fact_separator)
-        lines = []
-        for fact in facts:
-            text = self.basic_quote(fact_line(check_fact(fact)))[1:-1]  # without its quotes
-            if self.escapes and ("\u2028" in text or "\u2029" in text):
-                text = self.encoder.escape(text)
-            line = text.encode("utf-8")
-            size += len(self.fact_separator) + len(line)
-            if size > room:
-                break
-            lines.append(line)
-        return lines
-
-    def facts_message(self, lines: list[bytes]) -> bytes:
-        """The facts message, the separator before it included: all that facts add."""
-        return self.facts_open + self.fact_separator.join(lines) + self.facts_close
-
-    def turn(self, turn: Turn) -> bytes:
-        """A turn's two messages, each with the separator before it (the hot path)."""
-        if not isinstance(turn, Turn):
-            raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        quote = self.basic_quote
-        text = f"{self.turn_open}{quote(turn.question)}{self.turn_middle}{quote(turn.answer)}}}"
-        if self.escapes and ("\u2028" in text or "\u2029" in text):
-            text = self.encoder.escape(text)  # the punctuation holds no U+2028/U+2029
-        return text.encode("utf-8")
-
-
-_WRITERS = {name: _RequestWriter(encoder) for name, encoder in ENCODERS.items()}
-
-
-def _writer(encoder: str) -> _RequestWriter:
-    get_encoder(encoder)  # the clear error for an unknown name
-    return _WRITERS[encoder]

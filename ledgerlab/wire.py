@@ -5,7 +5,8 @@ A request is ``{"model": ..., "messages": [...]}``: the system message, then a
 a final ``user`` message. Pinned facts, if any, are one more ``system`` message
 right after the first (one ``[origin] text`` line per fact). Budgets are counted
 in the UTF-8 bytes of that body, so this module is the single place that decides
-what those bytes are.
+what those bytes are: ``RequestWriter`` writes them piece by piece, ``request_bytes``
+joins all the pieces, and ``select`` measures and joins only the pieces it keeps.
 
 Real clients serialize the same request differently, so an encoder is named:
 
@@ -218,8 +219,106 @@ def request_bytes(
     encoder: str = "gson",
     facts: Sequence[Fact] = (),
 ) -> bytes:
-    """The exact body that would go over the wire for this request."""
-    chosen = get_encoder(encoder)
-    body = {"model": check_text(model, "model"),
-            "messages": messages(system, turns, current, facts)}
-    return chosen.dumps(body)
+    """The exact body that would go over the wire for this request.
+
+    The same bytes as the encoder's ``dumps`` of ``{"model": model, "messages":
+    messages(system, turns, current, facts)}``, written by the request's pieces.
+    """
+    writer = request_writer(encoder)
+    head = writer.head(model, system)
+    section = writer.facts_message(writer.fact_lines(facts)) if facts else b""
+    pieces = [writer.turn(turn) for turn in turns]
+    return b"".join([head, section, *pieces, writer.tail(current)])
+
+
+class RequestWriter:
+    """One encoder's request, piece by piece: its punctuation is computed once.
+
+    A request is ``head + facts message + one piece per turn + tail``. Each piece
+    holds the separator before it, so any suffix of the turns joins into exactly the
+    bytes the encoder's ``dumps`` writes for the whole request object: ``select``
+    encodes only the turns it keeps, and sizes add up piece by piece.
+    """
+
+    def __init__(self, encoder: Encoder) -> None:
+        q, key, item = encoder.quote, encoder.key_separator, encoder.item_separator
+        self.encoder = encoder
+        self.prefix = {role: "{" + q("role") + key + q(role) + item + q("content") + key
+                       for role in ("system", "user", "assistant")}
+        self.model_open = "{" + q("model") + key
+        self.messages_open = item + q("messages") + key + "["
+        self.item = item
+        # A turn: ,{"role":"user","content":<q>},{"role":"assistant","content":<a>}
+        self.turn_open = item + self.prefix["user"]
+        self.turn_middle = "}" + item + self.prefix["assistant"]
+        self.basic_quote = encoder.basic_quote
+        self.escapes = encoder.escape_line_separators
+        # The facts message: ,{"role":"system","content":"<line>\n<line>..."}
+        self.facts_open = (item + self.prefix["system"] + '"').encode("utf-8")
+        self.facts_close = b'"}'
+        self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
+
+    def message(self, role: str, content: str) -> bytes:
+        """One message on its own, without a separator."""
+        return (self.prefix[role] + self.encoder.quote(content) + "}").encode("utf-8")
+
+    def head(self, model: str, system: str) -> bytes:
+        """The bytes before the facts and the turns: the model and the system message."""
+        model = self.encoder.quote(check_text(model, "model"))
+        return ((self.model_open + model + self.messages_open).encode("utf-8")
+                + self.message("system", check_text(system, "system")))
+
+    def tail(self, current: str) -> bytes:
+        """The bytes after the last turn: the current question, and the closing brackets."""
+        return self.item.encode("utf-8") + self.message(
+            "user", check_text(current, "current question")) + b"]}"
+
+    def fact_line(self, fact: Fact) -> bytes:
+        """One fact's line in the facts message, escaped, without quotes or separator.
+
+        JSON escapes each character on its own, so the message's content is its
+        lines' escaped bytes joined by an escaped newline.
+        """
+        text = self.basic_quote(fact_line(check_fact(fact)))[1:-1]  # without its quotes
+        if self.escapes and ("\u2028" in text or "\u2029" in text):
+            text = self.encoder.escape(text)
+        return text.encode("utf-8")
+
+    def fact_lines(self, facts: Sequence[Fact]) -> list[bytes]:
+        """Every fact's escaped line, in order."""
+        return [self.fact_line(fact) for fact in facts]
+
+    def facts_that_fit(self, facts: Sequence[Fact], room: int) -> list[bytes]:
+        """The escaped lines of the first facts whose message fits ``room`` bytes."""
+        size = len(self.facts_open) + len(self.facts_close) - len(self.fact_separator)
+        lines = []
+        for fact in facts:
+            line = self.fact_line(fact)
+            size += len(self.fact_separator) + len(line)
+            if size > room:
+                break
+            lines.append(line)
+        return lines
+
+    def facts_message(self, lines: list[bytes]) -> bytes:
+        """The facts message, the separator before it included: all that facts add."""
+        return self.facts_open + self.fact_separator.join(lines) + self.facts_close
+
+    def turn(self, turn: Turn) -> bytes:
+        """A turn's two messages, each with the separator before it (the hot path)."""
+        if not isinstance(turn, Turn):
+            raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+        quote = self.basic_quote
+        text = f"{self.turn_open}{quote(turn.question)}{self.turn_middle}{quote(turn.answer)}}}"
+        if self.escapes and ("\u2028" in text or "\u2029" in text):
+            text = self.encoder.escape(text)  # the punctuation holds no U+2028/U+2029
+        return text.encode("utf-8")
+
+
+_WRITERS = {name: RequestWriter(encoder) for name, encoder in ENCODERS.items()}
+
+
+def request_writer(encoder: str) -> RequestWriter:
+    """The piece writer of the encoder called ``encoder``; ValueError names the known ones."""
+    get_encoder(encoder)  # the clear error for an unknown name
+    return _WRITERS[encoder]

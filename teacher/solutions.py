@@ -53,8 +53,10 @@ SOLUTIONS = {
         'q7.check(max_tokens)'
     ),
     'q8': (
-        'pinned = select(pinning.SYSTEM, pinning.HISTORY, pinning.QUESTION, 10_000, facts=EXERCISE_FACTS)\n'
-        'with_newest = len(request_bytes(pinning.SYSTEM, pinning.HISTORY[-1:], pinning.QUESTION))\n'
+        'pinned = select(fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION,\n'
+        '                10_000, facts=EXERCISE_FACTS)\n'
+        'with_newest = len(request_bytes(fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY[-1:],\n'
+        '                                fixtures.NEXT_STEP_QUESTION))\n'
         '# the facts add the same bytes whatever turns are kept, so the parts add up\n'
         'facts_budget = with_newest + pinned.fact_bytes\n'
         'q8.check(facts_budget)   # 264 + 132'

@@ -1,4 +1,4 @@
-"""Write docs/answer-key.md, the teacher's answer key, from ledgerlab.course.questions.
+"""Write teacher/answer-key.md, the teacher's answer key, from ledgerlab.course.questions.
 
     python tools/answer_key.py
 """
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ledgerlab.course.questions import answer_key
 
-KEY = Path(__file__).resolve().parent.parent / "docs" / "answer-key.md"
+KEY = Path(__file__).resolve().parent.parent / "teacher" / "answer-key.md"
 
 if __name__ == "__main__":
     KEY.write_text(answer_key(), encoding="utf-8")

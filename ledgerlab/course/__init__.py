@@ -1,6 +1,16 @@
-"""The course layer: fixtures, feedback, exercises, questions, charts, widgets, grading.
+"""The course layer: it imports the library (``ledgerlab``) and is never imported by it.
 
-It imports the library (``ledgerlab``) and is never imported by it. Its modules load
-matplotlib, ipywidgets and nbformat, which the library does without; import the one
-you need, e.g. ``from ledgerlab.course.widgets import BudgetExplorer``.
+- ``fixtures``: the article's conversations and notebook 08's facts, as data;
+- ``scenario``: the boundary table, the bad slice, the projection scenario and its audit;
+- ``measures``: what the charts, explorers and quizzes measure (no matplotlib);
+- ``charts`` and ``widgets``: the figures and the explorers, built on ``measures``;
+- ``feedback``, ``questions``, ``exercises``: the checks, hints and solutions;
+- ``benchmark``: the benchmark results notebook 09 shows (package data);
+- ``grading``: the graded edition and its autograder;
+- ``paths``: the one place that names folders of a checkout, and what an install does
+  without them;
+- ``cli``: the ``ledgerlab-course`` command (``table``, ``scenario``, ``audit``).
+
+Some load matplotlib, ipywidgets and nbformat, which the library does without; import the
+one you need, e.g. ``from ledgerlab.course.widgets import BudgetExplorer``.
 """

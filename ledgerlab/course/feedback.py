@@ -2,8 +2,8 @@
 
 ``Feedback`` is the outcome of a check (correct, not yet, not answered yet, with a
 message that names the mistake); ``Exercise`` and ``Question`` pair a checker with a
-hint and a solution; ``as_integral`` and ``not_whole`` are the type checks every answer
-goes through. What is checked lives in ``exercises`` and ``questions``; how it is told
+hint and a solution; ``as_integral``, ``as_budget`` and ``not_whole`` are the type checks
+every answer goes through. What is checked lives in ``exercises`` and ``questions``; how it is told
 lives here.
 """
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ledgerlab import InvalidText
 
+from . import paths
 from .display import PlainText
 
 Answer = int | str
@@ -82,11 +83,18 @@ def not_whole(value: object, unit: str) -> Feedback:
     return wrong(f"give a whole number of {unit} (an int), not a {type(value).__name__}.")
 
 
+def as_budget(value: object) -> int | Feedback:
+    """``value`` as a budget in bytes, or the feedback that says why it is not one."""
+    budget = as_integral(value)
+    if budget is None:
+        return not_whole(value, "bytes")
+    if budget <= 0:
+        return wrong("a budget is a positive number of bytes.")
+    return budget
+
+
 UNANSWERED = Feedback("unanswered", "replace each ... with your answer, then run check() again.")
 _hidden_solutions = False
-# The worked solutions live in the teacher's file of a checkout (the self-paced edition), not
-# in the package: an installed package (the graded edition) and the grader's sandbox lack them.
-SOLUTIONS_FILE = Path(__file__).resolve().parents[2] / "teacher" / "solutions.py"
 
 
 def hide_solutions() -> None:
@@ -96,8 +104,15 @@ def hide_solutions() -> None:
 
 
 @lru_cache(maxsize=None)
-def worked_solutions(path: Path = SOLUTIONS_FILE) -> dict[str, str]:
-    """Each exercise's worked solution by name, read as data; {} where the file is absent."""
+def worked_solutions(path: Path | None = paths.solutions_file()) -> dict[str, str]:
+    """Each exercise's worked solution by name, read as data; {} where the file is absent.
+
+    The worked solutions live in the teacher's file of a checkout (the self-paced
+    edition), not in the package: an installed package (the graded edition) and the
+    grader's sandbox lack them (``paths``).
+    """
+    if path is None:
+        return {}
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except OSError:

@@ -24,13 +24,14 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 from traitlets import Any, TraitError, validate
 
-from ledgerlab import (ENCODERS, BudgetError, Fact, InvalidText, Selection, Turn, article,
+from ledgerlab import (ENCODERS, BudgetError, Fact, InvalidText, Selection, Turn,
                        request_bytes, request_tokens, select)
 from ledgerlab.wire import check_text
 
-from . import charts, pinning
-from .charts import Chart, slice_problems
+from . import charts, fixtures, measures
+from .charts import Chart
 from .display import PlainText, facts, join_labels, turns
+from .measures import slice_problems
 
 __all__ = ["BudgetExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
            "TwoLimitsExplorer", "PlainText", "join_labels", "slice_problems"]
@@ -144,20 +145,20 @@ class Explorer:
 class SliceExplorer(Explorer):
     """Bad slice vs whole-turn slice as the budget moves."""
 
-    def __init__(self, system: str = article.SLICE_SYSTEM,
-                 history: Sequence[Turn] = article.SLICE_HISTORY,
-                 current: str = article.SLICE_QUESTION, budget: int = 175,
+    def __init__(self, system: str = fixtures.SLICE_SYSTEM,
+                 history: Sequence[Turn] = fixtures.SLICE_HISTORY,
+                 current: str = fixtures.SLICE_QUESTION, budget: int = 175,
                  *, encoder: str = "gson") -> None:
         self.system, self.history, self.current = system, tuple(history), current
         self.encoder = encoder
-        sizes = charts.suffix_sizes(system, self.history, current, encoder=encoder)
-        self.labels = charts.message_labels(len(self.history))
+        sizes = measures.suffix_sizes(system, self.history, current, encoder=encoder)
+        self.labels = measures.message_labels(len(self.history))
         self.slider = budget_slider(budget, max(1, sizes[0] // 2), sizes[-1] + HEADROOM)
         super().__init__([self.slider])
 
     def _compute(self) -> None:
         budget = self.slider.value
-        last, self.count_bytes = charts.count_slice(self.system, self.history, self.current,
+        last, self.count_bytes = measures.count_slice(self.system, self.history, self.current,
                                                     budget, encoder=self.encoder)
         self.count_labels = self.labels[len(self.labels) - last:] if last else []
         self.selection: Selection | None = None
@@ -170,7 +171,7 @@ class SliceExplorer(Explorer):
         if self.selection is None:
             self.turn_labels: list[str] = []
         else:
-            flags = charts.whole_turn_flags(len(self.history), self.selection.kept)
+            flags = measures.whole_turn_flags(len(self.history), self.selection.kept)
             self.turn_labels = [label for label, sent in zip(self.labels, flags) if sent]
 
     @property
@@ -204,12 +205,12 @@ class BudgetExplorer(Explorer):
     (399 + 60 = 459 for the boundary fixture); a budget outside that is refused.
     """
 
-    def __init__(self, system: str = article.BOUNDARY_SYSTEM,
-                 history: Sequence[Turn] = article.BOUNDARY_HISTORY,
-                 current: str = article.BOUNDARY_QUESTION, budget: int = 235,
+    def __init__(self, system: str = fixtures.BOUNDARY_SYSTEM,
+                 history: Sequence[Turn] = fixtures.BOUNDARY_HISTORY,
+                 current: str = fixtures.BOUNDARY_QUESTION, budget: int = 235,
                  *, encoder: str = "gson") -> None:
         self.system, self.history, self.current = system, tuple(history), current
-        largest = max(charts.suffix_sizes(system, self.history, current, encoder=name)[-1]
+        largest = max(measures.suffix_sizes(system, self.history, current, encoder=name)[-1]
                       for name in ENCODERS)
         self.slider = budget_slider(budget, 100, largest + HEADROOM)
         self.encoder = EncoderButtons(options=list(ENCODERS), value=encoder,
@@ -247,21 +248,21 @@ class TextExplorer(Explorer):
     no request could carry it.
     """
 
-    def __init__(self, text: str = article.BOUNDARY_QUESTION) -> None:
+    def __init__(self, text: str = fixtures.BOUNDARY_QUESTION) -> None:
         self.text = widgets.Text(value=text, description="text", continuous_update=False,
                                  style={"description_width": "initial"})
         super().__init__([self.text])
 
     def _compute(self) -> None:
         self.problem: str | None = None
-        self.measures: list[charts.Measure] = []
+        self.measures: list[measures.Measure] = []
         try:
             check_text(self.text.value, "text")
         except InvalidText as error:
             self.problem = (f"{error}: UTF-8 cannot encode it, so no request could carry "
                             "this text. Remove the lone half of the surrogate pair.")
             return
-        self.measures = charts.text_measures(self.text.value)
+        self.measures = measures.text_measures(self.text.value)
 
     @property
     def summary(self) -> PlainText:
@@ -280,9 +281,9 @@ class TwoLimitsExplorer(Explorer):
     """A byte budget and a token limit over one fixture, with a reserve for the reply:
     which limit binds."""
 
-    def __init__(self, system: str = article.BOUNDARY_SYSTEM,
-                 history: Sequence[Turn] = article.BOUNDARY_HISTORY,
-                 current: str = article.BOUNDARY_QUESTION, budget: int = 308,
+    def __init__(self, system: str = fixtures.BOUNDARY_SYSTEM,
+                 history: Sequence[Turn] = fixtures.BOUNDARY_HISTORY,
+                 current: str = fixtures.BOUNDARY_QUESTION, budget: int = 308,
                  max_tokens: int = 60, *, reserve_tokens: int = 20,
                  tokenizer: str = "o200k_base") -> None:
 
@@ -298,7 +299,7 @@ class TwoLimitsExplorer(Explorer):
         super().__init__([self.bytes_slider, self.tokens_slider])
 
     def _compute(self) -> None:
-        self.result = charts.two_limits(
+        self.result = measures.two_limits(
             self.system, self.history, self.current, self.bytes_slider.value,
             self.tokens_slider.value, reserve_tokens=self.reserve_tokens,
             tokenizer=self.tokenizer)
@@ -336,8 +337,10 @@ class FactsExplorer(Explorer):
     starts where it keeps every fact, as no cap would.
     """
 
-    def __init__(self, system: str = pinning.SYSTEM, history: Sequence[Turn] = pinning.HISTORY,
-                 current: str = pinning.QUESTION, pinned: Sequence[Fact] = pinning.FACTS,
+    def __init__(self, system: str = fixtures.SCENARIO_SYSTEM,
+                 history: Sequence[Turn] = fixtures.SCENARIO_HISTORY,
+                 current: str = fixtures.NEXT_STEP_QUESTION,
+                 pinned: Sequence[Fact] = fixtures.PINNED_FACTS,
                  budget: int = 264, fact_cap: int | None = None, *,
                  encoder: str = "gson") -> None:
         self.system, self.history, self.current = system, tuple(history), current
@@ -350,8 +353,8 @@ class FactsExplorer(Explorer):
         super().__init__([self.budget_slider, self.cap_slider])
 
     def _compute(self) -> None:
-        # The split charts.budget_split measures, at this budget only; None: rejected.
-        self.split = charts.budget_split(
+        # The split measures.budget_split gives, at this budget only; None: rejected.
+        self.split = measures.budget_split(
             self.system, self.history, self.current, self.pinned, [self.budget_slider.value],
             max_fact_bytes=self.cap_slider.value, encoder=self.encoder)[0]
 

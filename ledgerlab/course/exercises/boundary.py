@@ -1,0 +1,376 @@
+"""Exercises 1 to 5 and 7, on the boundary fixture (notebook 04's conversation).
+
+The article's exercise in two parts (a much larger newest turn; a question grown until it
+fails), what Java's ``String.length()`` reports and the budget it lets through, the same
+request under ``requests``, and notebook 07's token window. ``ledgerlab.course.exercises``
+says how every exercise is checked.
+"""
+
+from __future__ import annotations
+
+from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select
+from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, request_tokens, text_tokens
+from ledgerlab.wire import utf16_units
+
+from .. import fixtures
+from ..display import turns as count_turns
+from ..feedback import Exercise, Feedback, as_budget, as_integral, correct, not_whole, wrong
+
+SYSTEM = fixtures.BOUNDARY_SYSTEM
+QUESTION = fixtures.BOUNDARY_QUESTION
+HISTORY = fixtures.BOUNDARY_HISTORY
+SMILE = "🙂"
+GROW_BUDGET = 235
+MUCH_LARGER = 2  # exercise 1: the newest turn has at least twice the older turn's bytes
+
+
+def unit_mistake(value: int, body: bytes) -> str | None:
+    """Which wrong unit ``value`` measures ``body`` in, if it is not its bytes."""
+    text = body.decode("utf-8")
+    if value == len(body):
+        return None
+    if value == utf16_units(text):
+        return "UTF-16 units (Java's length())"
+    if value == len(text):
+        return "code points (Python's len())"
+    return None
+
+
+# --- 1. The article's exercise, part 1: a much larger newest turn ------------------
+
+def _check_big_newest(history: object, budget: object, predicted_kept: object) -> Feedback:
+    if not isinstance(history, (list, tuple)) or not all(isinstance(t, Turn) for t in history):
+        return wrong("history must be a list of Turn objects.")
+    if len(history) != 2:
+        return wrong(f"the exercise asks for a history of 2 turns; yours has {len(history)}.")
+    parts = byte_breakdown(SYSTEM, history, QUESTION)
+    older, newest = parts["turns"]
+    if newest < MUCH_LARGER * older:
+        return wrong(f"the newest turn is {newest} bytes and the older {older}: that is not "
+                     f"much larger. Make the newest at least {MUCH_LARGER} times the older.")
+    size = as_budget(budget)
+    if isinstance(size, Feedback):
+        return size
+    mandatory = parts["envelope"] + parts["system"] + parts["question"]
+    if size < mandatory:
+        return wrong(f"a {size}-byte budget is below the mandatory input (system message and "
+                     f"question): select raises BudgetError. Choose a budget the older turn fits in.")
+    if size < mandatory + older:
+        unit = unit_mistake(size, request_bytes(SYSTEM, history[:1], QUESTION))
+        if unit:
+            return wrong(f"that budget counts the request with only the older turn in {unit}; "
+                         f"budgets are in UTF-8 bytes.")
+        return wrong(f"a {size}-byte budget does not fit the older turn either: measure the "
+                     f"request that holds the mandatory input and only the older turn.")
+    if size >= mandatory + newest:
+        return wrong(f"a {size}-byte budget fits the newest turn too; the exercise wants a budget "
+                     f"that would fit only the older turn.")
+    kept = select(SYSTEM, history, QUESTION, size)
+    guess = as_integral(predicted_kept)
+    if guess is None:
+        return not_whole(predicted_kept, "turns")
+    if guess != kept.kept:
+        if guess == 1:
+            return wrong("your history and budget are right, but not your prediction: keeping "
+                         "the older turn alone would skip the newest one to pack an older turn, "
+                         "and the whole-turn rule keeps a contiguous suffix of the history.")
+        if guess == 2:
+            return wrong("your history and budget are right, but not your prediction: the budget "
+                         "does not even fit the newest turn, so it cannot fit both.")
+        return wrong(f"your history and budget are right, but not your prediction: select keeps "
+                     f"a count of whole turns from 0 to {len(history)}.")
+    return correct(
+        f"the older turn alone would fit ({mandatory + older} <= {size} bytes) but the newest "
+        f"does not ({mandatory + newest} > {size}), so select keeps {count_turns(kept.kept)} and "
+        f"sends the {kept.size}-byte mandatory input. The kept turns are a contiguous suffix: "
+        f"the rule does not skip the newest turn to pack an older one.")
+
+
+q1 = Exercise(
+    1, "a much larger newest turn", _check_big_newest,
+    hint="Make the newest answer long, e.g. 'x' * 200. byte_breakdown(SYSTEM, history, "
+         "QUESTION) gives the envelope, system, question and each turn's bytes: the budget "
+         "must hold the mandatory part plus the older turn, but not the mandatory part plus "
+         "the newest. Then predict: does select skip a turn?",
+)
+
+
+# --- 2. The article's exercise, part 2: grow the question until it fails ------------
+
+def grown_question(count: int) -> str:
+    """The fixture's question with ``count`` more smileys."""
+    return QUESTION + SMILE * count
+
+
+def _mandatory(count: int) -> bytes:
+    return request_bytes(SYSTEM, [], grown_question(count))
+
+
+def _first_count_over(measure) -> int:
+    """The smallest smiley count whose mandatory request ``measure`` puts over the budget."""
+    count = 0
+    while measure(_mandatory(count)) <= GROW_BUDGET:
+        count += 1
+    return count
+
+
+def _three_byte_count() -> int:
+    """The answer if each added smiley took 3 UTF-8 bytes, as a Chinese character does."""
+    count, base = 0, len(_mandatory(0))
+    while base + 3 * count <= GROW_BUDGET:
+        count += 1
+    return count
+
+
+def _check_grow(n: object) -> Feedback:
+    count = as_integral(n)
+    if count is None:
+        return not_whole(n, "smileys")
+    if count < 0:
+        return wrong("the answer is a count of smileys: 0 or more.")
+    needed = len(_mandatory(count))
+    if needed <= GROW_BUDGET:
+        kept = select(SYSTEM, HISTORY, grown_question(count), GROW_BUDGET).kept
+        if kept == 0:
+            # No byte count here: one addition away from the answer, it would hand it over.
+            return wrong(f"with {count} smileys select keeps 0 turns, but it still answers: "
+                         f"it sends the mandatory input alone. BudgetError comes only when "
+                         f"the system message and question alone exceed the budget.")
+        return wrong(f"with {count} smileys the mandatory input needs {needed} bytes, within "
+                     f"the {GROW_BUDGET}-byte budget: select still answers and keeps "
+                     f"{count_turns(kept)}. Grow the question further.")
+    for unit, measure in (("UTF-16 units (Java's length())", lambda body: utf16_units(body.decode())),
+                          ("code points (Python's len())", lambda body: len(body.decode()))):
+        if count == _first_count_over(measure):
+            return wrong(f"that is where the request passes {GROW_BUDGET} {unit}; the budget "
+                         f"is in UTF-8 bytes, and a smiley takes more of those.")
+    if count == _three_byte_count():
+        return wrong("that counts 3 UTF-8 bytes per smiley, as for a Chinese character; 🙂 is "
+                     "outside the Basic Multilingual Plane and takes 4.")
+    if count > 0 and len(_mandatory(count - 1)) > GROW_BUDGET:
+        return wrong(f"select rejects {count} smileys, but that is not the smallest count it "
+                     f"rejects: fewer smileys fail too.")
+    return correct(
+        f"{count} smileys: the mandatory input needs {needed} bytes > {GROW_BUDGET}, so select "
+        f"raises BudgetError; with {count - 1} it needs {len(_mandatory(count - 1))} bytes and "
+        f"sends the mandatory input only. Each smiley is 4 UTF-8 bytes (2 UTF-16 units).")
+
+
+q2 = Exercise(
+    2, "grow the question until the mandatory input fails", _check_grow,
+    hint="The mandatory input is request_bytes(SYSTEM, [], grown_question(n)). Measure it for "
+         "a few n: how many UTF-8 bytes does one more smiley add, and how much room does the "
+         "budget leave? Or loop until select raises BudgetError.",
+)
+
+
+# --- 3. What Java's String.length() reports ------------------------------------------
+
+# Characters outside the Basic Multilingual Plane besides the fixture's smiley, so that
+# a rule special-casing one emoji does not pass.
+JAVA_TEXTS = ("hello", "接口", SMILE, QUESTION, "𝄞 clef", "😀🙂 and 𠀋",
+              request_bytes(SYSTEM, [], QUESTION).decode("utf-8"))
+# Grading only: more shapes (empty, combining marks, flags, a ZWJ sequence, U+2028).
+HIDDEN_JAVA_TEXTS = ("", "e\u0301", "🇫🇷", "👩\u200d💻", "a\u2028b", "𐍈" * 3)
+
+WRONG_LENGTHS = (
+    ("code points (Python's len())", len),
+    ("UTF-8 bytes", lambda text: len(text.encode("utf-8"))),
+    ("UTF-16 bytes, two per unit", lambda text: len(text.encode("utf-16-le"))),
+    ("UTF-16 units plus a byte-order mark", lambda text: len(text.encode("utf-16")) // 2),
+)
+
+
+def _shape(number: int, text: str) -> str:
+    points = f"{len(text)} code point{'' if len(text) == 1 else 's'}"
+    astral = sum(ord(char) > 0xFFFF for char in text)
+    outside = f", {astral} outside the Basic Multilingual Plane" if astral else ""
+    return f"test text #{number} ({points}{outside}, {len(text.encode())} UTF-8 bytes)"
+
+
+def _java_length_against(java_length: object, texts: tuple[str, ...]) -> Feedback:
+    if not callable(java_length):
+        return wrong("pass a function that takes a str and returns an int.")
+    results = []
+    for number, text in enumerate(texts, start=1):
+        try:
+            got = java_length(text)
+        except Exception as error:  # the learner's code: report, don't crash
+            return wrong(f"your function raised {type(error).__name__} on {_shape(number, text)}.")
+        if got is None:
+            return Feedback("unanswered", "your function returned None: write its body, "
+                                          "then run check() again.")
+        length = as_integral(got)
+        if length is None:
+            return not_whole(got, f"UTF-16 units (your function's result on test text #{number})")
+        results.append(length)
+    for unit, measure in WRONG_LENGTHS:
+        if results == [measure(text) for text in texts]:
+            return wrong(f"your function counts {unit}; Java's String.length() counts UTF-16 "
+                         f"code units.")
+    for number, (text, length) in enumerate(zip(texts, results), start=1):
+        expected = utf16_units(text)
+        if length != expected:
+            side = "more" if length > expected else "fewer"
+            return wrong(f"for {_shape(number, text)} your function returned {length}, {side} "
+                         f"than Java reports. Does your rule work for every character, not "
+                         f"just the fixture's?")
+    return correct(f"all {len(texts)} test texts match Java. Characters outside the Basic "
+                   f"Multilingual Plane, like the smiley, count 2 UTF-16 units; the mandatory "
+                   f"request is 114 units but 140 bytes.")
+
+
+def _check_java_length(java_length: object) -> Feedback:
+    return _java_length_against(java_length, JAVA_TEXTS)
+
+
+q3 = Exercise(
+    3, "what Java's `String.length()` reports", _check_java_length,
+    hint="Java strings are UTF-16: length() counts 2-byte code units. Which Python codec "
+         "writes UTF-16 without a byte-order mark?",
+    hidden=lambda java_length: _java_length_against(java_length, HIDDEN_JAVA_TEXTS),
+    inputs=JAVA_TEXTS + HIDDEN_JAVA_TEXTS,
+)
+
+
+# --- 4. The budget Java's check lets through ----------------------------------------
+
+_MANDATORY = request_bytes(SYSTEM, [], QUESTION)
+MANDATORY_UNITS = utf16_units(_MANDATORY.decode("utf-8"))
+
+
+def _check_java_gap(java_budget: object) -> Feedback:
+    budget = as_budget(java_budget)
+    if isinstance(budget, Feedback):
+        return budget
+    wire = len(_MANDATORY)
+    if budget < MANDATORY_UNITS:
+        if budget == len(_MANDATORY.decode("utf-8")):
+            return wrong("at that budget Java's check rejects too: Python's len() counts code "
+                         "points, but Java's length() counts UTF-16 units, and they differ here.")
+        return wrong(f"at {budget} Java's check rejects too: the body has more UTF-16 units "
+                     f"than that.")
+    if budget >= wire:
+        return wrong(f"at {budget} bytes the wire bytes fit: there is no gap to catch. Find a "
+                     f"budget Java's units pass but the UTF-8 bytes exceed.")
+    return correct(f"Java's length() says {MANDATORY_UNITS} <= {budget} and sends; the wire "
+                   f"carries {wire} bytes, {wire - budget} over the budget. Every budget from "
+                   f"{MANDATORY_UNITS} to {wire - 1} hides the gap.")
+
+
+q4 = Exercise(
+    4, "a budget Java's length check lets through", _check_java_gap,
+    hint="Measure the mandatory request both ways: UTF-16 units of the body (what Java's "
+         "body.length() <= budget compares) and UTF-8 bytes (what the wire carries).",
+)
+
+
+# --- 5. The same fixture under the requests encoder ---------------------------------
+
+def _check_requests_budget(requests_budget: object) -> Feedback:
+    budget = as_budget(requests_budget)
+    if isinstance(budget, Feedback):
+        return budget
+    gson_body = request_bytes(SYSTEM, list(HISTORY), QUESTION)
+    full = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder="requests"))
+    if budget == len(gson_body):
+        return wrong("that is the full request's size under gson; requests serializes the same "
+                     "request differently (ASCII escapes, spaced separators).")
+    try:
+        chosen = select(SYSTEM, HISTORY, QUESTION, budget, encoder="requests")
+    except BudgetError as error:
+        return wrong(f"at {budget} bytes requests rejects: its mandatory input needs "
+                     f"{error.mandatory_bytes} bytes.")
+    if chosen.kept < len(HISTORY):
+        unit = unit_mistake(budget, gson_body)
+        mistake = f" That counts the gson body in {unit}." if unit else ""
+        return wrong(f"at {budget} bytes requests keeps {chosen.kept} of "
+                     f"{count_turns(len(HISTORY))} ({chosen.size} bytes sent).{mistake}")
+    if budget > full:
+        return wrong(f"{budget} bytes keeps both turns, but it is not the smallest budget that "
+                     f"does: a smaller one keeps both too.")
+    return correct(f"{full} bytes. The same request is {len(gson_body)} bytes under gson: "
+                   f"requests' ASCII escapes and spaced separators add {full - len(gson_body)}, "
+                   f"so gson's 308-byte budget keeps no turn under requests.")
+
+
+q5 = Exercise(
+    5, "the smallest budget that keeps both turns under `requests`", _check_requests_budget,
+    hint="select keeps every turn only when the whole request fits. request_bytes takes the "
+         "same encoder= argument as select.",
+)
+
+
+# --- 7. Notebook 07's exercise, two limits: the smallest token window that keeps every turn --
+
+WINDOW_RESERVE = 20
+WINDOW_TOKENIZER = "o200k_base"
+
+
+def _window_figures() -> dict[str, int]:
+    """The numbers the check compares with: the right answer and the usual wrong ones."""
+
+    history = list(HISTORY)
+    tokens = request_tokens(SYSTEM, history, QUESTION, tokenizer=WINDOW_TOKENIZER)
+    other = request_tokens(SYSTEM, history, QUESTION, tokenizer="cl100k_base")
+    messages = [SYSTEM, QUESTION] + [text for turn in history for text in (turn.question,
+                                                                             turn.answer)]
+    text_only = sum(text_tokens(text, tokenizer=WINDOW_TOKENIZER) for text in messages)
+    size = len(request_bytes(SYSTEM, history, QUESTION))
+    return {"answer": tokens + WINDOW_RESERVE, "tokens": tokens, "bytes": size,
+            "bytes_over_4": round(size / 4), "cl100k": other,
+            "no_priming": tokens - REPLY_PRIMING + WINDOW_RESERVE,
+            "text_only": text_only + WINDOW_RESERVE, "per_message": PER_MESSAGE}
+
+
+def _check_window(max_tokens: object) -> Feedback:
+    limit = as_integral(max_tokens)
+    if limit is None:
+        return not_whole(max_tokens, "tokens")
+    max_tokens = limit
+    f = _window_figures()
+    reserve = WINDOW_RESERVE
+    if max_tokens in (f["bytes"], f["bytes"] + reserve):
+        return wrong("that is the request's size in bytes. A token limit counts tokens, "
+                     "which the tokenizer decides; the byte budget is a separate limit.")
+    if max_tokens in (f["bytes_over_4"], f["bytes_over_4"] + reserve):
+        return wrong("that is the 'bytes / 4' rule of thumb: an estimate, and far off for "
+                     "Chinese and emoji. Count with the tokenizer.")
+    if max_tokens in (f["cl100k"], f["cl100k"] + reserve):
+        return wrong(f"that counts with cl100k_base; this window uses {WINDOW_TOKENIZER}, "
+                     f"which splits the same text differently.")
+    if max_tokens == f["tokens"]:
+        return wrong(f"that fits the request alone, with nothing left for the reply: the "
+                     f"{reserve}-token reserve must fit inside max_tokens too.")
+    if max_tokens == f["no_priming"]:
+        return wrong("close: the cookbook rule also adds 3 tokens that prime the reply, "
+                     "once per request.")
+    if max_tokens == f["text_only"]:
+        return wrong(f"that counts the text of the messages only: each message also costs "
+                     f"{f['per_message']} tokens plus the tokens of its role.")
+    try:
+        chosen = select(SYSTEM, HISTORY, QUESTION, 10_000, max_tokens=max_tokens,
+                        reserve_tokens=reserve, tokenizer=WINDOW_TOKENIZER)
+    except BudgetError:
+        return wrong(f"with max_tokens={max_tokens} and {reserve} reserved, even the system "
+                     f"message and the question do not fit: select raises BudgetError.")
+    except ValueError:
+        return wrong(f"max_tokens must be larger than the {reserve}-token reserve.")
+    if chosen.kept < len(HISTORY):
+        return wrong(f"with max_tokens={max_tokens} select keeps {count_turns(chosen.kept)} of "
+                     f"{len(HISTORY)}: the request's {chosen.tokens} tokens plus the reserve "
+                     f"leave no room for the older turn.")
+    if max_tokens > f["answer"]:
+        return wrong(f"{max_tokens} keeps both turns, but a smaller limit does too: find the "
+                     f"smallest.")
+    return correct(f"{max_tokens} = {f['tokens']} tokens of request + {reserve} reserved for "
+                   f"the reply. One token less and select drops the older turn. The bytes "
+                   f"({f['bytes']}) are a separate limit, checked too.")
+
+
+q7 = Exercise(
+    7, "the smallest token window that keeps every turn", _check_window,
+    hint=f"request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='{WINDOW_TOKENIZER}') counts "
+         f"the request under the cookbook rule. Then ask what else must fit in the same "
+         f"window.",
+)

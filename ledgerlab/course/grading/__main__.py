@@ -1,0 +1,7 @@
+"""``python -m ledgerlab.course.grading``: see ``cli``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,88 @@
+"""``python -m ledgerlab.course.grading``: build the assignment, grade, write 10-solutions.
+
+    python -m ledgerlab.course.grading assignment build/assignment
+    python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
+    python -m ledgerlab.course.grading solutions notebooks/10-solutions.ipynb
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import paths
+from . import sandbox
+from .editions import SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, write_solutions
+from .judge import Graded, grade
+from .reports import printable
+
+# What --help says first: the package's summary line.
+DESCRIPTION = "The graded edition: a student notebook without solutions, and an autograder."
+
+UNSAFE_HELP = ("grade without the bubblewrap sandbox (where bwrap cannot run: macOS, no user "
+               "namespaces). Gives up: the read-only view of the system and of the installed "
+               "package (a submission can change ledgerlab for every later one), the private "
+               "home and /tmp, the network cut, and the PID namespace (a process a submission "
+               "starts can outlive grading). Answers are still judged here, outside the "
+               "kernel, so printed or forged verdicts still earn nothing.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.grading",
+                                     description=DESCRIPTION)
+    commands = parser.add_subparsers(dest="command", required=True)
+    assignment = commands.add_parser("assignment", help="build student/, solutions/, autograder/")
+    assignment.add_argument("out", type=Path)
+    grading = commands.add_parser("grade", help="grade every .ipynb in a folder")
+    grading.add_argument("submissions", type=Path)
+    grading.add_argument("--out", type=Path, default=Path("build/grades.csv"))
+    grading.add_argument("--autograder", type=Path)
+    grading.add_argument("--cell-timeout", type=int)
+    grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
+    grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
+    solutions = commands.add_parser("solutions", help="regenerate and execute the solutions notebook")
+    solutions.add_argument("path", type=Path, nargs="?")
+    args = parser.parse_args(argv)
+
+    if args.command == "assignment":
+        try:
+            out = build_assignment(args.out)
+        except (AssignmentError, paths.CheckoutMissing) as error:
+            print(f"assignment: {error}", file=sys.stderr)
+            return 2
+        print(f"wrote {out}/student, {out}/solutions and {out}/autograder")
+    elif args.command == "grade":
+        if not args.submissions.is_dir():
+            parser.error(f"{args.submissions} is not a folder")
+        if not args.unsafe_no_sandbox:
+            try:
+                sandbox.check_bwrap()
+            except sandbox.SandboxUnavailable as error:
+                print(f"grade: {error}. Grading runs every submission in a bubblewrap sandbox; "
+                      f"--unsafe-no-sandbox grades without one (see its help for what that "
+                      f"gives up).", file=sys.stderr)
+                return 2
+
+        def progress(result: Graded, score: int, most: int) -> None:
+            note = f"; {result.note}" if result.note else ""
+            print(f"{printable(result.submission)}: {score}/{most} "
+                  f"({result.seconds:.1f} s{note})", flush=True)
+
+        try:
+            results = grade(args.submissions, args.out, args.autograder,
+                            cell_timeout=args.cell_timeout, jobs=args.jobs,
+                            sandboxed=not args.unsafe_no_sandbox, progress=progress)
+        except FileNotFoundError as error:
+            parser.error(str(error))
+        print(f"wrote {args.out} ({len(results)} submissions), "
+              f"{args.out.stem}-feedback/ and {args.out.stem}-summary.md")
+    else:
+        try:
+            path = args.path or paths.notebooks() / SOLUTIONS_NOTEBOOK
+            write_solutions(path)
+        except paths.CheckoutMissing as error:
+            print(f"solutions: {error}", file=sys.stderr)
+            return 2
+        print(f"wrote {path}")
+    return 0

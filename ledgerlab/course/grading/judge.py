@@ -1,0 +1,142 @@
+"""Grading: run each submission in the sandbox and judge the answers it hands back.
+
+The verdicts are ``Exercise.grade`` (the learner's ``check`` plus what only grading
+runs), made here, in the grader's process, on the plain answers that ``sandbox`` brings
+back and ``answers.from_plain`` rebuilds. A submission that cannot be read, or that
+stops early, still gets its row: what did not come back is "not answered", and why.
+
+Built on nbclient, which JupyterLab already installs, rather than otter-grader or
+nbgrader: both would need the answers written again in a master notebook in their own
+format, nbgrader a course database besides, and otter a whole-notebook timeout that
+scores a looping submission 0. Here each cell has a timeout, and a cell that runs over
+is interrupted and the rest of the notebook still runs and is graded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from ledgerlab import InvalidText
+
+from ..exercises import GRADED
+from ..feedback import Feedback, wrong
+from . import sandbox
+from .answers import from_plain
+from .editions import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
+from .reports import write_grades
+
+MAX_NOTEBOOK_BYTES = 5 * 1024**2
+NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One submission's verdicts, and why it earned nothing if it could not run."""
+
+    submission: str
+    verdicts: dict[str, Feedback]
+    note: str  # "" when the notebook ran to the end
+    seconds: float
+
+    def score(self, points: dict[str, int]) -> dict[str, int]:
+        return {name: points[name] * bool(self.verdicts[name]) for name in points}
+
+
+def judge(name: str, answers: dict) -> Feedback:
+    """The verdict on one exercise's plain answers, by the learner's own checks."""
+    exercise = GRADED[name]
+    values = []
+    for variable in exercise.answers:
+        tagged = answers.get(variable)
+        if tagged is None or tagged == {"missing": True}:
+            return Feedback("unanswered", f"no variable named {variable}.")
+        try:
+            values.append(from_plain(tagged, exercise.inputs))
+        except (InvalidText, TypeError):
+            return wrong(f"{variable} holds a Turn whose texts are not valid strings.")
+    try:
+        return exercise.grade(*values)
+    except Exception as error:  # a replayed function that raises, an odd value: wrong
+        return wrong(f"grading raised {type(error).__name__}.")
+
+
+def read_submission(path: Path) -> bytes | str:
+    """The bytes of a submitted notebook, or why it is not graded. Never follows a link,
+    never blocks on a pipe, never reads more than MAX_NOTEBOOK_BYTES."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return NOT_REGULAR
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return f"cannot be read ({error.strerror}): not graded"
+    with open(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # swapped since the lstat
+            return NOT_REGULAR
+        data = file.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return f"larger than {MAX_NOTEBOOK_BYTES // 1024**2} MiB: not graded"
+    try:
+        nbformat.reads(data.decode("utf-8"), as_version=4)
+    except Exception as error:  # nbformat raises several kinds for a broken file
+        return f"not a notebook ({type(error).__name__}): not graded"
+    return data
+
+
+def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_TIMEOUT,
+                     notebook_timeout: int = NOTEBOOK_TIMEOUT, sandboxed: bool = True) -> Graded:
+    """Run one submission in the sandbox and judge the answers it hands back."""
+    started = time.monotonic()
+    data = read_submission(path)
+    if isinstance(data, str):
+        verdicts = {name: Feedback("unanswered", data) for name in names}
+        return Graded(path.name, verdicts, data, time.monotonic() - started)
+    outcome = sandbox.run(data, names, cell_timeout=cell_timeout,
+                          notebook_timeout=notebook_timeout, sandboxed=sandboxed)
+    verdicts = {}
+    for name in names:
+        if name in outcome.answers:
+            verdicts[name] = judge(name, outcome.answers[name])
+        else:
+            verdicts[name] = Feedback("unanswered", "no answers came back: the notebook did "
+                                      "not reach the grader's cells (a crash, a kernel that "
+                                      "died, or the time limit).")
+    return Graded(path.name, verdicts, outcome.problem, time.monotonic() - started)
+
+
+def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
+          cell_timeout: int | None = None, jobs: int = 1, sandboxed: bool = True,
+          progress=None) -> list[Graded]:
+    """Grade every ``*.ipynb`` entry of ``submissions``; write the grades, one feedback file
+    per submission and a summary for the teacher. Every entry gets its row."""
+    manifest = (json.loads((Path(autograder) / "assignment.json").read_text())
+                if autograder else None)
+    entries = manifest["exercises"] if manifest else [
+        {"name": name, "points": 1} for name in GRADED]
+    points = {entry["name"]: entry["points"] for entry in entries}
+    names = list(points)
+    timeout = cell_timeout or (manifest or {}).get("cell_timeout", CELL_TIMEOUT)
+    notebook_timeout = (manifest or {}).get("notebook_timeout", NOTEBOOK_TIMEOUT)
+    paths = sorted(path for path in Path(submissions).iterdir() if path.name.endswith(".ipynb"))
+    if not paths:
+        raise FileNotFoundError(f"no .ipynb files in {submissions}")
+
+    def one(path: Path) -> Graded:
+        result = grade_submission(path, names, cell_timeout=timeout,
+                                  notebook_timeout=notebook_timeout, sandboxed=sandboxed)
+        if progress:
+            progress(result, sum(result.score(points).values()), sum(points.values()))
+        return result
+
+    # Each submission is its own sandbox: grading several at once only overlaps them.
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(one, paths))
+    write_grades(results, points, Path(out))
+    return results

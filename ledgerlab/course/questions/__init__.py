@@ -1,0 +1,74 @@
+"""Predictions and check-your-understanding questions for notebooks 01 to 08.
+
+A notebook asks before it shows: the learner writes an answer in place of ``...``
+and ``check(answer)`` says whether it is right. Every expected answer is computed
+from the library when it is checked, never typed in here, so a question cannot
+drift from the code it is about. Plausible wrong answers (the wrong unit, a
+packing answer, the request instead of the ledger) map to the misconception they
+reveal; the feedback names it without giving the answer, which only
+``solution()`` shows. The framework is ``ledgerlab.course.feedback``.
+
+``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
+here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's. The teacher's
+answer key, ``teacher/answer-key.md``, is ``answer_key()``. Nothing here draws: the
+questions measure with ``ledgerlab.course.measures`` and never load matplotlib.
+"""
+
+from __future__ import annotations
+
+from ..feedback import Discussion, Question, Questionnaire
+from .ledger import (predict05, predict05_torn, predict06, predict07, predict07_tokens, predict08,
+                     predict08_turns, quiz05, quiz06, quiz07, quiz08)
+from .projection import (predict01, predict02, predict02_count, predict03, predict04, quiz01,
+                         quiz02, quiz03, quiz04)
+
+__all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
+           "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
+           "predict04", "quiz04", "predict05", "predict05_torn", "quiz05", "predict06", "quiz06",
+           "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08"]
+
+# --- The teacher's answer key ------------------------------------------------------------
+
+NOTEBOOK_QUESTIONS = {
+    "01 · Storage vs context": (("Predict", predict01), ("Quiz", quiz01)),
+    "02 · Bad slice vs whole-turn slice": (("Predict", predict02_count),
+                                           ("Think about it", predict02), ("Quiz", quiz02)),
+    "03 · The length trap": (("Predict", predict03), ("Quiz", quiz03)),
+    "04 · The boundary table": (("Predict", predict04), ("Quiz", quiz04)),
+    "05 · The ledger": (("Predict", predict05), ("Predict", predict05_torn), ("Quiz", quiz05)),
+    "06 · The costs of a ledger": (("Predict", predict06), ("Quiz", quiz06)),
+    "07 · Two limits: bytes and tokens": (("Predict", predict07), ("Predict", predict07_tokens),
+                                          ("Quiz", quiz07)),
+    "08 · Pinned facts: explicit origins and budgets": (("Predict", predict08),
+                                                        ("Predict", predict08_turns),
+                                                        ("Quiz", quiz08)),
+}
+
+
+def _key_row(label: str, item: Question | Discussion) -> str:
+    if isinstance(item, Discussion):
+        answer = f"in words. {item.model_answer[:1].upper()}{item.model_answer[1:]}"
+    else:
+        answer = f"**{item._answer()}**. {item.explanation[:1].upper()}{item.explanation[1:]}"
+    cell = lambda text: text.replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    return f"| {cell(label)} | {cell(item.prompt)} | {cell(answer)} |"
+
+
+def answer_key() -> str:
+    """Every prediction and quiz question with its answer, computed from the library now:
+    ``teacher/answer-key.md`` is this text (``python tools/answer_key.py`` writes it, and a test
+    fails when it drifts)."""
+    lines = ["# Answer key: predictions and check-your-understanding questions", "",
+             "For teachers. Generated from `ledgerlab/course/questions/` by "
+             "`python tools/answer_key.py`; every answer is computed from the library, and "
+             "`make test` fails if this file drifts from it. Exercise answers are in "
+             "`notebooks/10-solutions.ipynb`.", ""]
+    for notebook, parts in NOTEBOOK_QUESTIONS.items():
+        lines += [f"## {notebook}", "", "| where | question | answer |", "|---|---|---|"]
+        for label, part in parts:
+            if isinstance(part, Questionnaire):
+                lines += [_key_row(f"quiz[{n}]", q) for n, q in enumerate(part.questions, 1)]
+            else:
+                lines.append(_key_row(label, part))
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,365 @@
+"""Predictions and quizzes for notebooks 05 to 08: the ledger and what a request takes from it.
+
+The ledger on a real journal (a torn tail, a rejected request), its costs (the cap, what a
+projection does not delete), the second limit (tokens) and pinned facts, on the
+projection scenario (and, for 07, the boundary fixture). How a question is asked and
+checked is ``ledgerlab.course.feedback``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ledgerlab import Fact, Journal, JournalFull, Turn, request_tokens, select, tokens
+from ledgerlab.journal import encode_record
+from ledgerlab.wire import fact_line
+
+from .. import fixtures, measures, scenario
+from ..feedback import Discussion, Question, Questionnaire
+from .projection import BOUNDARY, YES_NO, yes_or_no
+
+# --- What the answers are computed from ------------------------------------------------
+
+
+def _journal_after_torn_tail(torn_bytes: int = 30) -> tuple[int, int]:
+    """Turns and file bytes after opening the scenario's journal with a torn fourth line
+    (its first ``torn_bytes`` bytes)."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "torn.log"
+        lines = [encode_record(turn_id, turn.question, turn.answer)
+                 for turn_id, turn in fixtures.SCENARIO_TURNS]
+        lines.append(encode_record("three", fixtures.NEXT_STEP_QUESTION,
+                                   fixtures.LOCAL_FIXTURE_REPLY))
+        torn = encode_record("four", "A question cut short.", "Never acknowledged.")[:torn_bytes]
+        path.write_bytes(b"".join(lines) + torn)
+        with Journal(path) as journal:
+            return len(journal), path.stat().st_size
+
+
+def _scenario_wide_sent(budget: int) -> int:
+    """Bytes select sends of the scenario's three turns and its wide question (step 4)."""
+    turns = [turn for _, turn in fixtures.SCENARIO_TURNS]
+    turns.append(Turn(fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY))
+    return select(fixtures.SCENARIO_SYSTEM, turns, fixtures.WIDE_QUESTION, budget).size
+
+
+def _capped_file_after_refusal() -> int:
+    """File bytes of a journal at its 600-byte cap after the refused commit."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "capped.log"
+        with Journal(path, max_bytes=600) as journal:
+            for turn_id, turn in fixtures.SCENARIO_TURNS:
+                journal.commit(turn_id, turn.question, turn.answer)
+            journal.commit("three", fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY)
+            try:
+                journal.commit("four", "One more question.", "One more answer.")
+            except JournalFull:
+                pass
+        return path.stat().st_size
+
+
+def _scenario_report() -> dict:
+    with tempfile.TemporaryDirectory() as directory:
+        return scenario.run_projection_scenario(Path(directory) / "scenario.log")
+
+
+def _scenario_line() -> bytes:
+    """The journal line of the scenario's first turn, under its own id."""
+    own_id, turn = fixtures.SCENARIO_TURNS[0]
+    return encode_record(own_id, turn.question, turn.answer)
+
+
+def _scenario_lines_under_cap(cap: int) -> int:
+    """How many commits of the scenario's first turn a journal capped at ``cap`` accepts."""
+    return len(measures.journal_growth(fixtures.SCENARIO_TURNS[0][1], max_bytes=cap)) - 1
+
+
+def _two_limits_kept(max_bytes: int, max_tokens: int, reserve_tokens: int) -> int:
+    """Turns select keeps of the boundary fixture under both limits (notebook 07)."""
+    return select(*BOUNDARY, max_bytes, max_tokens=max_tokens, reserve_tokens=reserve_tokens).kept
+
+
+def _role_tokens() -> int:
+    return tokens.text_tokens("system") + tokens.text_tokens("user")
+
+
+def _full_request_tokens() -> int:
+    return request_tokens(fixtures.BOUNDARY_SYSTEM, list(fixtures.BOUNDARY_HISTORY),
+                          fixtures.BOUNDARY_QUESTION)
+
+
+# --- 05 · The ledger ---------------------------------------------------------------------
+
+predict05 = Question(
+    "After closing and reopening the journal, with a budget the full request fits, is "
+    "ORCHID-17 back in the request? Answer 'yes' or 'no'.",
+    lambda: yes_or_no(_scenario_report()["old_fact_in_wide_request"]),
+    explanation="the narrow request left the turn out but never wrote to the journal; reopening "
+                "reads every stored turn back, and a wide budget sends them all.",
+    hint="did building the narrow request change the journal's file bytes?",
+    choices=YES_NO,
+    mistakes=lambda: {"no": "the narrow request only left the turn out of one request. Where is "
+                            "the turn stored, and did that change?"},
+)
+
+predict05_torn = Question(
+    "The journal holds three acknowledged turns, then the first 30 bytes of a fourth line (a "
+    "crash mid-append). How many turns does it hold once opened?",
+    lambda: _journal_after_torn_tail()[0],
+    explanation="the fourth line was never acknowledged (its commit never returned), so it is "
+                "a torn tail: cut, and the cut synced. Nothing acknowledged is lost.",
+    hint="was the fourth turn ever acknowledged to the caller?",
+    mistakes=lambda: {4: "30 bytes are not a turn: the fourth commit never returned, so "
+                         "nothing was promised.",
+                      0: "a torn tail is not corruption in the middle: the journal does not "
+                         "refuse to open over it."},
+)
+
+quiz05 = Questionnaire("05 · The ledger", [
+    Question("Step 4's wide request sends three turns in 480 bytes. With a 479-byte budget "
+             "instead, how many bytes does select send?",
+             lambda: _scenario_wide_sent(479),
+             explanation="480 bytes do not fit, so select drops the oldest whole turn, 'one' "
+                         "(the one holding ORCHID-17), and sends the other two.",
+             hint="what does select do when the request is one byte too large? Measure the "
+                  "request without turn one.",
+             mistakes=lambda: {_scenario_wide_sent(480): "480 bytes do not fit in a 479-byte "
+                               "budget: select drops the oldest whole turn.",
+                               479: "a budget is a ceiling, not a target: select never cuts "
+                                    "inside a turn to fill it.",
+                               _scenario_report()["narrow_request_bytes"]: "that is step 2's "
+                               "narrow request, for another question."}),
+    Question("Suppose the torn fourth line had been 100 bytes instead of 30. How many bytes is "
+             "the file once the journal has opened it?",
+             lambda: _journal_after_torn_tail(100)[1],
+             explanation="whatever follows the last newline was never acknowledged, 30 bytes or "
+                         "100: it is cut, and the three complete lines stay.",
+             hint="does the length of the torn tail change what is cut?",
+             mistakes=lambda: {_journal_after_torn_tail(100)[1] + 100: "that keeps the torn "
+                               "bytes: nothing after the last newline was acknowledged.",
+                               _journal_after_torn_tail(100)[1] + 30: "that is the notebook's "
+                               "file before opening, with its 30 torn bytes."}),
+    Discussion("What does 'fails closed' mean, and why is it right for a corrupt line in the "
+               "middle of the journal?",
+               "on damage it cannot explain, the journal refuses to open and changes nothing, "
+               "rather than guess and go on. A complete line was acknowledged (its newline "
+               "reached the disk), so dropping it would silently lose acknowledged data."),
+])
+
+
+# --- 06 · The costs of a ledger ----------------------------------------------------------
+
+predict06 = Question(
+    "A journal with a 600-byte cap holds 526 bytes; the next commit's line would cross the cap "
+    "and is refused. How many bytes is the file afterwards?",
+    _capped_file_after_refusal,
+    explanation="a refused commit writes nothing, not even part of a line: the file is byte for "
+                "byte the same.",
+    hint="does the journal write what fits and stop, or write nothing?",
+    mistakes=lambda: {600: "the journal never writes part of a line up to the cap: a partial "
+                           "line would be a torn tail.",
+                      0: "a refused commit does not touch the turns already stored."},
+)
+
+
+quiz06 = Questionnaire("06 · The costs of a ledger", [
+    Question("With a 1,000-byte cap instead of 4 MiB, how many commits of the scenario's turn "
+             "one (170-byte lines) does the journal accept?",
+             lambda: _scenario_lines_under_cap(1_000),
+             explanation="each commit adds a whole 170-byte line; the one that would cross "
+                         "1,000 bytes is refused, and nothing of it is written.",
+             hint="add 170 bytes at a time: which commit would cross the cap?",
+             mistakes=lambda: {_scenario_lines_under_cap(1_000) + 1: "that rounds up: the "
+                               "last of those lines would cross the cap, and the journal never "
+                               "writes part of a line.",
+                               len(_scenario_line()): "that is the size of one line; the "
+                               "question asks how many lines fit."}),
+    Question("Does leaving a turn out of a request delete it from the journal? Answer 'yes' or "
+             "'no'.",
+             lambda: yes_or_no(not _scenario_report()["projection_preserved_file_bytes"]),
+             explanation="a projection hides the turn from one request; only forget or retain "
+                         "remove its bytes from storage.",
+             hint="search the file's bytes after a narrow request.",
+             choices=YES_NO,
+             mistakes=lambda: {"yes": "the narrow request changed nothing on disk: the file "
+                                      "bytes were the same before and after."}),
+    Discussion("Name two copies of a forgotten turn that forget() cannot reach.",
+               "backups and snapshots; blocks a copy-on-write file system or an SSD has "
+               "remapped; a request already sent to the provider."),
+])
+
+
+# --- 07 · Two limits: bytes and tokens ---------------------------------------------------
+
+predict07 = Question(
+    "A 60-token window, a 408-byte budget, 20 tokens reserved for the reply: how many stored "
+    "turns does select keep?",
+    lambda: _two_limits_kept(408, 60, 20),
+    explanation="the reserve is taken from the window, so the request itself may use only what "
+                "is left, and select drops the oldest whole turn until it fits.",
+    hint="subtract the reserve from the window, then compare what is left with the request's "
+         "tokens for each number of kept turns (the table of section 1).",
+    mistakes=lambda: {_two_limits_kept(408, 60, 0): "that is what fits with no reserve: the "
+                      "whole request fits 60 tokens, but the reserve is taken from the window "
+                      "too, and the request must fit in what is left.",
+                      _two_limits_kept(408, 60, 40): "that leaves room for the mandatory input "
+                      "alone, as a 40-token reserve would. With 20 reserved, does one more turn "
+                      "fit in what is left?"},
+)
+
+predict07_tokens = Question(
+    "The explorer: a 308-byte budget, 20 tokens reserved, and the token limit raised from 60 to "
+    "80. How many stored turns does select keep?",
+    lambda: _two_limits_kept(308, 80, 20),
+    explanation="80 tokens minus the 20 reserved hold the whole request, and 308 bytes hold it "
+                "too: neither limit drops anything.",
+    hint="compare the full request's tokens plus the reserve with 80, and its bytes with 308.",
+    mistakes=lambda: {_two_limits_kept(308, 60, 20): "that is what the 60-token limit kept. "
+                      "Does the whole request, with the reserve, fit in 80 tokens?",
+                      0: "the mandatory input fits both limits with room to spare: select "
+                         "drops turns only while the request does not fit."},
+)
+
+quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
+    Question("Of the 20 tokens of the mandatory input under o200k_base, how many come from the "
+             "counting rule itself (per message and reply priming), not from any text the "
+             "tokenizer reads?",
+             lambda: 2 * tokens.PER_MESSAGE + tokens.REPLY_PRIMING,
+             explanation="3 per message for two messages and 3 to prime the reply: the rule's "
+                         "fixed cost. The roles and the texts are tokenized, so they change with "
+                         "the tokenizer.",
+             hint="section 1's term-by-term table: which terms do not depend on a text?",
+             mistakes=lambda: {2 * tokens.PER_MESSAGE: "that counts the messages' overhead "
+                               "only; the reply is primed too.",
+                               tokens.REPLY_PRIMING: "that is the reply priming alone; each "
+                               "message costs a fixed overhead too.",
+                               2 * tokens.PER_MESSAGE + tokens.REPLY_PRIMING
+                               + _role_tokens(): "that includes the role names, 'system' "
+                               "and 'user': they are text, tokenized like the rest."}),
+    Discussion("Why can't you turn a 4,096-token window into a byte budget by multiplying by 4?",
+               "bytes per token depend on the text and the tokenizer: about 5 for English, "
+               "4.25 or 2.83 for Chinese, 3.10 or 1.48 for emoji. Multiplying by 4 overshoots "
+               "for some texts and undershoots for others, and the window must also keep room "
+               "for the reply. Measure both limits."),
+    Discussion("Section 5 ends with a reserve as large as the window, 20 tokens of 20: select "
+               "raises ValueError, not BudgetError. Why is that an error in the arguments?",
+               "it raises ValueError before looking at the request: a reserve as large as the "
+               "window leaves no room for any request at all, whatever the conversation, so the "
+               "arguments are inconsistent. A BudgetError is about this request's mandatory "
+               "input not fitting limits that could hold some request."),
+    Question("With an 80-token limit (20 reserved), what is the smallest byte budget at which "
+             "select keeps both stored turns?",
+             lambda: select(*BOUNDARY, 10_000).size,
+             explanation="with 80 tokens the token limit holds both turns, so the byte budget "
+                         "binds: it must hold the whole request's wire bytes.",
+             hint="the tokens allow both turns; how many bytes is the request that sends both?",
+             mistakes=lambda: {measures.suffix_sizes(*BOUNDARY)[1]: "that budget holds only "
+                               "the newest turn: there the byte budget binds.",
+                               _full_request_tokens(): "that counts the request's tokens; the "
+                               "byte budget counts wire bytes.",
+                               _full_request_tokens() + 20: "that counts tokens and the "
+                               "reserve; the byte budget counts wire bytes."}),
+])
+
+
+# --- 08 · Pinned facts: explicit origins and budgets ---------------------------------------
+
+PINNED = (fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION)
+ROOM = 100_000  # a budget that holds every fact and turn of the fixture
+
+
+def _pinned(budget: int = ROOM, count: int = 1, cap: int | None = None,
+            tokens: int | None = None):
+    """select over notebook 08's fixture with its first ``count`` facts."""
+    return select(*PINNED, budget, facts=fixtures.PINNED_FACTS[:count], max_fact_bytes=cap,
+                  max_tokens=tokens)
+
+
+def _fact_line_bytes(fact: Fact = fixtures.PINNED_FACTS[0]) -> int:
+    return len(fact_line(fact).encode())
+
+
+def _facts_left_after_retain() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        with scenario.pinned_journal(Path(folder) / "conversation.log") as journal:
+            extra = fixtures.LANGUAGE_FACT
+            journal.pin(extra.id, extra.text, origin=extra.origin)
+            journal.retain(last=1)
+            return len(journal.facts())
+
+
+predict08 = Question(
+    "Pin the fact 'The project code is ORCHID-17.' from turn one. How many bytes does it add "
+    "to the request, with a budget large enough for everything?",
+    lambda: _pinned().fact_bytes,
+    explanation="the fact travels as its own system message: the comma before it, the message's "
+                "keys and quotes, then the line '[one] ' + the text. The same bytes at every "
+                "budget, whatever turns are kept.",
+    hint="the fact is a message like the others: what does {\"role\":\"system\",\"content\":...} "
+         "cost around its line, and what is in front of the text?",
+    mistakes=lambda: {len(fixtures.PINNED_FACTS[0].text.encode()): "that is the fact's text alone; "
+                      "its origin is sent too, as '[one] ' in front of it, and the message "
+                      "around it has bytes of its own.",
+                      _fact_line_bytes(): "that is the fact's line, origin included; the "
+                      "system message that carries it adds its keys, quotes, braces and the "
+                      "comma before it."},
+)
+
+predict08_turns = Question(
+    "Notebook 05's narrow budget, 264 bytes, kept turn two. With the fact pinned, how many "
+    "stored turns does select keep at 264 bytes?",
+    lambda: _pinned(scenario.narrow_budget(list(fixtures.SCENARIO_HISTORY))).kept,
+    explanation="the facts are paid first: 157 bytes of mandatory input plus the fact leave "
+                "less than turn two needs, so no turn fits. The fact is in the request, turn "
+                "two is not.",
+    hint="add the fact's bytes to the 157 bytes of mandatory input, then see what is left "
+         "of 264 for turn two.",
+    mistakes=lambda: {1: "turn two fit 264 bytes before the fact was pinned. The fact's bytes "
+                         "come out of the same budget, first: is there still room for turn two?",
+                      2: "264 bytes never held both turns, even without the fact."},
+)
+
+quiz08 = Questionnaire("08 · Pinned facts: explicit origins and budgets", [
+    Question("Pin the two facts in the other order, Java 8 first, then ORCHID-17. With a "
+             "1,000-byte budget and a 66-byte facts cap, how many facts does select keep?",
+             lambda: select(*PINNED, 1_000, facts=fixtures.PINNED_FACTS[::-1],
+                            max_fact_bytes=66).facts_kept,
+             explanation="the Java 8 fact, now first, needs 63 bytes and fits; adding ORCHID-17 "
+                         "would make the facts 101 bytes, over the cap. The order is the "
+                         "priority: with it reversed, the other fact is the one kept.",
+             hint="the cap holds a prefix of the facts. What does the first one need alone, "
+                  "and the first two together?",
+             mistakes=lambda: {0: "in section 4 no fact fitted 66 bytes because ORCHID-17 came "
+                                  "first. Which fact comes first now, and does it fit?",
+                               2: "both facts need 101 bytes together, over the 66-byte cap."}),
+    Question("Under a token limit the facts count in tokens too. Both facts pinned, a "
+             "1,000-byte budget, max_tokens=60 (o200k_base, nothing reserved for the reply): "
+             "how many stored turns does select keep?",
+             lambda: _pinned(1_000, 2, tokens=60).kept,
+             explanation="1,000 bytes hold everything, but the tokens do not: the mandatory "
+                         "input and the two facts are 50 tokens, paid first, and turn two needs "
+                         "22 more. The token limit binds.",
+             hint="request_tokens counts the request; compare the tokens of the mandatory input "
+                  "plus the facts, then plus turn two, with 60.",
+             mistakes=lambda: {2: "1,000 bytes hold both turns, but a token limit is a separate "
+                                  "limit, and the facts' tokens are paid first.",
+                               1: "that fits without the facts; the facts' tokens come out of "
+                                  "the same 60, first."}),
+    Question("A journal like section 3's (both turns, both facts pinned) gets a third fact "
+             "from turn two. Then retain(last=1). How many pinned facts remain?",
+             _facts_left_after_retain,
+             explanation="retain(last=1) keeps turn two and drops turn one, with every fact "
+                         "whose origin is turn one: ORCHID-17 goes, the two facts from turn two "
+                         "stay.",
+             hint="which turn does retain(last=1) drop, and which facts came from it?",
+             mistakes=lambda: {3: "retain deletes the facts whose origin it drops, as forget "
+                                  "does.",
+                               1: "only the facts from the dropped turn go; two facts came "
+                                  "from turn two, which stays."}),
+    Discussion("Why does a pinned fact carry the id of the turn it came from?",
+               "so that deleting the turn deletes what was taken from it: forget and retain "
+               "remove the facts whose origin they remove, and nothing derived from a forgotten "
+               "turn stays on disk or in a request. The origin also tells the model, and a "
+               "reader of the request, where the fact comes from."),
+])

@@ -1,0 +1,295 @@
+"""Predictions and quizzes for notebooks 01 to 04: what a request holds.
+
+Storage vs context, the bad slice against the whole-turn rule, the length trap and the
+boundary table, on the slice and boundary fixtures. How a question is asked and
+checked is ``ledgerlab.course.feedback``; what the package says about them all is in
+``ledgerlab.course.questions``.
+"""
+
+from __future__ import annotations
+
+from ledgerlab import Turn, request_bytes, select
+from ledgerlab.journal import encode_record
+from ledgerlab.wire import utf16_units
+
+from .. import fixtures, measures
+from ..feedback import Discussion, Question, Questionnaire
+
+# --- What the answers are computed from ------------------------------------------------
+
+BOUNDARY = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
+SLICE = (fixtures.SLICE_SYSTEM, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION)
+YES_NO = ("yes", "no")
+
+
+def yes_or_no(flag: bool) -> str:
+    """The word a yes-or-no question expects."""
+    return "yes" if flag else "no"
+
+
+def _mandatory_body() -> str:
+    return request_bytes(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION).decode("utf-8")
+
+
+def _unit_mistakes(text: str) -> dict[int, str]:
+    """What a count of UTF-16 units or code points of ``text`` gets wrong, bytes being right."""
+    return {utf16_units(text): "that counts UTF-16 units (Java's length()); the budget "
+                               "counts UTF-8 bytes.",
+            len(text): "that counts code points (Python's len()); the budget counts "
+                       "UTF-8 bytes."}
+
+
+def _history_after_select() -> int:
+    history = list(fixtures.SLICE_HISTORY)
+    select(fixtures.SLICE_SYSTEM, history, fixtures.SLICE_QUESTION, 175)
+    return len(history)
+
+
+def _orphan_with_system() -> bool:
+    """Whether any message-count slice that sends SYSTEM also sends an orphan."""
+    labels = measures.message_labels(len(fixtures.SLICE_HISTORY))
+    suffixes = [labels[start:] for start in range(len(labels))]
+    return any(problem.startswith("orphan")
+               for suffix in suffixes if "SYSTEM" in suffix
+               for problem in measures.slice_problems(suffix, len(fixtures.SLICE_HISTORY)))
+
+
+def _slice_journal_bytes(turns: int) -> int:
+    """Bytes of 01's journal (ids t1, t2, ..., turns U1 A1, U2 A2, ...) holding ``turns`` turns."""
+    return sum(len(encode_record(f"t{n}", f"U{n}", f"A{n}")) for n in range(1, turns + 1))
+
+
+def _slice_sent(budget: int, system: str = fixtures.SLICE_SYSTEM) -> int:
+    return select(system, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION, budget).size
+
+
+# The what-ifs the quizzes ask about: each changes one thing the notebook showed.
+BRIEF_SYSTEM = fixtures.SLICE_SYSTEM + ": be brief"           # 02: 10 more ASCII bytes
+TWO_EMOJI = fixtures.BOUNDARY_QUESTION + "👍"                  # 03: a second emoji
+NO_EMOJI = fixtures.BOUNDARY_QUESTION.replace("🙂", "")        # 03: the emoji removed
+NO_FULL_STOP = fixtures.BOUNDARY_SYSTEM.removesuffix("。")     # 04: the system's full stop gone
+LONGER_OLDER = (Turn("hello", "world, and more"), fixtures.BOUNDARY_HISTORY[1])  # 04
+
+
+def _requests_mandatory(question: str) -> int:
+    return len(request_bytes(fixtures.BOUNDARY_SYSTEM, [], question, encoder="requests"))
+
+
+# --- 01 · Storage vs context -------------------------------------------------------------
+
+predict01 = Question(
+    "A 175-byte request keeps 1 of the 3 stored turns. After select() returns, how many turns "
+    "does the ledger (history) hold?",
+    _history_after_select,
+    explanation="select reads the history and writes nothing: the ledger still holds every "
+                "turn, which is why a wider request can send them all again.",
+    hint="what does select write? Look at its result: a Selection, not a new history.",
+    mistakes=lambda: {1: "1 is how many turns the request keeps. The question is about the "
+                         "ledger: does building a request change it?",
+                      2: "2 is how many turns the request drops. Were they dropped from the "
+                         "request, or from the ledger?"},
+)
+
+quiz01 = Questionnaire("01 · Storage vs context", [
+    Question("The journal of section 'What lives on disk' holds three lines, 366 bytes. A fourth "
+             "turn, U4 / A4, is committed under the id t4. How many bytes is the file then?",
+             lambda: _slice_journal_bytes(4),
+             explanation="the journal only appends: the three lines stay byte for byte, and the "
+                         "fourth is as long as each of them (the same sizes of id, question and "
+                         "answer).",
+             hint="does a commit rewrite the file or add to it? How long is one line?",
+             mistakes=lambda: {_slice_journal_bytes(3): "that is the file before the commit: "
+                               "every confirmed turn adds a line.",
+                               _slice_journal_bytes(1): "that is the new line alone; an "
+                               "append-only file keeps the lines before it."}),
+    Question("After the 175-byte call, the next call has a 250-byte budget. How many bytes is "
+             "its request?",
+             lambda: _slice_sent(250),
+             explanation="the request is built afresh from the ledger, which still holds all "
+                         "three turns: the two newest fit in 250 bytes, the oldest does not.",
+             hint="what is the next request built from: the ledger or the last request? The "
+                  "chart gives each turn's bytes.",
+             mistakes=lambda: {_slice_sent(175): "that is the earlier projection again. The "
+                               "next request is built from the ledger, not from the last "
+                               "request, and the ledger still holds every turn.",
+                               250: "that is the budget: a ceiling, not a target. select sends "
+                                    "whole turns only.",
+                               _slice_sent(400): "that is the request with all three turns; "
+                               "does it fit in 250 bytes?"}),
+    Discussion("Why can a turn trimmed from one request come back in the next?",
+               "the request is a projection built fresh for each call from the ledger, and "
+               "building it never changes the ledger: the trimmed turn is still stored."),
+])
+
+
+# --- 02 · Bad slice vs whole-turn slice --------------------------------------------------
+
+predict02 = Question(
+    "Can the message-count slice keep the system message and still send an orphan answer? "
+    "Answer 'yes' or 'no'.",
+    lambda: yes_or_no(_orphan_with_system()),
+    explanation="the slice keeps the most recent messages, a suffix, and the system message "
+                "comes first: keeping it means keeping every message, so nothing is orphaned.",
+    hint="which messages does a suffix of SYSTEM U1 A1 U2 A2 U3 A3 U4 hold if it holds SYSTEM?",
+    choices=YES_NO,
+    mistakes=lambda: {"yes": "a slice that keeps SYSTEM is a suffix starting at the first "
+                             "message. Which messages does that leave out?"},
+)
+
+predict02_count = Question(
+    "At a 120-byte budget, how many messages does the message-count slice send?",
+    lambda: measures.count_slice(*SLICE, 120)[0],
+    explanation="N follows from the budget: the slice takes the most recent messages, as many "
+                "as fit, and counts messages, not turns.",
+    hint="the slice takes messages from the end, U4 first, while the request still fits 120 "
+         "bytes; measures.count_slice(system, history, question, 120) measures it.",
+    mistakes=lambda: {4: "4 was the example's N at 175 bytes. Here N follows from a smaller "
+                         "budget.",
+                      1: "that would be U4 alone. Measure whether the next message from the "
+                         "end still fits in 120 bytes.",
+                      3: "that counts turns, as the whole-turn rule does. The message-count "
+                         "slice counts messages, from the end: U4, then A3, then U3, ..."},
+)
+
+quiz02 = Questionnaire("02 · Bad slice vs whole-turn slice", [
+    Question("At a 240-byte budget, how many turns does the whole-turn slice keep?",
+             lambda: select(*SLICE, 240).kept,
+             explanation="each turn adds 67 bytes to the 108-byte mandatory input: one turn "
+                         "needs 175 bytes, two need 242, so at 240 only the newest fits.",
+             hint="the chart of notebook 01 gives the envelope, system, question and each "
+                  "turn's bytes; or ask select.",
+             mistakes=lambda: {2: "measure the request with the two newest turns (select or "
+                                  "measures.suffix_sizes): does it fit in 240 bytes?",
+                               3: "all three turns need the full request of notebook 01.",
+                               measures.count_slice(*SLICE, 240)[0]: "that is how many messages "
+                               "the message-count slice sends; the whole-turn slice keeps whole "
+                               "turns."}),
+    Question(f"Suppose the system message were {BRIEF_SYSTEM!r} (10 more ASCII characters). "
+             "Below how many bytes would the whole-turn rule refuse the request?",
+             lambda: measures.suffix_sizes(BRIEF_SYSTEM, *SLICE[1:])[0],
+             explanation="the system message is mandatory: every ASCII character it gains is a "
+                         "byte the mandatory input needs.",
+             hint="the slider's 'rejected' message gives the mandatory input for 'SYSTEM'; what "
+                  "do 10 ASCII characters add?",
+             mistakes=lambda: {measures.suffix_sizes(*SLICE)[0]: "that is the mandatory input "
+                               "with the old system message; the system message is mandatory, "
+                               "so its new bytes count too.",
+                               71: "that is the request with U4 alone; the system message is "
+                                   "mandatory too."}),
+    Discussion("Why is an orphan answer worse than simply sending less?",
+               "the model reads an answer with no question and no system instructions: the "
+               "conversation is wrong, not just shorter, and no error is reported."),
+])
+
+
+# --- 03 · The length trap ----------------------------------------------------------------
+
+predict03 = Question(
+    "Java's body.length() says the mandatory request is 114. How many bytes go over the wire?",
+    lambda: len(_mandatory_body().encode("utf-8")),
+    explanation="each Chinese character is 1 UTF-16 unit but 3 UTF-8 bytes, and the emoji is "
+                "2 units but 4 bytes: the wire carries bytes.",
+    hint="request_bytes gives the body as bytes; count those.",
+    mistakes=lambda: {**_unit_mistakes(_mandatory_body()),
+                      40: "that is the raw text's UTF-8 bytes; the request adds the JSON "
+                          "envelope and escaping.",
+                      2 * utf16_units(_mandatory_body()): "that is two bytes per UTF-16 unit, "
+                      "how Java holds the string in memory. The wire carries UTF-8: 1 byte for "
+                      "ASCII, 3 for a Chinese character, 4 for the emoji.",
+                      fixtures.REJECTED_BUDGET: "that is the budget the article rejects, not "
+                      "the request's size: count the body's UTF-8 bytes."},
+)
+
+quiz03 = Questionnaire("03 · The length trap", [
+    Question(f"The question gets a second emoji: {TWO_EMOJI}. How many UTF-8 bytes is it?",
+             lambda: len(TWO_EMOJI.encode("utf-8")),
+             explanation="10 bytes for 继续🙂, and 4 more: 👍 is outside the Basic Multilingual "
+                         "Plane (BMP), like 🙂.",
+             hint=f"{TWO_EMOJI!r}.encode('utf-8'); how many bytes does an emoji outside the BMP "
+                  "take?",
+             mistakes=lambda: {**_unit_mistakes(TWO_EMOJI),
+                               len(fixtures.BOUNDARY_QUESTION.encode("utf-8")): "that is the "
+                               "question before the second emoji.",
+                               len(TWO_EMOJI.encode("utf-8")) - 1: "that counts 3 bytes for "
+                               "the new emoji, as for a Chinese character; a character outside "
+                               "the BMP takes 4 UTF-8 bytes."}),
+    Question(f"How many UTF-16 units (Java's length()) is {TWO_EMOJI}?",
+             lambda: utf16_units(TWO_EMOJI),
+             explanation="1 unit per Chinese character, 2 per emoji: each is outside the BMP, "
+                         "a surrogate pair.",
+             hint="a character outside the BMP is a surrogate pair in UTF-16.",
+             mistakes=lambda: {len(TWO_EMOJI.encode("utf-8")): "that counts UTF-8 bytes; "
+                               "Java's length() counts UTF-16 units.",
+                               len(TWO_EMOJI): "that counts code points; a character outside "
+                               "the BMP takes two UTF-16 units.",
+                               utf16_units(TWO_EMOJI) - 1: "that counts one emoji as a single "
+                               "unit: every character outside the BMP is a surrogate pair."}),
+    Question(f"Under requests, how many bytes is the mandatory request if the question is "
+             f"{NO_EMOJI} (the emoji removed)?",
+             lambda: _requests_mandatory(NO_EMOJI),
+             explanation="requests writes the emoji as a surrogate pair of \\uXXXX escapes, 12 "
+                         "bytes; without it the body is that much shorter.",
+             hint="how does requests write 🙂 in JSON? Section 'One text, four numbers' shows "
+                  "the question's JSON string under requests.",
+             mistakes=lambda: {_requests_mandatory(fixtures.BOUNDARY_QUESTION): "that is the "
+                               "request with the emoji still in it.",
+                               _requests_mandatory(fixtures.BOUNDARY_QUESTION) - 4: "that "
+                               "removes the emoji's 4 UTF-8 bytes; requests does not send "
+                               "them raw, it writes \\uXXXX escapes.",
+                               len(request_bytes(fixtures.BOUNDARY_SYSTEM, [], NO_EMOJI)): "that "
+                               "is what gson and httpx send; requests escapes non-ASCII and "
+                               "adds spaces.",
+                               len(_mandatory_body().encode("utf-8")): "that is gson's "
+                               "mandatory request, emoji included."}),
+])
+
+
+# --- 04 · The boundary table -------------------------------------------------------------
+
+predict04 = Question(
+    "At a 234-byte budget, how many turns will select keep?",
+    lambda: select(*BOUNDARY, 234).kept,
+    explanation="turn 2 (the newest) needs 235 bytes, so it is dropped, and the rule never "
+                "skips a newer turn to pack an older one: the kept turns are always the newest.",
+    hint="list the request sizes from the table: 140, 235, 308. Which turn is the newest?",
+    mistakes=lambda: {1: "keeping 1 here would mean skipping the newest turn to pack the older, "
+                         "smaller one. Does the whole-turn rule ever skip a turn?",
+                      2: "both turns need 308 bytes."},
+)
+
+quiz04 = Questionnaire("04 · The boundary table", [
+    Question("How many bytes does select send at a 1,000-byte budget?",
+             lambda: select(*BOUNDARY, 1_000).size,
+             explanation="every turn fits, and the request is as large as it is: a budget is a "
+                         "ceiling, not a target.",
+             hint="what is the largest request this fixture can make?",
+             mistakes=lambda: {1_000: "that is the budget. Is a budget a target to fill, or a "
+                                      "ceiling?",
+                               measures.suffix_sizes(*SLICE)[-1]: "that is the full request of "
+                               "notebooks 01 and 02 (U1 A1 … U4); this table's fixture is the "
+                               "Chinese one."}),
+    Question(f"The system message loses its final 。 (a CJK full stop): {NO_FULL_STOP}. What is "
+             "the smallest budget select accepts now?",
+             lambda: measures.suffix_sizes(NO_FULL_STOP, *BOUNDARY[1:])[0],
+             explanation="the mandatory input shrinks by the full stop's UTF-8 bytes: 。 is a "
+                         "CJK character, 3 bytes, like the other ten.",
+             hint="how many UTF-8 bytes is '。'? Or measure: measures.suffix_sizes(...)[0].",
+             mistakes=lambda: {measures.suffix_sizes(*BOUNDARY)[0]: "that is the mandatory input "
+                               "with the full stop; the system message is mandatory, so its "
+                               "bytes count.",
+                               measures.suffix_sizes(*BOUNDARY)[0] - 1: "that removes one byte; "
+                               "'。' is one character but 3 UTF-8 bytes.",
+                               **_unit_mistakes(request_bytes(NO_FULL_STOP, [], BOUNDARY[2])
+                                                .decode("utf-8"))}),
+    Question("The older turn's answer grows from 'world' to 'world, and more' (10 more ASCII "
+             "bytes). At a 308-byte budget, how many turns does select keep?",
+             lambda: select(BOUNDARY[0], LONGER_OLDER, BOUNDARY[2], 308).kept,
+             explanation="the newest turn did not change, so it still fits, but the whole "
+                         "request is 10 bytes larger than 308: the older turn is dropped.",
+             hint="which requests changed size: the one with the newest turn alone, the one "
+                  "with both, or both?",
+             mistakes=lambda: {2: "the whole request grew by those 10 bytes: does it still fit "
+                                  "308?",
+                               0: "the newest turn did not change: the request with it alone "
+                                  "is as large as before."}),
+])

@@ -1,0 +1,78 @@
+"""The journal: a durable, append-only ledger of confirmed turns and the facts pinned from them.
+
+One job per module, imported one way (each only from those above it):
+
+- ``errors``: what the journal raises;
+- ``records``: the line format (``encode_record``, ``decode_record``, ``examine``);
+- ``files``: the files on disk, their lock, and the writes a crash cannot tear;
+- ``ledger``: ``Journal``, its guarantees, and what opening writes;
+- ``salvage``: copying what verifies out of a journal that refuses to open.
+
+The names below are the ones ``ledgerlab.journal`` has always offered.
+"""
+
+from ..wire import id_tag
+from .errors import (
+    FactConflict,
+    FactNotFound,
+    JournalCorrupt,
+    JournalError,
+    JournalFull,
+    JournalLocked,
+    OriginNotFound,
+    TurnConflict,
+    TurnNotFound,
+)
+from .files import FACTS_REWRITE_SUFFIX, FACTS_SUFFIX, REWRITE_SUFFIX, fsync_directory
+from .ledger import DEFAULT_MAX_BYTES, Journal
+from .records import (
+    FACT_KEYS,
+    FACTS,
+    RECORD_KEYS,
+    TURNS,
+    FactRecord,
+    LineStatus,
+    Record,
+    decode_record,
+    describe_tail,
+    encode_fact,
+    encode_record,
+    examine,
+    overwritten_newline,
+)
+from .salvage import LostLine, Salvaged, salvage
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "FACTS",
+    "FACTS_REWRITE_SUFFIX",
+    "FACTS_SUFFIX",
+    "FACT_KEYS",
+    "FactConflict",
+    "FactNotFound",
+    "FactRecord",
+    "Journal",
+    "JournalCorrupt",
+    "JournalError",
+    "JournalFull",
+    "JournalLocked",
+    "LineStatus",
+    "LostLine",
+    "OriginNotFound",
+    "RECORD_KEYS",
+    "REWRITE_SUFFIX",
+    "Record",
+    "Salvaged",
+    "TURNS",
+    "TurnConflict",
+    "TurnNotFound",
+    "decode_record",
+    "describe_tail",
+    "encode_fact",
+    "encode_record",
+    "examine",
+    "fsync_directory",
+    "id_tag",
+    "overwritten_newline",
+    "salvage",
+]

@@ -1,0 +1,51 @@
+"""What the journal raises. Every message carries offsets, sizes, hashes or id tags,
+never conversation text, and says what state the files were left in."""
+
+from __future__ import annotations
+
+
+class JournalError(Exception):
+    """The journal cannot do what was asked; the message says what state it left."""
+
+
+class JournalLocked(JournalError):
+    """Another Journal (in this process or another) already holds the file."""
+
+
+class JournalCorrupt(JournalError):
+    """A line is neither a valid record nor a torn tail: the journal refuses to open."""
+
+
+class JournalFull(JournalError):
+    """The file is, or a commit would make it, larger than the cap."""
+
+
+class TurnConflict(JournalError):
+    """The id is already stored with a different question."""
+
+
+class TurnNotFound(JournalError, KeyError):
+    """No turn is stored under that id; nothing changed."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class OriginNotFound(TurnNotFound):
+    """A fact's origin is not a stored turn: it cannot be pinned; nothing changed."""
+
+
+class FactConflict(JournalError):
+    """The fact id is already pinned with another text or origin."""
+
+
+class FactNotFound(JournalError, KeyError):
+    """No fact is pinned under that id; nothing changed."""
+
+    __str__ = TurnNotFound.__str__  # not a TurnNotFound: no turn was asked for
+
+
+def too_large(size: int) -> JournalError:
+    """The error for a file that does not fit in memory: Journal and salvage read it whole."""
+    return JournalError(f"the journal's {size} bytes do not fit in this process's memory "
+                        f"(it reads the whole file); nothing changed")

@@ -1,0 +1,244 @@
+"""The line format of a journal file, byte-compatible with the Java reference::
+
+    base64(payload) SP sha256_hex(payload) LF
+
+where ``payload`` is ``{"id":...,"question":...,"answer":...}`` serialized like a
+request (the gson encoder). A facts file uses the same line with the payload
+``{"id":...,"text":...,"origin":...}``.
+
+This module only encodes, decodes and examines bytes: it opens no file. What a
+torn tail (the bytes after the last newline) holds is told here too, because
+``inspect``, ``Journal`` and ``salvage`` must all read it the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..wire import ENCODERS, Fact, InvalidText, Turn, check_id, id_tag
+
+RECORD_KEYS = ["id", "question", "answer"]
+FACT_KEYS = ["id", "text", "origin"]
+_HEX_DIGITS = frozenset(b"0123456789abcdef")
+# Every record line starts with the base64 of '{"id":"'.
+_LINE_START = base64.b64encode(b'{"id":"')[:9]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One decoded journal line."""
+
+    id: str
+    turn: Turn
+    sha256: str  # the line's checksum of its payload
+
+    def __repr__(self) -> str:  # ids may be private too
+        return f"Record({id_tag(self.id)}, {self.turn!r}, sha256={self.sha256[:12]})"
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """One decoded line of a facts file."""
+
+    id: str
+    fact: Fact
+    sha256: str
+
+    def __repr__(self) -> str:
+        return f"FactRecord({self.fact!r}, sha256={self.sha256[:12]})"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What the records of one file hold: their payload keys, and how to build one."""
+
+    name: str  # in messages
+    items: str
+    keys: list[str]
+    build: Callable[[list[str], str], Record | FactRecord]  # (values, digest) -> record
+
+
+def _turn_record(values: list[str], digest: str) -> Record:
+    turn_id, question, answer = values
+    turn = Turn(question, answer)
+    return Record(check_id(turn_id), turn, digest)
+
+
+def _fact_record(values: list[str], digest: str) -> FactRecord:
+    fact = Fact(*values)
+    return FactRecord(fact.id, fact, digest)
+
+
+TURNS = Kind("journal", "turns", RECORD_KEYS, _turn_record)
+FACTS = Kind("facts file", "facts", FACT_KEYS, _fact_record)
+
+
+@dataclass(frozen=True)
+class LineStatus:
+    """What one line of a journal file holds: a record, or the problem with it."""
+
+    number: int
+    offset: int
+    length: int
+    record: Record | FactRecord | None
+    problem: str | None
+    torn: bool = False  # bytes after the last newline that a cut-short append explains
+    unterminated: bool = False  # a torn tail holding a whole record but not its newline
+
+
+class _Pairs(list):
+    """A JSON object's key/value pairs, told apart from a JSON array."""
+
+
+def encode_record(turn_id: str, question: str, answer: str) -> bytes:
+    """The journal line for one turn, newline included."""
+    return _encode_line({"id": turn_id, "question": question, "answer": answer})
+
+
+def encode_fact(fact: Fact) -> bytes:
+    """The facts file's line for one fact: the journal's format, keys id, text, origin."""
+    return _encode_line({"id": fact.id, "text": fact.text, "origin": fact.origin})
+
+
+def _encode_line(payload: dict[str, str]) -> bytes:
+    encoded = ENCODERS["gson"].dumps(payload)
+    digest = hashlib.sha256(encoded).hexdigest()
+    return base64.b64encode(encoded) + b" " + digest.encode("ascii") + b"\n"
+
+
+def decode_record(line: bytes, kind: Kind = TURNS) -> Record | FactRecord:
+    """Decode one complete line (without its newline); ValueError says what is wrong."""
+    if line.endswith(b"\r"):
+        raise ValueError("line ends with CR (Windows line endings?)")
+    fields = line.split(b" ")
+    if len(fields) != 2:
+        raise ValueError(f"expected 2 fields, found {len(fields)}")
+    encoded, digest = fields
+    if len(digest) != 64 or not _HEX_DIGITS.issuperset(digest):
+        raise ValueError("checksum is not 64 lowercase hex digits")
+    try:
+        payload = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        raise ValueError("payload is not valid base64") from None
+    # b64decode ignores padding bits ("YR==" decodes like "YQ=="): only an
+    # exact re-encoding proves that no stored byte was altered.
+    if base64.b64encode(payload) != encoded:
+        raise ValueError("payload base64 is not canonical")
+    if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
+        raise ValueError("checksum mismatch")
+    try:
+        pairs = json.loads(payload.decode("utf-8"), object_pairs_hook=_Pairs)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError("payload is not UTF-8 JSON") from None
+    except RecursionError:  # a checksum-valid payload can still be hostile
+        raise ValueError("payload JSON is nested too deeply") from None
+    if type(pairs) is not _Pairs or [key for key, _ in pairs] != kind.keys:
+        raise ValueError(f"payload is not an {{{', '.join(kind.keys)}}} object")
+    try:
+        return kind.build([value for _, value in pairs], digest.decode("ascii"))
+    except InvalidText as error:
+        raise ValueError(f"payload field is invalid: {error}") from None
+
+
+def overwritten_newline(tail: bytes, kind: Kind = TURNS) -> bool:
+    """Do the bytes after the last newline hold an acknowledged record whose newline is gone?
+
+    That is the one tail refused rather than cut: it begins with a complete record
+    line (base64, one space, 64 hex digits) that verifies, and the byte where its
+    newline belongs is there and is not NUL. A commit returns only once its newline
+    is synced, so that record was acknowledged and its newline overwritten later:
+    cutting it would delete an acknowledged turn silently.
+    """
+    found = leading_record(tail, kind)
+    return found is not None and len(tail) > found[1] and tail[found[1]] != 0
+
+
+def leading_record(tail: bytes, kind: Kind = TURNS) -> tuple[Record | FactRecord, int] | None:
+    """The record that ``tail`` begins with and its line's length, if that line verifies."""
+    end = tail.find(b" ") + 1 + 64
+    record = _decoded(tail[:end], kind) if end != 64 and len(tail) >= end else None
+    return None if record is None else (record, end)
+
+
+def describe_tail(tail: bytes, kind: Kind = TURNS) -> str:
+    """What the bytes after the last newline hold, told in sizes, and what opening does."""
+    if overwritten_newline(tail, kind):
+        return ("a verified record whose newline was overwritten: it was acknowledged, "
+                "so the journal refuses to open rather than cut it")
+    written = tail.rstrip(b"\0")
+    if not written:
+        return f"{_bytes(len(tail))} of NUL, never acknowledged (cut on open)"
+    if _verifies(written, kind):
+        what = "a whole record without its newline"
+    elif tail.startswith(_LINE_START[:len(written)]):
+        what = f"the first {_bytes(len(written))} of a record"
+    else:
+        what = f"{_bytes(len(written))} that no append writes (stale data a crash exposed?)"
+    inside, after = written.count(0), len(tail) - len(written)
+    if inside:
+        what += f" with {_bytes(inside)} of NUL inside"
+    if after:
+        what += f", then {_bytes(after)} of NUL"
+    return f"{what}, never acknowledged (cut on open)"
+
+
+def _bytes(count: int) -> str:
+    return f"{count} byte{'' if count == 1 else 's'}"
+
+
+def _verifies(line: bytes, kind: Kind = TURNS) -> bool:
+    """Is ``line`` (without a newline) a record line that decodes and checks out?"""
+    return _decoded(line, kind) is not None
+
+
+def _decoded(line: bytes, kind: Kind = TURNS) -> Record | FactRecord | None:
+    try:
+        return decode_record(line, kind)
+    except ValueError:
+        return None
+
+
+def examine(data: bytes, kind: Kind = TURNS) -> list[LineStatus]:
+    """Every line of a journal file (or, with ``FACTS``, a facts file) with its record or problem.
+
+    Bytes after the last newline were never acknowledged: they are a torn tail
+    (problem ``"torn tail"``, ``torn``; ``unterminated`` when they hold a whole record
+    without its newline), unless ``overwritten_newline`` says they hold an
+    acknowledged record, which is a problem. Duplicate ids are problems too.
+    """
+    statuses = []
+    seen: set[str] = set()
+    offset = 0
+    number = 0
+    while offset < len(data):
+        number += 1
+        end = data.find(b"\n", offset)
+        if end == -1:
+            # Never acknowledged (a commit returns once its newline is synced): cut on
+            # open, whatever it holds, except a verified record with its newline overwritten.
+            tail = data[offset:]
+            if overwritten_newline(tail, kind):
+                statuses.append(LineStatus(number, offset, len(tail), None,
+                                           "a verified record whose newline was overwritten"))
+            else:
+                statuses.append(LineStatus(number, offset, len(tail), None, "torn tail",
+                                           torn=True,
+                                           unterminated=_verifies(tail.rstrip(b"\0"), kind)))
+            break
+        record, problem = None, None
+        try:
+            record = decode_record(data[offset:end], kind)
+        except ValueError as error:
+            problem = str(error)
+        if record is not None and record.id in seen:
+            record, problem = None, "duplicate id"
+        if record is not None:
+            seen.add(record.id)
+        statuses.append(LineStatus(number, offset, end + 1 - offset, record, problem))
+        offset = end + 1
+    return statuses

@@ -1,0 +1,345 @@
+"""The course's figures: what they measure (``measures``) is exact, and what they draw
+(``charts``) is labelled."""
+
+import base64
+import io
+
+import pytest
+from matplotlib import colors
+from matplotlib._pylab_helpers import Gcf
+from matplotlib.figure import Figure
+
+from ledgerlab import BudgetError, Journal, JournalFull, Turn, request_bytes, select
+from ledgerlab.course import charts, fixtures, measures, scenario
+from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
+from ledgerlab.wire import DEFAULT_MODEL, ENCODERS, get_encoder
+
+BOUNDARY = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
+SLICE = (fixtures.SLICE_SYSTEM, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION)
+PALETTE = {colors.to_rgba(c) for c in (*charts.OKABE_ITO.values(), charts.ENVELOPE_COLOUR)}
+
+
+def sent_bytes(segments):
+    return sum(segment.nbytes for segment in segments if segment.kept)
+
+
+@pytest.mark.parametrize("encoder", list(ENCODERS))
+@pytest.mark.parametrize("fixture", [BOUNDARY, SLICE])
+def test_whole_turn_segments_add_up_to_the_request(fixture, encoder):
+    system, history, question = fixture
+    for kept in range(len(history) + 1):
+        flags = measures.whole_turn_flags(len(history), kept)
+        segments = measures.message_segments(system, history, question, flags, encoder=encoder)
+        expected = request_bytes(system, list(history[len(history) - kept:]), question,
+                                 encoder=encoder)
+        assert sent_bytes(segments) == len(expected)
+
+
+@pytest.mark.parametrize("encoder", list(ENCODERS))
+def test_count_slice_is_the_longest_message_suffix_that_fits(encoder):
+    system, history, question = SLICE
+    dumps = get_encoder(encoder).dumps
+    total = 2 * len(history) + 2
+    for budget in range(30, 340):
+        last, size = measures.count_slice(system, history, question, budget, encoder=encoder)
+        kept = scenario.message_count_slice(system, history, question, last) if last else []
+        assert size == len(dumps({"model": DEFAULT_MODEL, "messages": kept}))
+        assert size <= budget or last == 0
+        if last < total:
+            longer = scenario.message_count_slice(system, history, question, last + 1)
+            assert len(dumps({"model": DEFAULT_MODEL, "messages": longer})) > budget
+        flags = [index >= total - last for index in range(total)]
+        segments = measures.message_segments(system, history, question, flags, encoder=encoder)
+        assert sent_bytes(segments) == size
+
+
+def test_the_articles_bad_slice_at_175_bytes():
+    last, size = measures.count_slice(*SLICE, 175)
+    labels = measures.message_labels(len(fixtures.SLICE_HISTORY))
+    assert labels[-last:] == ["A2", "U3", "A3", "U4"]
+    assert size == 174
+    assert select(*SLICE, 175).size == 175
+
+
+def test_message_labels():
+    assert measures.message_labels(3) == ["SYSTEM", "U1", "A1", "U2", "A2", "U3", "A3", "U4"]
+    assert measures.message_labels(0) == ["SYSTEM", "U1"]
+
+
+def test_message_segments_needs_one_flag_per_message():
+    with pytest.raises(ValueError, match="4 flags for 8 messages"):
+        measures.message_segments(*SLICE, [True] * 4)
+
+
+@pytest.mark.parametrize("encoder", list(ENCODERS))
+def test_suffix_sizes_are_the_selectors_thresholds(encoder):
+    sizes = measures.suffix_sizes(*BOUNDARY, encoder=encoder)
+    for budget in range(1, sizes[-1] + 20):
+        if budget < sizes[0]:
+            with pytest.raises(BudgetError):
+                select(*BOUNDARY, budget, encoder=encoder)
+        else:
+            kept = max(k for k, size in enumerate(sizes) if size <= budget)
+            assert select(*BOUNDARY, budget, encoder=encoder).kept == kept
+
+
+def test_suffix_sizes_of_the_boundary_fixture():
+    assert measures.suffix_sizes(*BOUNDARY) == [140, 235, 308]
+    assert measures.suffix_sizes(*BOUNDARY, encoder="requests") == [194, 318, 399]
+
+
+def test_length_measures_of_the_mandatory_request():
+    values = {m.label: m.value for m in measures.length_measures(fixtures.BOUNDARY_SYSTEM, [],
+                                                                fixtures.BOUNDARY_QUESTION)}
+    assert values["request body: wire bytes (gson)"] == 140
+    assert values["request body: UTF-16 units (Java length())"] == 114
+    assert values["request body: code points (Python len())"] == 113
+    assert values["raw text: UTF-8 bytes"] == 40
+
+
+def test_text_measures():
+    values = [m.value for m in measures.text_measures("🙂")]
+    assert values == [2, 1, 4, 6, 6, 14]  # units, code points, UTF-8, gson, httpx, requests
+    separator = {m.label: m.value for m in measures.text_measures("\u2028")}
+    assert separator["JSON string bytes (gson)"] == 8  # escaped as \u2028
+    assert separator["JSON string bytes (httpx)"] == 5  # raw, 3 bytes of UTF-8
+
+
+def bars(figure):
+    return [patch for ax in figure.axes for patch in ax.patches]
+
+
+def check_labelled(figure, size):
+    assert isinstance(figure, Figure)
+    assert tuple(figure.get_size_inches()) == size
+    ax = figure.axes[0]
+    assert ax.get_title()
+    assert "bytes" in ax.get_xlabel()
+    assert ax.get_legend() is not None or figure.legends
+
+
+def legend_inside_figure(figure):
+    """Whether every legend is drawn whole, inside the figure (none clipped at an edge)."""
+    figure.savefig(io.BytesIO(), format="png")  # as the PNG is drawn: the layout is final
+    renderer = figure._get_renderer()
+    box = figure.bbox
+    legends = [*figure.legends, *(ax.get_legend() for ax in figure.axes if ax.get_legend())]
+    return all(box.x0 <= (extent := legend.get_window_extent(renderer)).x0
+               and extent.x1 <= box.x1 and box.y0 <= extent.y0 and extent.y1 <= box.y1
+               for legend in legends)
+
+
+def budget_lines(figure):
+    return [line.get_xdata()[0] for line in figure.axes[0].lines
+            if line.get_linestyle() == "--" and len(set(line.get_xdata())) == 1]
+
+
+def test_slice_chart():
+    figure = charts.slice_chart(*SLICE, 175).figure
+    check_labelled(figure, (9, 3.4))
+    assert budget_lines(figure) == [175]
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert labels == ["message-count slice\n174 bytes", "whole-turn slice\n175 bytes"]
+    patches = bars(figure)
+    assert len(patches) == 2 * 9  # envelope + 8 messages, in each row
+    solid = [p for p in patches if not p.get_hatch()]
+    assert {p.get_facecolor() for p in solid} <= PALETTE
+    assert sum(p.get_width() for p in solid) == 174 + 175
+
+
+def test_slice_chart_when_the_whole_turn_rule_refuses():
+    figure = charts.slice_chart(*SLICE, 100).figure
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert labels[1] == "whole-turn slice\nrejected (needs 108)"
+    # The legend is whole: a long tick label once narrowed the axes and clipped "budget (100 byt".
+    assert legend_inside_figure(figure)
+    texts = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert texts[-1] == "budget (100 bytes)"
+
+
+@pytest.mark.parametrize("budget", [100, 107, 108, 175, 309, 400])
+def test_every_slice_chart_legend_is_whole(budget):
+    assert legend_inside_figure(charts.slice_chart(*SLICE, budget).figure)
+    assert legend_inside_figure(charts.turn_bytes_chart(*BOUNDARY, budget + 31).figure)
+
+
+@pytest.mark.parametrize("budget, title", [
+    (235, "Budget 235 bytes (gson): 1 of 2 turns kept, 235 bytes sent"),
+    (139, "Budget 139 bytes (gson): rejected, the mandatory input needs 140 bytes"),
+])
+def test_turn_bytes_chart(budget, title):
+    figure = charts.turn_bytes_chart(*BOUNDARY, budget).figure
+    check_labelled(figure, (9, 2.6))
+    assert figure.axes[0].get_title() == title
+    assert budget_lines(figure) == [budget]
+    widths = {p.get_width() for p in bars(figure) if not p.get_hatch()}
+    dropped = {p.get_width() for p in bars(figure) if p.get_hatch()}
+    if budget == 235:
+        assert widths == {42, 60, 95, 38} and dropped == {73}
+    else:
+        assert widths == set() and dropped == {42, 60, 73, 95, 38}
+
+
+def test_retained_chart_steps_and_marks():
+    figure = charts.retained_chart(*BOUNDARY, budgets=fixtures.BOUNDARY_BUDGETS,
+                                   encoders=list(ENCODERS)).figure
+    ax = figure.axes[0]
+    assert ax.get_xlabel() == "budget (bytes)" and ax.get_ylabel() == "turns retained"
+    steps = [line for line in ax.lines if line.get_label().startswith(("gson", "httpx", "requests"))]
+    assert [list(line.get_xdata()[:3]) for line in steps] == [[140, 235, 308]] * 2 + [[194, 318, 399]]
+    marks = [(line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines
+             if line.get_marker() == "o"]
+    assert marks == [(140, 0), (235, 1), (308, 2), (408, 2)]
+    assert "140, 235, 308, 408" in ax.get_title()
+    # Every marked budget is inside the axis, 408 (a ceiling, not a target) included.
+    assert ax.get_xlim()[1] > 408
+
+
+# --- Descriptions: what a screen reader, a terminal and nbval get instead of the PNG ------
+
+def test_a_chart_shows_as_png_with_its_description_as_text():
+    chart = charts.turn_bytes_chart(*BOUNDARY, 235)
+    bundle = chart._repr_mimebundle_()
+    assert set(bundle) == {"image/png", "text/plain"}
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert bundle["text/plain"] == chart.description == repr(chart)
+    assert "Figure size" not in repr(chart)
+
+
+@pytest.mark.parametrize("budget, expected", [
+    (235, "Stacked bar of the request's bytes at a 235-byte budget (gson encoder), the budget a "
+          "dashed line, dropped parts hatched: envelope 42, system 60, turn 1 73 (dropped), "
+          "turn 2 95, question 38 bytes. 1 of 2 turns kept, 235 bytes sent."),
+    (139, "Stacked bar of the request's bytes at a 139-byte budget (gson encoder), the budget a "
+          "dashed line, dropped parts hatched: envelope 42 (dropped), system 60 (dropped), "
+          "turn 1 73 (dropped), turn 2 95 (dropped), question 38 (dropped) bytes. "
+          "Rejected: the mandatory input needs 140 bytes."),
+])
+def test_turn_bytes_chart_description(budget, expected):
+    assert charts.turn_bytes_chart(*BOUNDARY, budget).description == expected
+
+
+def test_slice_chart_description_names_both_slices():
+    text = charts.slice_chart(*SLICE, 175).description
+    assert ("Message-count slice: sends A2 | U3 A3 | U4, 174 bytes (orphan answer A2; "
+            "no system message). Whole-turn slice: sends SYSTEM | U3 A3 | U4, 175 bytes.") in text
+    assert "rejected, the mandatory input needs 108 bytes" in charts.slice_chart(*SLICE, 100).description
+
+
+def test_retained_chart_description_has_every_step_and_mark():
+    text = charts.retained_chart(*BOUNDARY, budgets=(139, *fixtures.BOUNDARY_BUDGETS)).description
+    assert "gson: rejected below 140 bytes, then 0 from 140, 1 from 235, 2 from 308" in text
+    assert "139 rejected, 140 keeps 0, 235 keeps 1, 308 keeps 2, 408 keeps 2" in text
+
+
+def test_measures_and_disk_growth_descriptions():
+    lengths = measures.length_measures(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION)
+    text = charts.measures_chart(lengths, budget=139).description
+    assert "request body: wire bytes (gson): 140" in text
+    assert "request body: UTF-16 units (Java length()): 114" in text
+    assert "The budget, 139 bytes, is a dashed line." in text
+    growth = measures.journal_growth(SHORT_TURN, max_bytes=600)
+    text = charts.disk_growth_chart({"short": growth}, max_bytes=600).description
+    assert "cap, 600 bytes (dashed)" in text and "short: 3 turns, 510 bytes" in text
+
+
+def test_measures_chart():
+    lengths = measures.length_measures(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION)
+    figure = charts.measures_chart(lengths, budget=139).figure
+    check_labelled(figure, (9, 0.45 * 6 + 1.6))
+    assert sorted(p.get_width() for p in bars(figure)) == [13, 14, 40, 113, 114, 140]
+    assert budget_lines(figure) == [139]
+
+
+def test_charts_print_nothing_and_leave_no_pyplot_figures(capsys):
+    charts.slice_chart(*SLICE, 175)
+    charts.turn_bytes_chart(*BOUNDARY, 235)
+    charts.retained_chart(*BOUNDARY).png()
+    charts.measures_chart(measures.text_measures("x"))
+    charts.disk_growth_chart({"x": measures.journal_growth(Turn("q", "a"), max_bytes=1000)},
+                             max_bytes=1000)
+    assert capsys.readouterr() == ("", "")
+    assert Gcf.get_num_fig_managers() == 0
+
+
+def test_group_colours_are_colour_blind_safe():
+    groups = ["envelope", "system", "question"] + [f"turn {n}" for n in range(1, 8)]
+    assert {colors.to_rgba(charts.group_colour(g)) for g in groups} <= PALETTE
+
+
+SHORT_TURN = fixtures.SCENARIO_TURNS[0][1]
+
+
+def test_journal_growth_is_what_a_real_journal_writes_up_to_its_cap(tmp_path):
+    cap = 1000
+    growth = measures.journal_growth(SHORT_TURN, max_bytes=cap)
+    path = tmp_path / "growth.log"
+    sizes = [0]
+    with Journal(path, max_bytes=cap) as journal:
+        with pytest.raises(JournalFull):
+            for number in range(1, 100):
+                journal.commit(measures.growth_id(number), SHORT_TURN.question,
+                               SHORT_TURN.answer)
+                sizes.append(path.stat().st_size)
+    assert growth == sizes
+    assert len(growth) - 1 == 5 and growth[-1] == 850  # 5 lines of 170 bytes; a 6th crosses
+
+
+def test_journal_growth_gives_one_turn_one_line_size_so_the_file_is_lines_times_turns():
+    # Notebook 06 shows the scenario's turn one as a 170-byte line under its own id, 'one';
+    # the growth demo's ids give it the same size, and its table multiplies out.
+    own = len(encode_record(fixtures.SCENARIO_TURNS[0][0], SHORT_TURN.question, SHORT_TURN.answer))
+    for turn in (SHORT_TURN, Turn("q" * 100, "a" * 1000), Turn("问" * 100, "答" * 1000)):
+        growth = measures.journal_growth(turn)
+        assert len(set(b - a for a, b in zip(growth, growth[1:]))) == 1
+        assert growth[-1] == growth[1] * (len(growth) - 1)
+    assert measures.journal_growth(SHORT_TURN)[1] == own == 170
+    assert [measures.growth_id(n) for n in (1, 42, 99_999)] == ["00001", "00042", "99999"]
+    with pytest.raises(ValueError):
+        measures.growth_id(100_000)
+
+
+def test_journal_growth_stops_at_the_last_commit_under_the_default_cap():
+    growth = measures.journal_growth(SHORT_TURN)
+    next_line = len(encode_record(measures.growth_id(len(growth)), SHORT_TURN.question,
+                                  SHORT_TURN.answer))
+    assert growth[-1] <= DEFAULT_MAX_BYTES == 4 * 1024 * 1024 < growth[-1] + next_line
+    assert len(growth) - 1 == 24672
+    assert measures.journal_growth(Turn("q", "a" * 100), max_bytes=100) == [0]  # not even one
+
+
+def test_disk_growth_chart():
+    long_turn = Turn("q" * 100, "a" * 1000)
+    series = {"short": measures.journal_growth(SHORT_TURN),
+              "long": measures.journal_growth(long_turn)}
+    figure = charts.disk_growth_chart(series).figure
+    assert isinstance(figure, Figure) and tuple(figure.get_size_inches()) == (9, 3.8)
+    ax = figure.axes[0]
+    assert ax.get_title() == "Journal file size against turns committed"
+    assert ax.get_xlabel() == "turns committed" and ax.get_ylabel() == "journal file (bytes)"
+    plotted = [line for line in ax.lines if len(line.get_xdata()) > 2]
+    assert [list(line.get_ydata()) for line in plotted] == list(series.values())
+    assert [list(line.get_xdata()) for line in plotted] == [list(range(len(s)))
+                                                           for s in series.values()]
+    ends = [(line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines
+            if line.get_marker() == "o"]
+    assert ends == [(24672, series["short"][-1]), (2644, series["long"][-1])]
+    caps = [line.get_ydata()[0] for line in ax.lines
+            if line.get_linestyle() == "--" and len(set(line.get_ydata())) == 1]
+    assert caps == [DEFAULT_MAX_BYTES]
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert legend[0] == f"short: 24,672 turns, {series['short'][-1]:,} bytes"
+    assert legend[-1] == "cap (4,194,304 bytes = 4 MiB): the next commit is refused"
+    assert {colors.to_rgba(line.get_color()) for line in ax.lines} <= PALETTE
+    assert len({line.get_linestyle() for line in plotted}) == 2  # not told apart by hue alone
+
+
+def test_disk_growth_chart_with_a_small_cap_and_bad_input():
+    figure = charts.disk_growth_chart({"short": measures.journal_growth(SHORT_TURN, max_bytes=600)},
+                                      max_bytes=600).figure
+    legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    assert legend == ["short: 3 turns, 510 bytes", "cap (600 bytes): the next commit is refused"]
+    with pytest.raises(ValueError):
+        charts.disk_growth_chart({})
+    with pytest.raises(ValueError):
+        charts.disk_growth_chart({"empty": []})

@@ -1,0 +1,296 @@
+"""The set-up a new user relies on: dependencies listed alike, a Binder that builds, a
+light import; and the layers kept apart: the library never imports the course, the quizzes
+draw nothing, no module is long, no notebook reaches a private module."""
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from importlib.metadata import requires
+from pathlib import Path
+
+import pytest
+import setuptools
+
+import ledgerlab
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def normalized(requirement):
+    """``name>=1,<2`` and ``name<2,>=1`` alike: the name and its sorted version clauses."""
+    name, spec = re.match(r"^([A-Za-z0-9_.\-]+)(.*)$", requirement.replace(" ", "")).groups()
+    return name.lower(), tuple(sorted(filter(None, spec.split(","))))
+
+
+def conda_dependencies(path=ROOT / "environment.yml"):
+    names = set()
+    text = path.read_text()
+    for line in text.split("\ndependencies:\n", 1)[1].splitlines():
+        # conda packages, and the pip section's for what conda-forge does not have
+        match = re.match(r"^(?:  |      )- ([A-Za-z0-9_.\-]+[^:]*)$", line)
+        if match and match.group(1) not in ("pip", "-e .") and not match.group(1).startswith("python"):
+            names.add(normalized(match.group(1)))
+    return names
+
+
+def pip_dependencies(extras=("course", "dev")):
+    """The runtime dependencies and those of ``extras``, as installed (pyproject.toml)."""
+    names = set()
+    for requirement in requires("ledgerlab"):
+        spec, _, marker = requirement.partition(";")
+        if "ledgerlab" in spec or ('extra == "' in marker and
+                                   not any(f'"{extra}"' in marker for extra in extras)):
+            continue
+        names.add(normalized(spec))
+    return names
+
+
+def test_environment_yml_lists_the_same_dependencies_as_pyproject():
+    assert conda_dependencies() == pip_dependencies()
+
+
+def test_environment_yml_installs_the_package_itself():
+    text = (ROOT / "environment.yml").read_text()
+    assert re.search(r"^  - pip:\n(?:      - .*\n)*      - -e \.$", text, re.M)
+
+
+BINDER = ROOT / ".binder"
+
+
+def test_binder_environment_lists_the_course_dependencies_of_pyproject():
+    assert conda_dependencies(BINDER / "environment.yml") == pip_dependencies(extras=("course",))
+
+
+def test_binder_environment_pins_an_exact_python_that_the_package_supports():
+    # repo2docker reads the version with this pattern (buildpacks/conda): `python>=3.10`
+    # does not match, and Binder then builds its default Python instead.
+    lines = (BINDER / "environment.yml").read_text().splitlines()
+    pins = [m for line in lines if (m := re.match(r"^  - python\s*=+\s*([\d.]*)$", line))]
+    assert len(pins) == 1, "one exact `python=X.Y` dependency"
+    major, minor = map(int, pins[0].group(1).split(".")[:2])
+    assert (major, minor) >= (3, 10)
+
+
+def test_binder_environment_does_not_refer_to_the_repository():
+    # It is installed before the repository is copied in: `-e .` there fails.
+    text = (BINDER / "environment.yml").read_text()
+    # A pip section may name packages from PyPI, never a path, a requirements file or `-e`.
+    assert not re.search(r"^\s*- *(-e|-r|\.|/|file:)", text, re.M)
+
+
+def test_binder_post_build_installs_the_package_and_is_executable():
+    script = BINDER / "postBuild"
+    text = script.read_text()
+    assert text.startswith("#!/bin/bash\n")  # repo2docker runs it as a program
+    assert re.search(r"^set -e", text, re.M), "a failing step must fail the build"
+    assert re.search(r"^python -m pip install --no-deps -e \.$", text, re.M)
+    assert os.access(script, os.X_OK)
+    # A clone gets the mode git recorded, not this checkout's.
+    staged = subprocess.run(["git", "ls-files", "--stage", str(script)], cwd=ROOT,
+                            capture_output=True, text=True)
+    if staged.returncode == 0 and staged.stdout:
+        assert staged.stdout.startswith("100755 ")
+    subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+def test_binder_configuration_is_the_one_repo2docker_reads():
+    # With .binder/ present repo2docker ignores the root environment.yml (kept for
+    # `conda env create`); binder/ and .binder/ together are refused; a Dockerfile
+    # at the root would take precedence over both.
+    assert BINDER.is_dir()
+    assert not (ROOT / "binder").exists()
+    assert not (ROOT / "Dockerfile").exists() and not (BINDER / "Dockerfile").exists()
+
+
+HEAVY = ("matplotlib", "pandas", "numpy", "ipywidgets", "IPython", "nbformat", "nbclient",
+         "tiktoken")
+LIBRARY = ROOT / "ledgerlab"
+COURSE = LIBRARY / "course"
+LIBRARY_MODULES = sorted(path for path in LIBRARY.rglob("*.py")
+                         if "course" not in path.relative_to(LIBRARY).parts)
+COURSE_MODULES = sorted(COURSE.rglob("*.py"))
+ALL_MODULES = sorted(LIBRARY.rglob("*.py"))
+
+
+def module_name(path):
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def relative(path):
+    return str(path.relative_to(LIBRARY))
+
+
+def test_importing_the_library_loads_no_course_module_and_no_heavy_package():
+    modules = ", ".join(module_name(path) for path in LIBRARY_MODULES
+                        if path.name != "__main__.py")
+    code = (f"import sys, {modules}\n"
+            f"heavy = {HEAVY!r}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy\n"
+            "             or m.startswith('ledgerlab.course')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def imported_modules(path):
+    """Every module ``path`` imports, at any depth (lazy imports in functions too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            names.add(base)
+            names |= {f"{base}.{alias.name}" if node.module else base + alias.name
+                      for alias in node.names}
+    return names
+
+
+def resolved(path, name):
+    """``name`` as ``path`` imports it, a relative import resolved against its package."""
+    level = len(name) - len(name.lstrip("."))
+    if not level:
+        return name
+    package = path.parent.relative_to(ROOT).parts
+    rest = name[level:]
+    return ".".join((*package[:len(package) - level + 1], *([rest] if rest else [])))
+
+
+@pytest.mark.parametrize("path", LIBRARY_MODULES, ids=relative)
+def test_no_library_module_imports_the_course_or_a_plotting_or_notebook_package(path):
+    names = {resolved(path, name) for name in imported_modules(path)}
+    course = {name for name in names if "course" in name.split(".")}
+    # tiktoken is the one heavy import the library makes, lazily: see the next test.
+    heavy = {name for name in names if name.split(".")[0] in set(HEAVY) - {"tiktoken"}}
+    assert not course and not heavy, f"{relative(path)} imports {sorted(course | heavy)}"
+
+
+def test_the_tokenizer_is_imported_only_by_the_token_module_and_only_when_counting():
+    for path in LIBRARY_MODULES:
+        if path.name != "tokens.py":
+            assert "tiktoken" not in {n.split(".")[0] for n in imported_modules(path)}, path.name
+    top_level = ast.parse((LIBRARY / "tokens.py").read_text(encoding="utf-8")).body
+    assert not any(isinstance(node, (ast.Import, ast.ImportFrom)) and "tiktoken" in ast.dump(node)
+                   for node in top_level)
+
+
+@pytest.mark.parametrize("path", COURSE_MODULES, ids=relative)
+def test_the_course_imports_the_library_by_its_public_path_only(path):
+    # The course may use ledgerlab and its modules; it never reaches a library module by a
+    # relative import, which would only work from inside the same folder.
+    for name in imported_modules(path):
+        if name.startswith("."):
+            assert resolved(path, name).startswith("ledgerlab.course"), f"{relative(path)}: {name}"
+
+
+def test_the_quizzes_exercises_and_measures_draw_nothing():
+    # Importing the quizzes (they only measure) must not load matplotlib: 1.2 s of 1.4 s.
+    code = ("import sys\n"
+            "import ledgerlab.course.questions, ledgerlab.course.exercises\n"
+            "import ledgerlab.course.measures, ledgerlab.course.scenario, ledgerlab.course.cli\n"
+            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("path", [COURSE / "measures.py", *sorted((COURSE / "questions").glob(
+    "*.py"))], ids=relative)
+def test_measures_and_questions_never_import_matplotlib(path):
+    names = {resolved(path, name) for name in imported_modules(path)}
+    assert not {n for n in names if n.split(".")[0] in ("matplotlib", "ipywidgets", "pandas")
+                or n == "ledgerlab.course.charts"}
+
+
+MAX_LINES = 500  # one job per module: past this, a module holds two
+
+
+@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
+def test_no_module_is_over_500_lines(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{relative(path)} has {lines} lines"
+
+
+@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
+def test_only_paths_names_the_checkout_folders(path):
+    # A wheel has no checkout around it: one module says where its folders are, and what
+    # happens when they are absent (ledgerlab/course/paths.py).
+    if path == COURSE / "paths.py":
+        return
+    text = path.read_text(encoding="utf-8")
+    assert not re.search(r"parents\[|\.parent\.parent|/ *\"(teacher|notebooks|benchmarks)\"",
+                         text), relative(path)
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(
+    (ROOT / "editions").glob("*/*.ipynb"))
+# The course's modules and packages (``fixtures``, ``grading``, ...), not ``__main__``.
+COURSE_PUBLIC = {name for name in ({path.stem for path in COURSE.glob("*.py")}
+                                   | {path.parent.name for path in COURSE.glob("*/__init__.py")})
+                 if not name.startswith("_")}
+
+
+def notebook_imports(path):
+    """(module, names) for every import in ``path``'s code cells (magics left out)."""
+    found = []
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "\n".join(line for line in "".join(cell["source"]).splitlines()
+                           if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                found += [(alias.name, ()) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                found.append((node.module, tuple(alias.name for alias in node.names)))
+    return found
+
+
+def private_reaches(module, names):
+    """What of ``from module import names`` is not public: a name not in ledgerlab's API, a
+    library module, a course module that does not exist, or anything named ``_...``."""
+    if module.split(".")[0] != "ledgerlab":
+        return []
+    parts = module.split(".")
+    if parts == ["ledgerlab"]:
+        return [name for name in names if name not in ledgerlab.__all__]
+    if parts[1] != "course" or len(parts) > 3 or any(p.startswith("_") for p in parts):
+        return [module]
+    if len(parts) == 2:
+        return [name for name in names if name not in COURSE_PUBLIC]
+    if parts[2] not in COURSE_PUBLIC:
+        return [module]
+    return [f"{module}.{name}" for name in names if name.startswith("_")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
+def test_no_notebook_imports_a_private_module(path):
+    reaches = [reach for module, names in notebook_imports(path)
+               for reach in private_reaches(module, names)]
+    assert not reaches, f"{path.name} imports {reaches}: import from ledgerlab or ledgerlab.course"
+
+
+def test_private_reaches_are_caught():
+    assert private_reaches("ledgerlab.journal", ("examine",)) == ["ledgerlab.journal"]
+    assert private_reaches("ledgerlab", ("examine", "article")) == ["article"]
+    assert private_reaches("ledgerlab.course.grading.sandbox", ()) == [
+        "ledgerlab.course.grading.sandbox"]
+    assert private_reaches("ledgerlab.course.charts", ("_new_figure",)) == [
+        "ledgerlab.course.charts._new_figure"]
+    assert private_reaches("ledgerlab.course", ("fixtures", "pinning")) == ["pinning"]
+    assert private_reaches("ledgerlab.course.measures", ("suffix_sizes",)) == []
+
+
+def test_setuptools_ships_every_package_and_the_course_data():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^\[tool\.setuptools\.packages\.find\]\ninclude = \["ledgerlab\*"\]$',
+                     text, re.M)
+    assert re.search(r'^"ledgerlab\.course" = \["data/\*"\]$', text, re.M)
+    packages = {module_name(path) for path in LIBRARY.rglob("__init__.py")}
+    assert {"ledgerlab", "ledgerlab.course", "ledgerlab.course.grading"} <= packages
+    assert set(setuptools.find_packages(str(ROOT), include=["ledgerlab*"])) == packages
+    assert {path.name for path in (COURSE / "data").iterdir()} >= {"results.json",
+                                                                   "select-scaling.png"}

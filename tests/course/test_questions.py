@@ -1,0 +1,383 @@
+"""Predictions and questionnaires: right answers of any integral type pass, and each kind of
+plausible wrong answer gets feedback that names the mistake without giving the answer."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ledgerlab.course import fixtures, questions
+from ledgerlab.course.feedback import OFF_BY_ONE, Discussion, Question, Questionnaire
+
+QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
+           questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08]
+PREDICTIONS = [questions.predict01, questions.predict02, questions.predict02_count,
+               questions.predict03, questions.predict04, questions.predict05,
+               questions.predict05_torn, questions.predict06, questions.predict07,
+               questions.predict07_tokens, questions.predict08, questions.predict08_turns]
+CHECKED = PREDICTIONS + [q for quiz in QUIZZES for q in quiz.questions if isinstance(q, Question)]
+
+# The course's figures, as the notebooks teach them.
+ANSWERS = [
+    (questions.predict01, 3), (questions.predict02, "no"), (questions.predict02_count, 2),
+    (questions.predict03, 140), (questions.predict04, 0), (questions.predict05, "yes"),
+    (questions.predict05_torn, 3), (questions.predict06, 526),
+    (questions.quiz01[1], 488), (questions.quiz01[2], 242),
+    (questions.quiz02[1], 1), (questions.quiz02[2], 118),
+    (questions.quiz03[1], 14), (questions.quiz03[2], 6), (questions.quiz03[3], 182),
+    (questions.quiz04[1], 308), (questions.quiz04[2], 137), (questions.quiz04[3], 1),
+    (questions.quiz05[1], 379), (questions.quiz05[2], 526),
+    (questions.quiz06[1], 5), (questions.quiz06[2], "no"),
+    (questions.predict07, 1), (questions.predict07_tokens, 2),
+    (questions.quiz07[1], 9), (questions.quiz07[4], 308),
+    (questions.predict08, 67), (questions.predict08_turns, 0),
+    (questions.quiz08[1], 1), (questions.quiz08[2], 0), (questions.quiz08[3], 2),
+]
+
+
+def test_every_checked_question_has_a_known_answer():
+    assert {id(q) for q, _ in ANSWERS} == {id(q) for q in CHECKED}
+
+
+@pytest.mark.parametrize("question, answer", ANSWERS)
+def test_the_right_answer_is_correct(question, answer):
+    feedback = question.check(answer)
+    assert feedback and feedback.status == "correct"
+    assert question.solution().startswith(f"Answer: {answer}. ")
+
+
+@pytest.mark.parametrize("question, answer", [(q, a) for q, a in ANSWERS if isinstance(a, int)])
+def test_any_integral_type_is_accepted(question, answer):
+    assert question.check(np.int64(answer))
+    assert question.check(np.int32(answer))
+
+
+@pytest.mark.parametrize("question, answer", [(q, a) for q, a in ANSWERS if isinstance(a, int)])
+def test_wrong_types_are_told_what_form_to_use(question, answer):
+    for bad in (float(answer), str(answer), True, None, [answer]):
+        feedback = question.check(bad)
+        assert feedback.status == "incorrect"
+        assert "whole number" in feedback.message
+
+
+@pytest.mark.parametrize("question, answer", ANSWERS)
+def test_wrong_answers_never_give_the_answer_away(question, answer):
+    candidates = set(question._mistakes()) | ({"yes", "no"} if isinstance(answer, str)
+                                              else {answer - 1, answer + 1, answer * 2, 0})
+    for given in candidates - {answer}:
+        feedback = question.check(given)
+        assert feedback.status == "incorrect"
+        assert not re.search(rf"\b{answer}\b", feedback.message)
+
+
+def test_placeholder_reads_as_not_answered():
+    assert questions.predict04.check(...).status == "unanswered"
+    assert questions.predict04.check().status == "unanswered"
+
+
+@pytest.mark.parametrize("question, given, says", [
+    (questions.predict04, 1, "skipping the newest turn to pack the older"),  # a packing answer
+    (questions.predict03, 114, "UTF-16 units"),  # the wrong unit
+    (questions.predict03, 113, "code points"),
+    (questions.predict03, 40, "envelope"),
+    (questions.predict03, 228, "two bytes per UTF-16 unit"),  # UTF-16 bytes, 114 x 2
+    (questions.predict03, 139, "the budget the article rejects"),  # the budget, not a size
+    (questions.predict03, 141, "off by one"),
+    (questions.predict02_count, 3, "counts turns"),
+    (questions.quiz01[1], 366, "before the commit"),
+    (questions.quiz01[1], 122, "append-only"),
+    (questions.quiz01[2], 175, "earlier projection"),  # the projection, not the ledger
+    (questions.quiz01[2], 250, "ceiling"),
+    (questions.quiz01[2], 309, "all three turns"),
+    (questions.quiz02[1], 2, "does it fit in 240 bytes"),
+    (questions.quiz02[1], 5, "messages"),
+    (questions.quiz02[2], 108, "old system message"),
+    (questions.quiz02[2], 117, "off by one"),  # the largest refused budget
+    (questions.quiz03[1], 6, "UTF-16 units"),
+    (questions.quiz03[1], 4, "code points"),
+    (questions.quiz03[1], 13, "3 bytes for the new emoji"),  # 3 bytes per emoji
+    (questions.quiz03[1], 10, "before the second emoji"),
+    (questions.quiz03[2], 4, "code points"),
+    (questions.quiz03[2], 14, "UTF-8 bytes"),
+    (questions.quiz03[2], 5, "single unit"),
+    (questions.quiz03[3], 194, "emoji still in it"),
+    (questions.quiz03[3], 190, "4 UTF-8 bytes"),
+    (questions.quiz03[3], 136, "gson and httpx"),
+    (questions.quiz04[1], 1000, "ceiling"),
+    (questions.quiz04[1], 309, "notebooks 01 and 02"),  # the other fixture's full request
+    (questions.quiz04[1], 307, "off by one"),
+    (questions.quiz04[2], 140, "with the full stop"),
+    (questions.quiz04[2], 139, "3 UTF-8 bytes"),  # the full stop as one byte
+    (questions.quiz04[2], 138, "off by one"),
+    (questions.quiz04[2], 113, "UTF-16 units"),
+    (questions.quiz04[2], 112, "code points"),
+    (questions.quiz04[3], 2, "grew by those 10 bytes"),
+    (questions.quiz04[3], 0, "did not change"),
+    (questions.quiz05[1], 480, "do not fit"),  # the wide request as it was
+    (questions.quiz05[1], 479, "ceiling"),
+    (questions.quiz05[1], 264, "narrow request"),
+    (questions.quiz05[1], 380, "off by one"),
+    (questions.quiz05[2], 626, "keeps the torn bytes"),
+    (questions.quiz05[2], 556, "before opening"),
+    (questions.quiz05[2], 525, "off by one"),
+    (questions.quiz06[1], 6, "rounds up"),
+    (questions.quiz06[1], 170, "one line"),
+    (questions.predict01, 1, "request keeps"),
+    (questions.predict02_count, 4, "follows from"),
+    (questions.predict05_torn, 4, "never returned"),
+    (questions.predict06, 600, "part of a line"),
+    (questions.predict02, "yes", "suffix"),
+    (questions.quiz06[2], " YES ", "changed nothing on disk"),
+    (questions.predict07, 2, "reserve is taken from the window"),
+    (questions.predict07, 0, "mandatory input alone"),
+    (questions.predict07_tokens, 1, "60-token limit"),
+    (questions.quiz07[1], 6, "reply is primed"),
+    (questions.quiz07[1], 11, "role names"),
+    (questions.quiz07[4], 235, "only the newest turn"),
+    (questions.quiz07[4], 45, "wire bytes"),
+    (questions.predict08, 30, "text alone"),
+    (questions.predict08, 36, "origin included"),
+    (questions.predict08_turns, 1, "same budget, first"),
+    (questions.quiz08[1], 0, "Which fact comes first now"),
+    (questions.quiz08[1], 2, "101 bytes"),
+    (questions.quiz08[2], 2, "token limit is a separate limit"),
+    (questions.quiz08[2], 1, "facts' tokens come out of the same 60"),
+    (questions.quiz08[3], 3, "retain deletes the facts"),
+    (questions.quiz08[3], 1, "two facts came from turn two"),
+])
+
+def test_a_known_mistake_is_named(question, given, says):
+    feedback = question.check(given)
+    assert feedback.status == "incorrect" and says in feedback.message
+
+
+def test_off_by_one_is_named_but_not_which_way():
+    for question, answer in ANSWERS:
+        if isinstance(answer, int):
+            for given in (answer - 1, answer + 1):
+                if given not in question._mistakes():
+                    feedback = question.check(given)
+                    assert feedback.message == OFF_BY_ONE
+    assert "higher" not in OFF_BY_ONE and "lower" not in OFF_BY_ONE
+
+
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?![\w])")
+
+
+def shown_numbers(path):
+    """Every number a notebook prints in its outputs or states in its text."""
+    notebook = json.loads(path.read_text())
+    found = set()
+    for cell in notebook["cells"]:
+        texts = ["".join(cell["source"])] if cell["cell_type"] == "markdown" else []
+        for output in cell.get("outputs", []):
+            texts.append("".join(output.get("text", "")))
+            texts.append("".join(output.get("data", {}).get("text/plain", "")))
+        for text in texts:
+            found |= {int(n.replace(",", "")) for n in NUMBER.findall(text)}
+    return found
+
+
+def test_most_quiz_questions_ask_one_step_past_what_their_notebook_shows():
+    """A quiz answer its notebook already printed tests memory: at least half must not be.
+
+    Only answers of 20 or more are compared: small counts (1 turn, 6 units) appear in every
+    notebook by chance, so their absence cannot be told apart from luck."""
+    checked = {number: [q for q in getattr(questions, f"quiz{number}").questions
+                        if isinstance(q, Question) and not q.choices and q._answer() >= 20]
+               for number in ("01", "02", "03", "04", "05", "06", "07", "08")}
+    shown = {number: shown_numbers(next(NOTEBOOKS.glob(f"{number}-*.ipynb")))
+             for number in checked}
+    fresh = [q.prompt for number, quiz in checked.items() for q in quiz
+             if q._answer() not in shown[number]]
+    assert len(fresh) * 2 >= sum(map(len, checked.values())), fresh
+
+
+def test_an_unknown_wrong_answer_gets_the_hint():
+    feedback = questions.predict04.check(7)
+    assert feedback.message == f"not 7. Hint: {questions.predict04._hint}"
+
+
+def test_a_choice_question_names_its_choices():
+    feedback = questions.predict02.check("maybe")
+    assert feedback.status == "incorrect" and "'yes', 'no'" in feedback.message
+    assert questions.predict02.check(0).status == "incorrect"
+
+
+def test_questionnaires_number_their_questions_and_refuse_other_numbers():
+    quiz = questions.quiz04
+    text = repr(quiz)
+    assert text.splitlines()[0] == "Check your understanding: 04 · The boundary table"
+    assert "1. How many bytes does select send at a 1,000-byte budget?" in text
+    assert "quiz[1].check(...)" in text
+    for bad in (0, len(quiz) + 1, "1", 1.0):
+        with pytest.raises(IndexError, match="numbered 1 to 3"):
+            quiz[bad]
+    assert quiz[np.int64(1)] is quiz.questions[0]
+
+
+def test_quizzes_are_short_and_open_questions_have_a_model_answer():
+    for quiz in QUIZZES:
+        assert 2 <= len(quiz) <= 4
+        for question in quiz.questions:
+            if isinstance(question, Discussion):
+                assert question.solution().startswith("A model answer: ")
+
+
+def test_a_question_computes_its_answer_when_checked():
+    calls = []
+    question = Question("q", lambda: calls.append(1) or 5, explanation="e", hint="h")
+    assert calls == []
+    assert question.check(5) and calls == [1]
+    assert isinstance(Questionnaire("t", [question])[1], Question)
+
+
+# --- The notebooks that use them: what a learner and a teacher rely on -----------------
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+COURSE = sorted(NOTEBOOKS.glob("0[0-8]-*.ipynb"))
+
+
+def cells(path, kind):
+    return ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]
+            if cell["cell_type"] == kind]
+
+
+def test_the_course_notebooks_are_there():
+    assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06", "07",
+                                                  "08"]
+
+
+@pytest.mark.parametrize("path", COURSE, ids=lambda path: path.name[:2])
+def test_each_notebook_opens_with_aims_prerequisites_and_minutes_and_ends_with_a_recap(path):
+    first = cells(path, "markdown")[0]
+    assert "**What you'll learn**" in first and "**Before you start**" in first
+    assert re.search(r"\*\*Time:\*\* about \d+ minutes", first)
+    assert any(text.lstrip().startswith("## Recap") or "\n## Recap" in text
+               for text in cells(path, "markdown"))
+    if path.name[:2] != "00":
+        assert "(00-contents.ipynb#Glossary)" in first
+
+
+@pytest.mark.parametrize("path", COURSE[1:], ids=lambda path: path.name[:2])
+def test_each_notebook_predicts_before_it_reveals_and_ends_with_its_questions(path):
+    number = path.name[:2]
+    code = cells(path, "code")
+    assert any(f"predict{number}" in text and ".check(my_answer)" in text for text in code)
+    assert any(f"quiz = quiz{number}" in text for text in code)
+    questions_asked = len(getattr(questions, f"quiz{number}"))
+    assert sum(text.startswith("quiz[") for text in code) >= min(questions_asked, 2)
+
+
+def minutes(path):
+    found = re.search(r"\*\*Time:\*\* about (\d+) minutes", cells(path, "markdown")[0])
+    return found and int(found.group(1))
+
+
+def test_every_notebook_states_its_minutes_and_the_contents_table_agrees():
+    table = next(text for text in cells(NOTEBOOKS / "00-contents.ipynb", "markdown")
+                 if text.startswith("## The series"))
+    listed = dict(re.findall(r"^\| \[\d\d · [^]]+\]\((\d\d-[\w-]+\.ipynb)\) \|.*\| (\d+) \|$",
+                             table, re.MULTILINE))
+    notebooks = sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")
+                       if not path.name.startswith("00"))
+    assert sorted(listed) == notebooks
+    for name in notebooks:
+        assert minutes(NOTEBOOKS / name) == int(listed[name]), name
+
+
+def notebook_cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def shown_before(path, marker):
+    """Each cell's text (markdown source, code outputs) up to the cell whose source has
+    ``marker``."""
+    texts = []
+    for cell in notebook_cells(path):
+        source = "".join(cell["source"])
+        if marker in source:
+            return texts
+        if cell["cell_type"] == "markdown":
+            texts.append(source)
+        for output in cell.get("outputs", []):
+            texts.append("".join(output.get("text", ""))
+                         + "".join(output.get("data", {}).get("text/plain", "")))
+    raise AssertionError(f"{marker} not in {path.name}")
+
+
+def test_the_length_trap_does_not_state_the_wire_bytes_before_its_prediction():
+    length_trap = NOTEBOOKS / "03-the-length-trap.ipynb"
+    before = shown_before(length_trap, "predict03.check(")
+    contents = [text for text in cells(NOTEBOOKS / "00-contents.ipynb", "markdown")
+                if text.startswith(("## The question", "## The series"))]
+    assert len(contents) == 2
+    for text in before + contents:
+        assert not re.search(r"\b140\b", text), text
+    # ... but it shows what the prediction is worked out from: the fixture and the body.
+    assert any(fixtures.BOUNDARY_SYSTEM in text for text in before)
+    assert any('"role":"system"' in text and fixtures.BOUNDARY_QUESTION in text
+               for text in before)
+
+
+def test_no_heading_after_a_prediction_gives_its_answer_away():
+    """The markdown right after a Predict cell must not state the outcome it asks for."""
+    tells = ("did not change", "unchanged", "still holds", "is back", "keeps 0", "no turn")
+    for path in COURSE[1:]:
+        all_cells = notebook_cells(path)
+        for index, cell in enumerate(all_cells[:-1]):
+            if ".check(my_answer)" in "".join(cell["source"]):
+                after = all_cells[index + 1]
+                if after["cell_type"] == "markdown":
+                    heading = "".join(after["source"]).splitlines()[0].lower()
+                    assert not any(tell in heading for tell in tells), (path.name, heading)
+
+
+EXPLORER = re.compile(r"^(\w+) = \w*Explorer\(.*\)\n\1\s*$", re.MULTILINE)
+
+
+@pytest.mark.parametrize("path", COURSE[1:], ids=lambda path: path.name[:2])
+def test_an_explorer_shows_what_its_own_cell_says(path):
+    """A displayed explorer is never moved by a later cell: the static site and Run All show
+    a widget's final state where it was created, so a later change would show there (and
+    could answer a prediction above it)."""
+    code = cells(path, "code")
+    for index, text in enumerate(code):
+        for name in EXPLORER.findall(text):
+            for later in code[index + 1:]:
+                assert not re.search(rf"\b{name}\.\w+\.value\s*=", later), (path.name, later)
+
+
+def test_the_glossary_defines_the_words_the_course_uses():
+    glossary = next(text for text in cells(NOTEBOOKS / "00-contents.ipynb", "markdown")
+                    if text.startswith("## Glossary"))
+    for word in ("ledger", "projection", "turn", "envelope", "wire bytes", "UTF-16 unit",
+                 "code point", "torn tail", "fsync", "fail closed", "whole-turn rule",
+                 "copy-on-write", "flash translation layer", "agnes-3.0-flash",
+                 "tokenizer", "context window", "output reserve", "binds", "contiguous suffix",
+                 "cap** (`JournalFull`)", "BMP", "pinned fact", "origin", "facts budget"):
+        assert f"**{word}" in glossary, word
+
+
+def test_contents_and_readme_name_the_article_and_its_reference():
+    title = "Java history and request windows: can a trimmed fact return?"
+    contents = cells(NOTEBOOKS / "00-contents.ipynb", "markdown")[1]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for text in (contents, readme):
+        text = " ".join(text.split())
+        assert title in text and "reference implementation" in text and "Gson" in text
+
+
+def test_the_answer_key_is_the_one_the_library_computes():
+    key = ROOT / "teacher" / "answer-key.md"
+    assert key.read_text(encoding="utf-8") == questions.answer_key(), \
+        "teacher/answer-key.md drifted: run `python tools/answer_key.py`"
+    listed = [part for parts in questions.NOTEBOOK_QUESTIONS.values() for _, part in parts]
+    covered = {id(q) for part in listed
+               for q in (part.questions if isinstance(part, Questionnaire) else [part])}
+    assert {id(q) for q in CHECKED} <= covered
+    for question, answer in ANSWERS:
+        assert f"**{answer}**. " in key.read_text(encoding="utf-8")

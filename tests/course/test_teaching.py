@@ -1,0 +1,74 @@
+"""teacher/TEACHING.md: cell references point at the cells they name; plans fit their time."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+GUIDE = (ROOT / "teacher" / "TEACHING.md").read_text(encoding="utf-8")
+
+
+def notebook(number):
+    return json.loads(next(NOTEBOOKS.glob(f"{number}-*.ipynb")).read_text())["cells"]
+
+
+def source(number, index):
+    return "".join(notebook(number)[index]["source"])
+
+
+REFERENCE = re.compile(r"\b(0\d) · (\d+)(?:–(\d+))?")
+
+
+def test_every_cell_reference_is_inside_its_notebook():
+    found = REFERENCE.findall(GUIDE)
+    assert len(found) > 30
+    for number, first, last in found:
+        assert int(last or first) < len(notebook(number)), f"{number} · {first}–{last}"
+
+
+def test_every_pause_points_at_a_prediction_and_its_check():
+    pauses = re.findall(r"\*\*(?:[Pp]ause at )?(0\d) · (\d+)–(\d+)", GUIDE)
+    assert len(pauses) >= 10
+    for number, prompt, check in pauses:
+        assert "**Predict" in source(number, int(prompt)) or "**Think" in source(number, int(prompt))
+        assert ".check(my_answer)" in source(number, int(check)), f"{number} · {check}"
+
+
+def contents_minutes():
+    table = next("".join(c["source"]) for c in notebook("00")
+                 if "".join(c["source"]).startswith("## The series"))
+    listed = dict(re.findall(r"^\| \[(\d\d) · [^]]+\]\(.*?\) \|.*\| (\d+) \|$", table,
+                             re.MULTILINE))
+    first = "".join(notebook("00")[0]["source"])
+    listed["00"] = re.search(r"\*\*Time:\*\* about (\d+) minutes", first).group(1)
+    return {number: int(minutes) for number, minutes in listed.items()}
+
+
+def plan(heading):
+    """The (start, end, notebook column) rows of the table under ``heading``."""
+    text = GUIDE[GUIDE.index(heading):]
+    text = text[:text.index("\n\n", text.index("|---"))]
+    return [(int(a), int(b), where) for a, b, where in
+            re.findall(r"^\| (\d+)–(\d+) \| ([^|]+?) \|", text, re.MULTILINE)]
+
+
+@pytest.mark.parametrize("heading, length", [
+    ("## A 45-minute session", 45),
+    ("### Session 1 (90 minutes)", 90),
+    ("### Session 2 (70 minutes)", 70),
+])
+def test_each_plan_runs_from_its_start_to_its_end_without_gaps(heading, length):
+    rows = plan(heading)
+    assert rows[0][0] == 0 and rows[-1][1] == length
+    assert all(end == next_start for (_, end, _), (next_start, _, _) in zip(rows, rows[1:]))
+
+
+def test_the_whole_course_gives_each_notebook_its_own_estimate():
+    minutes = contents_minutes()
+    rows = plan("### Session 1 (90 minutes)") + plan("### Session 2 (70 minutes)")
+    assert [where for _, _, where in rows] == ["00", "01", "02", "03", "04", "05", "06", "07", "08"]
+    for start, end, where in rows:
+        assert end - start == minutes[where], where

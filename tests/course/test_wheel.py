@@ -1,0 +1,95 @@
+"""A wheel install runs every notebook of the graded edition, away from any checkout.
+
+What a student does (README): install the package, open the notebooks the teacher hands
+out. So: `pip wheel --no-deps .`, install that wheel into a fresh venv, build the graded
+edition (the teacher's step, from this checkout), and execute each of its notebooks with
+the venv's Python, from a folder outside the checkout. The venv sees this environment's
+dependencies through a ``.pth`` line (offline and fast), not its ``ledgerlab``: the
+editable install's own ``.pth`` is not processed, and each notebook asserts where the
+ledgerlab it imported lives.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ledgerlab.course.grading.editions import build_assignment
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+DRIVER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    venv, notebooks = Path(sys.argv[1]), sys.argv[2:]
+    for path in map(Path, notebooks):
+        notebook = nbformat.read(path, as_version=4)
+        notebook.cells.append(nbformat.v4.new_code_cell(
+            "import ledgerlab, ledgerlab.course.paths as paths\\n"
+            "print(ledgerlab.__file__, paths.CHECKOUT)"))
+        NotebookClient(notebook, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        where = notebook.cells[-1].outputs[0]["text"].split()
+        assert Path(where[0]).is_relative_to(venv) and where[1] == "None", (path.name, where)
+        print(path.name, "ran")
+""")
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    """A fresh venv holding the wheel of this checkout; the rest comes from this venv."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"  # build from a copy: the checkout gets no build/ or egg-info
+    shutil.copytree(ROOT / "ledgerlab", source / "ledgerlab",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    "--no-build-isolation", "-w", str(work / "dist"), str(source)], check=True)
+    wheel, = (work / "dist").glob("ledgerlab-*.whl")
+    env = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = env / "bin" / "python"
+    purelib = Path(subprocess.run([python, "-c", "import sysconfig; "
+                                   "print(sysconfig.get_paths()['purelib'])"],
+                                  capture_output=True, text=True, check=True).stdout.strip())
+    (purelib / "course-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                    "--no-deps", str(wheel)], check=True)
+    kernel = env / "share" / "jupyter" / "kernels" / "python3"
+    kernel.mkdir(parents=True)
+    (kernel / "kernel.json").write_text(json.dumps({
+        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (the wheel)", "language": "python"}))
+    return env
+
+
+def test_the_wheel_is_what_the_venv_imports(venv, tmp_path):
+    where = subprocess.run([venv / "bin" / "python", "-c",
+                            "import ledgerlab.course.paths as p; print(p.__file__, p.CHECKOUT)"],
+                           cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    path, checkout = where.split()
+    assert Path(path).is_relative_to(venv) and checkout == "None"
+    assert (Path(path).parent / "data" / "results.json").is_file()
+
+
+def test_every_notebook_of_the_graded_edition_runs_from_a_wheel(venv, tmp_path):
+    student = build_assignment(tmp_path / "assignment") / "student"
+    notebooks = sorted(str(path) for path in student.glob("*.ipynb"))
+    assert len(notebooks) == 10  # 00 to 09: the graded edition has no 10-solutions
+    env = {**os.environ, "JUPYTER_PATH": str(venv / "share" / "jupyter")}
+    run = subprocess.run([venv / "bin" / "python", "-c", DRIVER, str(venv), *notebooks],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.count(" ran") == len(notebooks)

@@ -1,0 +1,295 @@
+"""The ledgerlab command: inspect, forget, retain, salvage; the moved commands' pointer."""
+
+import base64
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ledgerlab import Journal
+from ledgerlab.cli import build_parser, main
+from ledgerlab.journal import encode_record
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_inspect_shows_sizes_and_checksums_never_text(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("SECRET-ID", "SECRET-MARKER question", "SECRET-MARKER answer")
+        journal.commit("id2", "q", "a")
+    code, out, err = run(capsys, "inspect", str(log))
+    assert code == 0
+    assert "SECRET" not in out + err
+    assert "2 turns" in out and "0 corrupt lines" in out
+    assert "      22        20" in out  # question and answer bytes of line 1
+
+
+def test_inspect_reports_corruption_and_torn_tails(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("a", "SECRET-MARKER", "x")
+    good = log.read_bytes()
+    log.write_bytes(good + b"not a record\n" + good[:20])
+    code, out, err = run(capsys, "inspect", str(log))
+    assert code == 1
+    assert "SECRET" not in out + err
+    assert "1 corrupt lines, 20 torn-tail bytes" in out
+    assert log.read_bytes() == good + b"not a record\n" + good[:20]  # read-only
+
+
+def test_inspect_of_a_missing_file_is_a_one_line_error(tmp_path, capsys):
+    code, out, err = run(capsys, "inspect", str(tmp_path / "missing.log"))
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [[], ["inspect"], ["forget"], ["retain"],
+                                     ["salvage"]])
+def test_every_command_has_help(command, capsys):
+    with pytest.raises(SystemExit) as caught:
+        build_parser().parse_args([*command, "--help"])
+    assert caught.value.code == 0
+    assert "usage: ledgerlab" in capsys.readouterr().out
+
+
+def test_python_dash_m_and_the_console_script_both_run():
+    module = subprocess.run([sys.executable, "-m", "ledgerlab", "table"],
+                            capture_output=True, text=True)
+    assert (module.returncode, module.stdout) == (2, "")
+    assert module.stderr == ("ledgerlab table: moved to the course: run `ledgerlab-course "
+                             "table`\n")
+    script = shutil.which("ledgerlab", path=os.path.dirname(sys.executable))
+    assert script, "the ledgerlab console script is not installed beside this Python"
+    version = subprocess.run([script, "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.strip() == "ledgerlab 0.1.0"
+
+
+def test_inspect_of_a_directory_or_device_is_a_one_line_error(tmp_path, capsys):
+    for target in (tmp_path, "/dev/zero"):
+        code, out, err = run(capsys, "inspect", str(target))
+        assert code == 2 and out == "" and err.count("\n") == 1
+
+
+# --- Issue 11: inspect and deletion on hostile, torn and oversized journals ------------------------
+def test_inspect_and_forget_on_a_hostile_payload_report_instead_of_crashing(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    for payload in (b'{"id":"a","question":' + b"[" * 5000 + b"]" * 5000 + b',"answer":"b"}',
+                    b'[["id","x"],["question","q"],["answer","a"]]', b"[0]"):
+        log.write_bytes(base64.b64encode(payload) + b" "
+                        + hashlib.sha256(payload).hexdigest().encode() + b"\n")
+        code, out, err = run(capsys, "inspect", str(log))
+        assert code == 1 and "0 turns" in out and "1 corrupt lines" in out
+        code, out, err = run(capsys, "forget", str(log), "a")
+        assert code == 2 and "JournalCorrupt" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("zeros, status", [
+    (0, "torn tail: a whole record without its newline, never acknowledged (cut on open)"),
+    (8, "torn tail: a whole record without its newline, then 8 bytes of NUL, never acknowledged "
+        "(cut on open)"),
+])
+def test_inspect_names_a_whole_record_without_its_newline(tmp_path, capsys, zeros, status):
+    log = tmp_path / "c.log"
+    first, second = encode_record("one", "q", "a"), encode_record("two", "第二问", "第二答")
+    log.write_bytes(first + second[:-1] + b"\0" * zeros)
+    code, out, _ = run(capsys, "inspect", str(log))
+    assert code == 0
+    assert out.splitlines()[2].endswith(f"{141 + zeros:>6}         -         -  -             "
+                                        + status)
+    assert out.splitlines()[-1] == f"1 turns, {len(first) + 141 + zeros} bytes, 0 corrupt lines, " \
+                                   f"{141 + zeros} torn-tail bytes"
+
+
+@pytest.mark.parametrize("tail, status", [
+    (b"x", "torn tail: 1 byte that no append writes (stale data a crash exposed?), never "
+           "acknowledged (cut on open)"),
+    (b"\0" * 5, "torn tail: 5 bytes of NUL, never acknowledged (cut on open)"),
+    (encode_record("two", "q", "a")[:30] + b"\0\0" + encode_record("two", "q", "a")[32:50],
+     "torn tail: the first 50 bytes of a record with 2 bytes of NUL inside, never acknowledged "
+     "(cut on open)"),
+    (encode_record("two", "q", "a")[:-1] + b"x",
+     "a verified record whose newline was overwritten"),
+])
+def test_inspect_names_what_the_tail_holds_and_how_many_bytes(tmp_path, capsys, tail, status):
+    log = tmp_path / "c.log"
+    log.write_bytes(encode_record("one", "q", "a") + tail)
+    code, out, err = run(capsys, "inspect", str(log))
+    assert out.splitlines()[2].endswith(status)
+    refused = "overwritten" in status
+    assert code == refused and ("refuses to open" in err) == refused
+    assert log.read_bytes() == encode_record("one", "q", "a") + tail  # inspect only reads
+
+
+def test_forget_retain_and_inspect_work_on_a_journal_over_the_cap(tmp_path, capsys):
+    log = tmp_path / "big.log"
+    lines = [encode_record(f"t{n}", f"question {n}", "x" * 1000) for n in range(6000)]
+    log.write_bytes(b"".join(lines))
+    assert log.stat().st_size > 6_000_000
+    code, out, _ = run(capsys, "inspect", str(log))
+    assert code == 0 and "6000 turns" in out
+    assert run(capsys, "forget", str(log), "t0")[0] == 0
+    code, out, _ = run(capsys, "retain", str(log), "--last", "10")
+    assert code == 0 and "deleted 5989 of 5999 turns" in out
+    assert log.read_bytes() == b"".join(lines[-10:])
+
+
+def test_forget_prints_a_path_stdout_cannot_encode_and_reports_success(tmp_path):
+    directory = os.fsencode(tmp_path) + b"/caf\xe9-\xff"  # not UTF-8
+    os.mkdir(directory)
+    log = directory + b"/c.log"
+    with Journal(os.fsdecode(log)) as journal:
+        journal.commit("one", "q", "a")
+        journal.commit("two", "q", "a")
+    result = subprocess.run([sys.executable, "-m", "ledgerlab", "forget", log, "one"],
+                            capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 0, result.stderr
+    assert b"2 -> 1 turns" in result.stdout and b"caf\\xe9-\\xff" in result.stdout
+    with Journal(os.fsdecode(log)) as journal:
+        assert journal.find("one") is None and len(journal) == 1
+
+
+def test_a_path_prints_as_the_console_can_show_it(monkeypatch):
+    from ledgerlab.cli import shown
+
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="latin-1"))
+    assert shown("café") == "café"  # printable there: printed, not garbled
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
+    assert shown("café") == "caf\\xe9"
+    assert shown(os.fsdecode(b"caf\xff")) == "caf\\xff"  # not text at all: its byte escaped
+
+
+def broken_pipe():
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: every write is EPIPE
+    return write
+
+
+@pytest.mark.parametrize("stdout", ["closed", "full", "broken pipe"])
+@pytest.mark.parametrize("command", [["forget", "{log}", "two"], ["retain", "{log}", "--last", "1"]])
+def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, stdout, command):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("one", "q1", "a1")
+        journal.commit("two", "q2", "a2")
+    argv = [sys.executable, "-m", "ledgerlab", *(part.format(log=log) for part in command)]
+    if stdout == "closed":
+        result = subprocess.run(["bash", "-c", '"$@" >&-', "-", *argv], capture_output=True,
+                                text=True)
+    else:
+        target = os.open("/dev/full", os.O_WRONLY) if stdout == "full" else broken_pipe()
+        try:
+            result = subprocess.run(argv, stdout=target, stderr=subprocess.PIPE, text=True)
+        finally:
+            os.close(target)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+    with Journal(log) as journal:
+        kept = ["q1"] if command[0] == "forget" else ["q2"]
+        assert [turn.question for turn in journal.history()] == kept
+
+
+@pytest.mark.parametrize("stdout", ["full", "broken pipe"])
+def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, stdout):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("one", "q", "a")
+    target = os.open("/dev/full", os.O_WRONLY) if stdout == "full" else broken_pipe()
+    try:
+        result = subprocess.run([sys.executable, "-m", "ledgerlab", "inspect", str(log)],
+                                stdout=target, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(target)
+    assert result.returncode == 1
+    assert result.stderr == ("ledgerlab inspect: the output could not be written (stdout "
+                             "closed, full or a broken pipe)\n")
+
+
+BIG_FILE_CHILD = r"""
+import resource, sys
+from ledgerlab.cli import main
+resource.setrlimit(resource.RLIMIT_AS, (2_500_000_000, 2_500_000_000))
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("command", [["inspect", "{log}"], ["forget", "{log}", "one"],
+                                     ["retain", "{log}", "--last", "0"]])
+def test_a_journal_larger_than_memory_is_a_one_line_error_and_unchanged(tmp_path, command):
+    log = tmp_path / "big.log"
+    with open(log, "wb") as file:  # sparse: 3 GB that take no disk
+        file.write(encode_record("one", "q", "a"))
+        file.truncate(3_000_000_000)
+    argv = [part.format(log=log) for part in command]
+    result = subprocess.run([sys.executable, "-c", BIG_FILE_CHILD, *argv], capture_output=True,
+                            text=True)
+    assert result.returncode == 2, result.stderr[-300:]
+    assert result.stderr.startswith(f"ledgerlab {command[0]}: JournalError: the journal's "
+                                    "3000000000 bytes do not fit in this process's memory")
+    assert "Traceback" not in result.stderr
+    assert log.stat().st_size == 3_000_000_000
+
+
+# --- Issue 26: the article's commands moved to ledgerlab-course; inspect lists ids ---------------
+@pytest.mark.parametrize("argv", [["table"], ["table", "--json"], ["scenario", "--out", "x"],
+                                  ["audit", "x"], ["audit", "--help"]])
+def test_a_moved_command_is_one_line_naming_its_new_command(capsys, argv):
+    assert run(capsys, *argv) == (
+        2, "", f"ledgerlab {argv[0]}: moved to the course: run `ledgerlab-course {argv[0]}`\n")
+
+
+def test_help_says_where_table_scenario_and_audit_went(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    words = " ".join(capsys.readouterr().out.split())  # as wrapped to any terminal's width
+    assert "table, scenario, audit: see `ledgerlab-course --help`" in words
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["forget", "--help"])
+    assert "(`ledgerlab inspect LOG --ids` lists them)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_inspect_ids_lists_the_ids_in_commit_order_never_text(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        for turn_id in ("b", "SECRET-ID", "a"):
+            journal.commit(turn_id, "SECRET-MARKER question", "SECRET-MARKER answer")
+        journal.pin("f", "SECRET-MARKER fact", origin="a")
+        journal.forget("b")
+        journal.commit("b", "q", "a")  # committed again: now the newest
+        ids = journal.ids()
+    assert run(capsys, "inspect", str(log), "--ids") == (0, "SECRET-ID\na\nb\n", "")
+    assert ids == ("SECRET-ID", "a", "b")
+    code, out, _ = run(capsys, "inspect", str(log))
+    assert "SECRET-ID" not in out and "SECRET-MARKER" not in out  # the table shows no id
+
+
+def test_inspect_ids_escapes_what_a_terminal_would_act_on(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    hostile = ["two\nlines", "\x1b[2J", "back\\slash", "line\u2028sep", "接🙂"]
+    with Journal(log) as journal:
+        for turn_id in hostile:
+            journal.commit(turn_id, "q", "a")
+    code, out, err = run(capsys, "inspect", str(log), "--ids")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["two\\x0alines", "\\x1b[2J", "back\\\\slash", "line\\u2028sep",
+                                "接🙂"]
+
+
+def test_inspect_ids_of_a_damaged_journal_lists_what_verifies_and_exits_1(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    good = encode_record("one", "q", "a") + encode_record("two", "q", "a")
+    torn = encode_record("three", "q", "a")[:-1]  # never acknowledged: not a stored turn
+    log.write_bytes(good + torn)
+    assert run(capsys, "inspect", str(log), "--ids") == (0, "one\ntwo\n", "")
+    log.write_bytes(encode_record("one", "q", "a") + b"not a record\n" + good[-100:])
+    code, out, err = run(capsys, "inspect", str(log), "--ids")
+    assert (code, out) == (1, "one\n")
+    assert err == f"{log}: corrupt; a Journal refuses to open it\n"
+    assert log.read_bytes().startswith(encode_record("one", "q", "a") + b"not a record\n")

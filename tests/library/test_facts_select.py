@@ -1,0 +1,207 @@
+"""Pinned facts in the request: a prefix that fits, then the turns; select == select_reference."""
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledgerlab import (BudgetError, Fact, InvalidText, Turn, request_bytes, request_tokens,
+                       select, select_reference)
+from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
+from ledgerlab.tokens import encoding
+from ledgerlab.wire import ENCODERS
+from test_selector import select_matches_reference  # the same oracle check, with facts
+
+SELECTORS = [select, select_reference]
+FIXTURE = (BOUNDARY_SYSTEM, list(BOUNDARY_HISTORY), BOUNDARY_QUESTION)
+ORCHID = Fact("code", "The project code is ORCHID-17.", "one")
+JAVA = Fact("java", "The user is on Java 8.", "two")
+
+
+def fact_bytes(facts, encoder="gson"):
+    """What the facts add to a request: the same request, with and without them."""
+    system, _, current = FIXTURE
+    return (len(request_bytes(system, [], current, facts=facts, encoder=encoder))
+            - len(request_bytes(system, [], current, encoder=encoder)))
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_the_facts_are_a_second_system_message_with_their_origins(selector):
+    chosen = selector(*FIXTURE, 10_000, facts=[ORCHID, JAVA])
+    messages = json.loads(chosen.payload)["messages"]
+    assert messages[1] == {"role": "system", "content": "[one] The project code is ORCHID-17.\n"
+                                                        "[two] The user is on Java 8."}
+    assert [m["role"] for m in messages] == ["system", "system", "user", "assistant", "user",
+                                             "assistant", "user"]
+    assert (chosen.facts_kept, chosen.facts_dropped) == (2, 0)
+    assert chosen.fact_bytes == fact_bytes([ORCHID, JAVA]) == chosen.size - 308
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("budget, kept, dropped, size",
+                         [(140, 0, 2, 140), (235, 1, 1, 235), (308, 2, 0, 308), (408, 2, 0, 308)])
+def test_without_facts_the_article_figures_are_unchanged(selector, budget, kept, dropped, size):
+    chosen = selector(*FIXTURE, budget, facts=(), max_fact_bytes=0)
+    assert (chosen.kept, chosen.dropped, chosen.size) == (kept, dropped, size)
+    assert (chosen.facts_kept, chosen.facts_dropped, chosen.fact_bytes) == (0, 0, 0)
+    assert chosen == selector(*FIXTURE, budget)
+    with pytest.raises(BudgetError):
+        selector(*FIXTURE, 139, facts=[ORCHID])
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_the_longest_prefix_within_max_fact_bytes_never_skipping_one(selector):
+    big = Fact("big", "x" * 500, "two")
+    facts = [ORCHID, big, JAVA]
+    cap = fact_bytes([ORCHID, JAVA])  # room for the small two, but JAVA is below big
+    chosen = selector(*FIXTURE, 10_000, facts=facts, max_fact_bytes=cap)
+    assert (chosen.facts_kept, chosen.facts_dropped, chosen.fact_bytes) == (1, 2,
+                                                                           fact_bytes([ORCHID]))
+    assert b"ORCHID" in chosen.payload and b"Java 8." not in chosen.payload
+    assert selector(*FIXTURE, 10_000, facts=facts, max_fact_bytes=fact_bytes([ORCHID]) - 1
+                    ).fact_bytes == 0
+    # With no fact kept there is no facts section at all.
+    assert selector(*FIXTURE, 10_000, facts=facts, max_fact_bytes=0).payload == \
+        request_bytes(*FIXTURE)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_facts_leave_room_for_the_mandatory_input_and_come_before_turns(selector):
+    both = fact_bytes([ORCHID, JAVA])
+    chosen = selector(*FIXTURE, 140 + both, facts=[ORCHID, JAVA])
+    assert (chosen.facts_kept, chosen.kept, chosen.size) == (2, 0, 140 + both)
+    chosen = selector(*FIXTURE, 140 + both - 1, facts=[ORCHID, JAVA])
+    assert (chosen.facts_kept, chosen.facts_dropped, chosen.kept) == (1, 1, 0)
+    # The turns fill what the facts leave: 95 more bytes hold the newest turn.
+    assert selector(*FIXTURE, 235 + both, facts=[ORCHID, JAVA]).kept == 1
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_facts_count_in_tokens_too(selector):
+    system, history, current = FIXTURE
+    mandatory = request_tokens(system, [], current)
+    with_facts = request_tokens(system, [], current, facts=[ORCHID])
+    # The cookbook rule: 3 per message, the role "system" (1 token), the content.
+    content = encoding("o200k_base").encode_ordinary("[one] The project code is ORCHID-17.")
+    assert with_facts - mandatory == 3 + 1 + len(content)
+    chosen = selector(*FIXTURE, 10_000, facts=[ORCHID], max_tokens=with_facts)
+    assert (chosen.facts_kept, chosen.kept, chosen.tokens) == (1, 0, with_facts)
+    # One token less: the fact no longer fits, and the turns fill the room it leaves.
+    chosen = selector(*FIXTURE, 10_000, facts=[ORCHID], max_tokens=with_facts - 1)
+    assert (chosen.facts_kept, chosen.fact_bytes, chosen.kept) == (0, 0, 1)
+    assert chosen.tokens == request_tokens(system, history[1:], current)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("facts, max_fact_bytes, error", [
+    ([Turn("q", "a")], None, TypeError),
+    (["[one] text"], None, TypeError),
+    ([ORCHID], -1, ValueError),
+    ([ORCHID], 1.5, TypeError),
+    ([ORCHID], True, TypeError),
+])
+def test_bad_facts_and_caps_are_typed_errors(selector, facts, max_fact_bytes, error):
+    with pytest.raises(error) as caught:
+        selector(*FIXTURE, 10_000, facts=facts, max_fact_bytes=max_fact_bytes)
+    assert not isinstance(caught.value, BudgetError)
+
+
+@pytest.mark.parametrize("fields", [("", "t", "o"), ("i", "t", ""), ("i", "t\ud800", "o"),
+                                    ("i", b"t", "o"), (1, "t", "o")])
+def test_a_fact_checks_its_fields_like_a_turn(fields):
+    with pytest.raises(InvalidText):
+        Fact(*fields)
+
+
+def test_reprs_show_tags_and_sizes_never_text():
+    fact = Fact("PRIVATE-ID", "PRIVATE-TEXT é", "PRIVATE-ORIGIN")
+    assert "PRIVATE" not in repr(fact) and "text=15 bytes" in repr(fact)
+    chosen = select("s", [], "q", 10_000, facts=[fact])
+    assert "PRIVATE" not in repr(chosen)
+    assert repr(chosen).endswith(f"facts_kept=1, facts_dropped=0, fact_bytes={chosen.fact_bytes})")
+
+
+def test_select_looks_only_at_the_facts_up_to_the_first_that_does_not_fit():
+    # As with turns: a bad item past the stopping point is never encoded.
+    chosen = select(*FIXTURE, 10_000, facts=[ORCHID, Fact("big", "x" * 10_000, "one"), "junk"])
+    assert (chosen.facts_kept, chosen.facts_dropped) == (1, 2)
+
+
+# --- select is byte-identical to select_reference, with facts, under both limits ---------
+SPECIAL = st.sampled_from(list('"\\\n\r\t\x00\x1f\u2028\u2029é接🙂a ]['))
+TEXT = st.text(alphabet=st.one_of(SPECIAL, st.characters(exclude_categories=["Cs"])),
+               max_size=20)
+IDS = st.text(alphabet=st.one_of(SPECIAL, st.characters(exclude_categories=["Cs"])),
+              min_size=1, max_size=6)
+TURNS = st.lists(st.builds(Turn, TEXT, TEXT), max_size=8)
+FACTS = st.lists(st.builds(Fact, IDS, TEXT, IDS), max_size=6)
+
+
+def boundary_budgets(system, history, current, facts, encoder, pick, slack):
+    """A byte budget and a fact cap around real boundaries: some prefix of facts, some suffix."""
+    suffix = history[len(history) - min(pick, len(history)):]
+    prefix = facts[:min(pick, len(facts))]
+    budget = len(request_bytes(system, suffix, current, facts=prefix, encoder=encoder)) + slack
+    return max(1, budget), prefix
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(system=TEXT, history=TURNS, current=TEXT, facts=FACTS,
+       encoder=st.sampled_from(sorted(ENCODERS)), slack=st.integers(-30, 30),
+       cap_slack=st.one_of(st.none(), st.integers(-10, 10)), pick=st.integers(0, 8))
+def test_select_equals_select_reference_with_facts(system, history, current, facts, encoder,
+                                                   slack, cap_slack, pick):
+    budget, prefix = boundary_budgets(system, history, current, facts, encoder, pick, slack)
+    cap = None if cap_slack is None else max(0, fact_bytes_of(system, current, prefix, encoder)
+                                             + cap_slack)
+    expected = select_matches_reference(system, history, current, budget, facts=facts,
+                                        max_fact_bytes=cap, encoder=encoder)
+    if expected is not None:
+        check_composition(system, history, current, facts, expected, encoder, budget, cap)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(system=TEXT, history=TURNS, current=TEXT, facts=FACTS,
+       encoder=st.sampled_from(sorted(ENCODERS)),
+       tokenizer=st.sampled_from(["o200k_base", "cl100k_base"]), slack=st.integers(-30, 30),
+       token_slack=st.integers(-6, 6), pick=st.integers(0, 8), other=st.integers(0, 8),
+       reserve=st.integers(0, 20))
+def test_select_equals_select_reference_with_facts_under_both_limits(
+        system, history, current, facts, encoder, tokenizer, slack, token_slack, pick, other,
+        reserve):
+    budget, _ = boundary_budgets(system, history, current, facts, encoder, other, slack + 200)
+    suffix = history[len(history) - min(pick, len(history)):]
+    max_tokens = max(reserve + 1, request_tokens(system, suffix, current, tokenizer=tokenizer,
+                                                 facts=facts[:pick]) + reserve + token_slack)
+    expected = select_matches_reference(system, history, current, budget, facts=facts,
+                                        encoder=encoder, max_tokens=max_tokens,
+                                        reserve_tokens=reserve, tokenizer=tokenizer)
+    if expected is None:
+        return
+    pinned = facts[:expected.facts_kept]
+    kept = history[len(history) - expected.kept:]
+    assert expected.tokens == request_tokens(system, kept, current, tokenizer=tokenizer,
+                                             facts=pinned)
+    assert expected.tokens + reserve <= max_tokens
+    check_composition(system, history, current, facts, expected, encoder, budget, None)
+
+
+def fact_bytes_of(system, current, facts, encoder):
+    return (len(request_bytes(system, [], current, facts=facts, encoder=encoder))
+            - len(request_bytes(system, [], current, encoder=encoder)))
+
+
+def check_composition(system, history, current, facts, chosen, encoder, budget, cap):
+    """The two budgets compose: request = mandatory + facts + turns, each apart."""
+    pinned = facts[:chosen.facts_kept]
+    kept = history[len(history) - chosen.kept:]
+    mandatory = len(request_bytes(system, [], current, encoder=encoder))
+    turns = len(request_bytes(system, kept, current, encoder=encoder)) - mandatory
+    # The facts' bytes do not depend on which turns are kept.
+    assert chosen.fact_bytes == fact_bytes_of(system, current, pinned, encoder)
+    assert chosen.size == mandatory + chosen.fact_bytes + turns <= budget
+    assert chosen.payload == request_bytes(system, kept, current, facts=pinned, encoder=encoder)
+    assert chosen.facts_kept + chosen.facts_dropped == len(facts)
+    assert cap is None or chosen.fact_bytes <= cap
+    assert (chosen.fact_bytes == 0) == (chosen.facts_kept == 0)

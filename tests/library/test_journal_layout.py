@@ -1,0 +1,34 @@
+"""The journal package imports one way: errors <- records <- files <- ledger, salvage."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import ledgerlab.journal
+
+PACKAGE = Path(ledgerlab.journal.__file__).parent
+# Each module and the journal modules it may import (the wire is below them all).
+ALLOWED = {
+    "errors": set(),
+    "records": {"errors"},
+    "files": {"errors", "records"},
+    "ledger": {"errors", "records", "files"},
+    "salvage": {"errors", "records", "files"},
+}
+
+
+def journal_imports(path):
+    """The sibling modules ``path`` imports (``from .x import ...``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.module.split(".")[0] for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
+
+
+def test_every_module_of_the_package_is_in_the_layering():
+    assert {path.stem for path in PACKAGE.glob("*.py")} == set(ALLOWED) | {"__init__"}
+
+
+@pytest.mark.parametrize("name", sorted(ALLOWED))
+def test_a_journal_module_imports_only_those_below_it(name):
+    assert journal_imports(PACKAGE / f"{name}.py") <= ALLOWED[name]
