@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -20,9 +21,9 @@ from .journal import (
     Journal,
     JournalError,
     describe_tail,
-    examine,
     id_tag,
     salvage,
+    scan,
 )
 
 
@@ -30,27 +31,42 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     path = Path(args.log)
     if not path.is_file():
         raise JournalError(f"no journal file at {args.log!r}")
-    data, lines = _examined(path, TURNS)
-    if args.ids:
-        return _inspect_ids(args.log, lines)
-    turns, corrupt, torn = _show_lines(
-        data, lines, TURNS, f"{'question':>8}  {'answer':>8}", f"{'-':>8}  {'-':>8}",
-        lambda record: (f"{len(record.turn.question.encode()):>8}  "
-                        f"{len(record.turn.answer.encode()):>8}"))
-    say(f"{turns} turns, {len(data)} bytes, {corrupt} corrupt lines, {torn} torn-tail bytes")
     # The facts file Journal opens: beside the journal's real path.
     facts_path = Path(os.path.realpath(args.log) + FACTS_SUFFIX)
-    if facts_path.is_file():
-        corrupt += _inspect_facts(facts_path, {line.record.id for line in lines if line.record})
+    has_facts = _facts_file(facts_path)
+    data = _read(path, TURNS)
+    if args.ids:
+        return _inspect_ids(args.log, data)
+    records, corrupt, torn = _show_lines(
+        data, TURNS, f"{'question':>8}  {'answer':>8}", f"{'-':>8}  {'-':>8}",
+        lambda record: (f"{len(record.turn.question.encode()):>8}  "
+                        f"{len(record.turn.answer.encode()):>8}"))
+    say(f"{len(records)} turns, {len(data)} bytes, {corrupt} corrupt lines, "
+        f"{torn} torn-tail bytes")
+    if has_facts:
+        corrupt += _inspect_facts(facts_path, {record.id for record in records})
     return _refused(args.log) if corrupt else 0
 
 
-def _inspect_ids(log: str, lines: list) -> int:
+def _facts_file(path: Path) -> bool:
+    """Is there a facts file? Anything but a regular file there is refused, as Journal
+    refuses it (it opens the facts file without following a link)."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(mode):
+        raise JournalError(f"cannot open journal {str(path)!r}: not a regular file")
+    return True
+
+
+def _inspect_ids(log: str, data: bytes) -> int:
     """The turns' ids, one per line in commit order (what ``forget`` takes), escaped."""
-    for line in lines:
+    corrupt = False
+    for line in scan(data, TURNS):
         if line.record is not None:
             say(escaped(line.record.id))
-    corrupt = any(line.problem is not None and not line.torn for line in lines)
+        corrupt = corrupt or (line.problem is not None and not line.torn)
     return _refused(log) if corrupt else 0
 
 
@@ -61,44 +77,71 @@ def _refused(log: str) -> int:
 
 def _inspect_facts(path: Path, turn_ids: set[str]) -> int:
     """Show the facts file line by line: text sizes and origins as id tags, never text."""
-    data, lines = _examined(path, FACTS)
+    data = _read(path, FACTS)
     say()
-    facts, corrupt, torn = _show_lines(
-        data, lines, FACTS, f"{'text':>6}  {'origin':<15}", f"{'-':>6}  {'-':<15}",
+    records, corrupt, torn = _show_lines(
+        data, FACTS, f"{'text':>6}  {'origin':<15}", f"{'-':>6}  {'-':<15}",
         lambda record: f"{len(record.fact.text.encode()):>6}  {id_tag(record.fact.origin):<15}")
-    origins = [line.record.fact.origin for line in lines if line.record is not None]
+    origins = [record.fact.origin for record in records]
     orphans = sum(1 for origin in origins if origin not in turn_ids)
-    say(f"{facts} facts from {len(set(origins))} turns, {len(data)} bytes, {corrupt} corrupt "
-        f"lines, {torn} torn-tail bytes, {orphans} whose origin is not a stored turn "
+    say(f"{len(records)} facts from {len(set(origins))} turns, {len(data)} bytes, {corrupt} "
+        f"corrupt lines, {torn} torn-tail bytes, {orphans} whose origin is not a stored turn "
         f"(deleted on open)")
     return corrupt
 
 
-def _examined(path: Path, kind) -> tuple[bytes, list]:
+def _read(path: Path, kind) -> bytes:
     try:
-        data = path.read_bytes()
-        return data, examine(data, kind)
+        return path.read_bytes()
     except MemoryError:
         raise JournalError(f"the {kind.name}'s {path.stat().st_size} bytes do not fit in this "
                            f"process's memory (inspect reads the whole file)") from None
 
 
-def _show_lines(data: bytes, lines: list, kind, columns: str, blank: str,
-                sizes) -> tuple[int, int, int]:
-    """One row per line (sizes of the record, or its problem); return records, corrupt, torn."""
+def _show_lines(data: bytes, kind, columns: str, blank: str,
+                sizes) -> tuple[list, int, int]:
+    """One row per line (sizes of the record, or its problem); return the records, the
+    count of corrupt lines and the torn-tail bytes.
+
+    Consecutive lines with the same problem share one row, which says how many there
+    are: a file of a million empty lines is one row, not a million. The lines are read
+    one at a time (``scan``), so memory grows with the records, never with the lines.
+    """
     say(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {columns}  {'sha256':<12}  status")
-    for line in lines:
+    records, corrupt, torn = [], 0, 0
+    run: list = []  # the first corrupt line of a run, its last line, and the run's bytes
+
+    def show_run() -> None:
+        if run:
+            first, last, length = run
+            more = last.number - first.number
+            status = first.problem + (f"; so are the next {more} lines, to line {last.number} "
+                                      f"({length - first.length} bytes)" if more else "")
+            say(f"{first.number:>5}  {first.offset:>8}  {first.length:>6}  {blank}  "
+                f"{'-':<12}  {status}")
+            run.clear()
+
+    for line in scan(data, kind):
+        if line.problem is not None and not line.torn:
+            corrupt += 1
+            if run and run[0].problem == line.problem:
+                run[1:] = [line, run[2] + line.length]
+                continue
+            show_run()
+            run[:] = [line, line, line.length]
+            continue
+        show_run()
         if line.record is not None:
+            records.append(line.record)
             middle, status, digest = sizes(line.record), "ok", line.record.sha256[:12]
         else:
+            torn += line.length
             middle, digest = blank, "-"
-            status = (f"torn tail: {describe_tail(data[line.offset:], kind)}" if line.torn
-                      else line.problem)
+            status = f"torn tail: {describe_tail(data[line.offset:], kind)}"
         say(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {middle}  {digest:<12}  "
             f"{status}")
-    return (sum(1 for line in lines if line.record is not None),
-            sum(1 for line in lines if line.problem is not None and not line.torn),
-            sum(line.length for line in lines if line.torn))
+    show_run()
+    return records, corrupt, torn
 
 
 # Deleting never grows a file, so forget and retain open a journal whatever its size:
@@ -132,13 +175,16 @@ def cmd_salvage(args: argparse.Namespace) -> int:
     for where, lost in (("", result.lost), ("facts file ", result.facts_lost)):
         for line in lost:
             named = f", {line.id_tag}" if line.id_tag else ""
-            say(f"lost {where}line {line.number} at byte offset {line.offset} ({line.length} "
+            # One entry stands for a run of lines lost for the same reason (4 MiB of newlines).
+            span = (f"lines {line.number}-{line.number + line.lines - 1}" if line.lines > 1
+                    else f"line {line.number}")
+            say(f"lost {where}{span} at byte offset {line.offset} ({line.length} "
                 f"bytes{named}): {line.problem}")
     say(f"salvaged {result.kept} records ({result.size} bytes) into {shown(args.out)}; "
-        f"lost {len(result.lost)} lines; {shown(args.log)} is unchanged")
-    if os.path.lexists(os.fspath(args.log) + FACTS_SUFFIX):
+        f"lost {sum(line.lines for line in result.lost)} lines; {shown(args.log)} is unchanged")
+    if result.facts_file is not None:
         say(f"salvaged {result.facts_kept} facts into {shown(os.fspath(args.out) + FACTS_SUFFIX)}; lost "
-            f"{len(result.facts_lost)} lines of the facts file, which is unchanged")
+            f"{sum(line.lines for line in result.facts_lost)} lines of the facts file, which is unchanged")
     return 1 if result.lost or result.facts_lost else 0
 
 

@@ -190,9 +190,10 @@ def select(
 
     Facts: a fact's line adds the same bytes to the facts message whatever
     surrounds it (JSON escapes each character alone), so their bytes are summed
-    fact by fact, stopping at the first that does not fit. Tokens do not add up
-    across lines (a newline can merge with the punctuation before it), so the
-    facts message is counted whole, from the longest prefix down.
+    fact by fact, stopping at the first that does not fit. Their tokens are counted
+    line by line too (``MessageCounter.fact_prefixes``: a line's tokens with the
+    newline after it do not depend on the next line), so the longest prefix within
+    the token limit is found in one pass, not by counting each prefix whole.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(max_tokens, reserve_tokens, tokenizer)
@@ -244,12 +245,21 @@ def select(
 
 def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact], pinned: int,
                          room: int) -> tuple[int, int]:
-    """The longest of the first ``pinned`` facts whose message fits ``room`` tokens, and its cost."""
-    while pinned:
-        cost = count.facts(facts[:pinned])  # usually the first try fits: one count
-        if cost <= room:
-            return pinned, cost
-        pinned -= 1
+    """The longest of the first ``pinned`` facts whose message fits ``room`` tokens, and its cost.
+
+    Usually they all fit: one count. Else every shorter prefix is priced from one count
+    of each line (``fact_prefixes``), not by counting each prefix whole: linear, and the
+    same answer as select_reference's, which counts them whole from the longest down.
+    """
+    if not pinned:
+        return 0, 0
+    cost = count.facts(facts[:pinned])
+    if cost <= room:
+        return pinned, cost
+    prefixes = count.fact_prefixes(facts[:pinned - 1])  # prefixes[k - 1]: the first k facts
+    for kept in range(pinned - 1, 0, -1):
+        if prefixes[kept - 1] <= room:
+            return kept, prefixes[kept - 1]
     return 0, 0
 
 

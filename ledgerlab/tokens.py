@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
 
-from .wire import Fact, Turn, check_text, facts_content
+from .wire import Fact, Turn, check_fact, check_text, fact_line, facts_content
 
 PER_MESSAGE = 3  # every message: <|start|>{role}<|message|>...<|end|> in the cookbook's words
 REPLY_PRIMING = 3  # every reply is primed with <|start|>assistant<|message|>
@@ -159,6 +159,24 @@ class MessageCounter:
     def facts(self, facts: Sequence[Fact]) -> int:
         """The facts message (a second system message); 0 when there are no facts."""
         return self.message("system", facts_content(facts)) if facts else 0
+
+    def fact_prefixes(self, facts: Sequence[Fact]) -> list[int]:
+        """``[facts(facts[:1]), facts(facts[:2]), ...]``, counting each fact's line once.
+
+        The message is the lines joined by newlines, and every line starts with "[".
+        Neither encoding's split puts a newline and a "[" after it in one piece, and
+        none splits a line differently for what follows its newline: where a lookahead
+        or cl100k's ``$`` looks past it, the piece is the run of whitespace up to that
+        newline either way. So a prefix's pieces, and tokens, are each earlier line's
+        with its newline, then its last line's alone (tests/library/test_select_trust.py
+        checks this against whole counts).
+        """
+        prefixes, before = [], self.role["system"]
+        for fact in facts:
+            line = fact_line(check_fact(fact))
+            prefixes.append(before + self.count(line))
+            before += self.count(line + "\n")
+        return prefixes
 
 
 @lru_cache(maxsize=None)

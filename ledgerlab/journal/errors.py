@@ -12,8 +12,17 @@ class JournalLocked(JournalError):
     """Another Journal (in this process or another) already holds the file."""
 
 
+class JournalForked(JournalLocked):
+    """This Journal was opened in another process: the one that forked this one holds it."""
+
+
+class JournalMoved(JournalError):
+    """The journal's file no longer has its name (removed, renamed or replaced): nothing written."""
+
+
 class JournalCorrupt(JournalError):
-    """A line is neither a valid record nor a torn tail: the journal refuses to open."""
+    """The files do not check out (a line that is neither a valid record nor a torn tail,
+    a facts file without its turn file): the journal refuses to open."""
 
 
 class JournalFull(JournalError):

@@ -7,22 +7,31 @@ The line format is in ``records``, the files and their lock in ``files``. The co
   has no working flock (Pyodide: no ``fcntl.flock`` in 0.27, one that locks nothing
   in 314 and later), the lock guards only this process: a registry of the files
   this process's Journals hold. Another process can then open the same file and
-  overwrite acknowledged turns;
-- every commit is fsynced before it returns;
+  overwrite acknowledged turns. A Journal belongs to the process that opened it: in a
+  forked child, which shares its lock, every method that reads or writes raises
+  JournalForked and changes nothing (``close`` there closes only the child's copies
+  of the descriptors, which leaves the opener's lock held);
+- every commit is fsynced before it returns, and first checks that the file still has
+  its name (else JournalMoved, nothing written: a turn written to a removed or
+  renamed file would be missing when the journal is reopened);
 - a commit is acknowledged once its newline is synced, so nothing after the last
   newline ever was: on open it is cut, whatever it holds (part of a record, a
   whole record without its newline, NULs after or inside it, stale bytes a crash
   exposed), and the cut is synced. One exception refuses instead: a verified
   record line followed by a byte that is not NUL where its newline belongs (an
-  acknowledged record whose newline was overwritten). Any complete line that is
-  not a valid record, or repeats an id, refuses to open (JournalCorrupt) and
-  changes nothing;
+  acknowledged record whose newline was overwritten). The file's last line is cut
+  too when its first byte is NUL: one append whose newline's page reached the disk
+  and whose first page did not (a record line never begins with NUL). Any other
+  complete line that is not a valid record, or repeats an id, refuses to open
+  (JournalCorrupt) and changes nothing;
 - commit is idempotent by id; the same id with another question is TurnConflict;
 - the file never grows past ``max_bytes`` (JournalFull, file unchanged); a file
   already over it is refused on open unless ``max_bytes=None`` (no cap: deleting
   from an oversized journal must stay possible, and it never grows the file);
-- ``forget`` and ``retain`` delete turns for real: one crash-safe rewrite (temp
-  file, fsync, rename, fsync the directory), then the old bytes are overwritten.
+- ``forget`` and ``retain`` delete turns for real: one crash-safe rewrite (a new
+  file at a fresh hidden name, fsync, a hidden second name for the old file, rename,
+  fsync the directory), then the old bytes are overwritten; if a kill comes first,
+  the next open overwrites them.
 
 Pinned facts live beside the turns in ``<path>.facts`` (so the turn file stays
 one the Java reference reads): the same line format with the payload
@@ -32,7 +41,8 @@ origin is a stored turn, and deletion follows it: ``forget`` and ``retain``
 rewrite the facts file before the turn file, so a kill between the two leaves
 the turn with none of its facts (repeating the deletion completes it), and on
 open any fact whose origin is gone is deleted (see ``Journal`` for what opening
-writes).
+writes). A facts file without its turn file is damage, not a new journal: opening
+refuses (JournalCorrupt) and creates nothing.
 
 The journal stores turns and facts; it knows nothing of requests or budgets.
 Error messages carry offsets, sizes and hashes, never conversation text.
@@ -40,9 +50,10 @@ Error messages carry offsets, sizes and hashes, never conversation text.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NoReturn
 
 from ..wire import Fact, Turn, check_id, check_int, check_text, id_tag
@@ -51,7 +62,9 @@ from .errors import (
     FactNotFound,
     JournalCorrupt,
     JournalError,
+    JournalForked,
     JournalFull,
+    JournalMoved,
     OriginNotFound,
     TurnConflict,
     TurnNotFound,
@@ -62,14 +75,14 @@ from .files import (
     FACTS_SUFFIX,
     JournalFile,
     clear_leftover,
-    fsync_directory,
-    kept_after_rename,
+    destroy,
     open_locked,
+    replace,
     rewrite_path,
     same_file,
     write_all,
 )
-from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_record, examine
+from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_record, scan
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
@@ -116,11 +129,17 @@ class Journal:
         self.max_bytes = None if max_bytes is None else check_int(max_bytes, "max_bytes",
                                                                   minimum=1)
         self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
+        self._pid = os.getpid()  # a child forked from this process shares the lock: refused
         self._turns: dict[str, Turn] = {}
         self._facts: dict[str, Fact] = {}
         self._turn_store = _Store(self.path, TURNS, rewrite_path(self.path))
         self._fact_store = _Store(self.path + FACTS_SUFFIX, FACTS,
                                   rewrite_path(self.path, FACTS_REWRITE_SUFFIX))
+        if os.path.lexists(self._fact_store.path) and not os.path.lexists(self.path):
+            raise JournalCorrupt(
+                f"{self._fact_store.path!r} exists but its journal {self.path!r} does not: a "
+                f"facts file without its turn file is damage, not a new journal; nothing "
+                f"created")
         if not create and not os.path.isfile(self.path):
             raise JournalError(f"no journal at {os.fspath(path)!r}")
         self._turn_store.file = open_locked(self.path)
@@ -164,22 +183,23 @@ class Journal:
                                   f"{self.max_bytes} bytes")
             os.lseek(fd, 0, os.SEEK_SET)
             data = store.file.readall()
-            lines = examine(data, store.kind)
+            records = []
+            good = 0
+            # One line at a time: the first problem refuses before the rest is looked at,
+            # so a file of a million bad lines costs no more than one.
+            for line in scan(data, store.kind):
+                if line.torn:
+                    break
+                if line.problem is not None:
+                    raise JournalCorrupt(f"{store.where}line {line.number} at byte offset "
+                                         f"{line.offset} is corrupt: {line.problem}")
+                records.append(line.record)
+                good = line.offset + line.length
         except OSError as error:
             raise JournalError(f"cannot read {store.kind.name} {store.path!r}: "
                                f"{error.strerror}; nothing changed") from None
         except MemoryError:
             raise too_large(size) from None
-        records = []
-        good = 0
-        for line in lines:
-            if line.torn:
-                break
-            if line.problem is not None:
-                raise JournalCorrupt(f"{store.where}line {line.number} at byte offset "
-                                     f"{line.offset} is corrupt: {line.problem}")
-            records.append(line.record)
-            good = line.offset + line.length
         if good < len(data):
             # A torn write, never acknowledged: cut it off, and make the cut durable.
             try:
@@ -200,8 +220,7 @@ class Journal:
         """
         check_id(turn_id)
         turn = Turn(question, answer)  # validates both texts
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             stored = self._turns.get(turn_id)
             if stored is not None:
                 if stored.question != question:
@@ -209,6 +228,7 @@ class Journal:
                 return stored.answer
             line = encode_record(turn_id, question, answer)
             self._check_room(self._turn_store, line)
+            self._check_named(self._turn_store, "commit")
             self._append(self._turn_store, line, "commit")
             self._turns[turn_id] = turn
             return answer
@@ -223,8 +243,7 @@ class Journal:
         stored fact and write nothing; another text or origin is FactConflict.
         """
         fact = Fact(fact_id, text, origin)  # validates all three
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             stored = self._facts.get(fact_id)
             if stored is not None:
                 if stored != fact:
@@ -238,8 +257,11 @@ class Journal:
             store = self._fact_store
             line = encode_fact(fact)
             self._check_room(store, line)
+            self._check_named(self._turn_store, "pin")  # else its origin is gone on reopen
             if store.file is None:  # the first pin: a new file, never one that appeared since
                 store.file = open_locked(store.path, exclusive=True)
+            else:
+                self._check_named(store, "pin")
             self._append(store, line, "pin")
             self._facts[fact_id] = fact
             return fact
@@ -249,6 +271,25 @@ class Journal:
             raise JournalFull(
                 f"a {len(line)}-byte record would grow the {store.kind.name} from "
                 f"{store.size} bytes past its cap of {self.max_bytes} bytes; file unchanged")
+
+    def _check_named(self, store: _Store, action: str) -> None:
+        """Refuse to write to a file that lost its name: reopening the name would not see it.
+
+        Checked before writing, so a refusal writes nothing. A rename after the check
+        is not caught; one before it (a user moving the file, a salvage put in its
+        place) is.
+        """
+        try:
+            named = same_file(store.file.fileno(), store.path)
+        except OSError as error:
+            raise JournalError(f"{action} not acknowledged: cannot check that {store.path!r} "
+                               f"is still the {store.kind.name}: {error.strerror}; nothing "
+                               f"written") from None
+        if not named:
+            raise JournalMoved(
+                f"{action} not acknowledged: the {store.kind.name} {store.path!r} was removed, "
+                f"renamed or replaced since this Journal opened it; nothing written (open "
+                f"the journal where it is now)")
 
     def _append(self, store: _Store, line: bytes, action: str) -> None:
         fd = store.file.fileno()
@@ -277,8 +318,7 @@ class Journal:
         completes the deletion.
         """
         check_text(turn_id, "id")
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
             self._drop_facts(lambda fact: fact.origin != turn_id)
@@ -287,8 +327,7 @@ class Journal:
     def retain(self, *, last: int) -> int:
         """Keep only the newest ``last`` turns and their facts; return how many turns were deleted."""
         check_int(last, "last", minimum=0)
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             doomed = set(list(self._turns)[:max(0, len(self._turns) - last)])
             if doomed:
                 self._drop_facts(lambda fact: fact.origin not in doomed)  # first, as in forget
@@ -298,8 +337,7 @@ class Journal:
     def unpin(self, fact_id: str) -> None:
         """Delete one fact for real, as ``forget`` deletes a turn."""
         check_text(fact_id, "id")
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
             self._drop_facts(lambda fact: fact.id != fact_id)
@@ -321,7 +359,9 @@ class Journal:
         A kill at any point leaves either the old file or the new one under the
         path. The new file is locked before it takes the name, so the lock still
         guards the path; the old bytes are overwritten only once the new file is
-        durably in place, so a crash cannot destroy the only copy.
+        durably in place, so a crash cannot destroy the only copy. Until then the old
+        file keeps a hidden name, so an open after a kill overwrites them instead
+        (``files.replace``, ``files.clear_leftover``).
         """
         old, kind = store.file, store.kind
         links = os.fstat(old.fileno()).st_nlink
@@ -332,68 +372,46 @@ class Journal:
         try:
             os.lseek(old.fileno(), 0, os.SEEK_SET)
             data = old.readall()
-            kept = [line for line in examine(data, kind) if keep(line.record)]
+            kept = [line for line in scan(data, kind) if keep(line.record)]
             new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
         except OSError as error:
             self._fail("rewrite", error)
         except MemoryError:
             raise too_large(store.size) from None
-        if not clear_leftover(store.temp, data):
-            raise JournalError(
-                f"cannot rewrite: {store.temp!r} exists and is not a leftover of this "
-                f"{kind.name} (another journal, or held open); nothing changed")
-        new = open_locked(store.temp, exclusive=True)  # never takes a name that exists
         try:
-            write_all(new.fileno(), new_data)
-            os.fsync(new.fileno())
-            os.replace(store.temp, store.path)
-            fsync_directory(store.path)
+            new, old_name = replace(old, store.path, store.temp, new_data)
         except OSError as error:
-            new.close()
             self._fail("rewrite", error)
-        try:
-            new = kept_after_rename(new, store.path)
-        except OSError as error:
-            new.close()
-            self._fail("reopening after the rewrite", error)
         store.file = new
         store.size = len(new_data)
-        try:  # the old inode has no name now; destroy its bytes, then let it go
-            os.lseek(old.fileno(), 0, os.SEEK_SET)
-            write_all(old.fileno(), b"\0" * len(data))
-            os.fsync(old.fileno())
+        try:  # the old file is only under a hidden name now: destroy its bytes, then let it go
+            destroy(old, len(data), old_name)
         except OSError as error:
             raise JournalError(
                 f"the {kind.name} no longer holds the deleted {kind.items}, but the old "
                 f"file's bytes could not be overwritten: {error.strerror or error}") from error
-        finally:
-            old.close()
         return [line.record for line in kept]
 
     def history(self) -> list[Turn]:
         """The stored turns in commit order (a copy)."""
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             return list(self._turns.values())
 
     def ids(self) -> tuple[str, ...]:
         """The stored turns' ids in commit order, oldest first: what ``forget``, ``find``
         and ``pin(origin=...)`` take. ``ids()[i]`` is the id of ``history()[i]``."""
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             return tuple(self._turns)
 
     def facts(self) -> list[Fact]:
         """The pinned facts in pin order (a copy)."""
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             return list(self._facts.values())
 
     def find(self, turn_id: str) -> Turn | None:
         """The turn stored under ``turn_id``, or None."""
         check_text(turn_id, "id")
-        with self._mutex:
-            self._check_open()
+        with self._in_use():
             return self._turns.get(turn_id)
 
     @property
@@ -405,7 +423,16 @@ class Journal:
         return len(self._turns)
 
     def close(self) -> None:
-        """Release the locks and the files. Safe to call twice."""
+        """Release the locks and the files. Safe to call twice.
+
+        In a process forked from the one that opened it, only that process's copies of
+        the descriptors are closed, as its exit would: a flock belongs to the open file
+        description, which the opener's descriptors still hold, so its lock stays held.
+        The mutex is not taken there: a thread of the opener may have held it at the fork.
+        """
+        if os.getpid() != self._pid:
+            self._close_file()
+            return
         with self._mutex:
             self._close_file()
 
@@ -415,9 +442,24 @@ class Journal:
                 store.file.close()  # releases its locks
                 store.file = None
 
-    def _check_open(self) -> None:
-        if self._turn_store.file is None:
-            raise JournalError("journal is closed")
+    @contextlib.contextmanager
+    def _in_use(self) -> Iterator[None]:
+        """Hold the mutex over an open Journal, in the process that opened it.
+
+        A forked child shares the opener's descriptors and so its lock: both could
+        commit, each at the size it last saw, and overwrite the other's acknowledged
+        turns. The child is refused before anything (the mutex too: a thread of the
+        opener may have held it at the fork, and the copy would never be released).
+        """
+        if os.getpid() != self._pid:
+            raise JournalForked(
+                f"this Journal was opened by process {self._pid}, and process {os.getpid()} "
+                f"is a fork of it: it shares that process's lock, so it may not use it; "
+                f"nothing changed (open the journal anew once the opener has closed it)")
+        with self._mutex:
+            if self._turn_store.file is None:
+                raise JournalError("journal is closed")
+            yield
 
     def __enter__(self) -> Journal:
         return self

@@ -7,8 +7,9 @@ request (the gson encoder). A facts file uses the same line with the payload
 ``{"id":...,"text":...,"origin":...}``.
 
 This module only encodes, decodes and examines bytes: it opens no file. What a
-torn tail (the bytes after the last newline) holds is told here too, because
-``inspect``, ``Journal`` and ``salvage`` must all read it the same way.
+torn tail (the bytes after the last newline, or a last line whose first page never
+landed) holds is told here too, because ``inspect``, ``Journal`` and ``salvage`` must
+all read it the same way.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..wire import ENCODERS, Fact, InvalidText, Turn, check_id, id_tag
@@ -166,7 +167,12 @@ def leading_record(tail: bytes, kind: Kind = TURNS) -> tuple[Record | FactRecord
 
 
 def describe_tail(tail: bytes, kind: Kind = TURNS) -> str:
-    """What the bytes after the last newline hold, told in sizes, and what opening does."""
+    """What a torn tail holds (the bytes after the last newline, or a ``torn_append``),
+    told in sizes, and what opening does."""
+    if torn_append(tail):
+        nuls = len(tail) - len(tail.lstrip(b"\0"))
+        return (f"an append of {_bytes(len(tail))} whose newline reached the disk but whose "
+                f"first {_bytes(nuls)} are NUL, never acknowledged (cut on open)")
     if overwritten_newline(tail, kind):
         return ("a verified record whose newline was overwritten: it was acknowledged, "
                 "so the journal refuses to open rather than cut it")
@@ -204,14 +210,24 @@ def _decoded(line: bytes, kind: Kind = TURNS) -> Record | FactRecord | None:
 
 
 def examine(data: bytes, kind: Kind = TURNS) -> list[LineStatus]:
-    """Every line of a journal file (or, with ``FACTS``, a facts file) with its record or problem.
+    """Every line of a journal file (or, with ``FACTS``, a facts file): ``scan`` as a list.
+
+    It holds one status per line, so its size grows with the count of lines; what
+    stops at the first problem (``Journal``) or shows the lines one by one
+    (``inspect``) iterates ``scan`` instead.
+    """
+    return list(scan(data, kind))
+
+
+def scan(data: bytes, kind: Kind = TURNS) -> Iterator[LineStatus]:
+    """Each line of a journal or facts file, in order, with its record or problem.
 
     Bytes after the last newline were never acknowledged: they are a torn tail
     (problem ``"torn tail"``, ``torn``; ``unterminated`` when they hold a whole record
     without its newline), unless ``overwritten_newline`` says they hold an
-    acknowledged record, which is a problem. Duplicate ids are problems too.
+    acknowledged record, which is a problem. The file's last line is a torn tail too
+    when it begins with NUL (``torn_append``). Duplicate ids are problems.
     """
-    statuses = []
     seen: set[str] = set()
     offset = 0
     number = 0
@@ -223,13 +239,15 @@ def examine(data: bytes, kind: Kind = TURNS) -> list[LineStatus]:
             # open, whatever it holds, except a verified record with its newline overwritten.
             tail = data[offset:]
             if overwritten_newline(tail, kind):
-                statuses.append(LineStatus(number, offset, len(tail), None,
-                                           "a verified record whose newline was overwritten"))
+                yield LineStatus(number, offset, len(tail), None,
+                                 "a verified record whose newline was overwritten")
             else:
-                statuses.append(LineStatus(number, offset, len(tail), None, "torn tail",
-                                           torn=True,
-                                           unterminated=_verifies(tail.rstrip(b"\0"), kind)))
-            break
+                yield LineStatus(number, offset, len(tail), None, "torn tail", torn=True,
+                                 unterminated=_verifies(tail.rstrip(b"\0"), kind))
+            return
+        if end + 1 == len(data) and torn_append(data[offset:]):
+            yield LineStatus(number, offset, end + 1 - offset, None, "torn tail", torn=True)
+            return
         record, problem = None, None
         try:
             record = decode_record(data[offset:end], kind)
@@ -239,6 +257,17 @@ def examine(data: bytes, kind: Kind = TURNS) -> list[LineStatus]:
             record, problem = None, "duplicate id"
         if record is not None:
             seen.add(record.id)
-        statuses.append(LineStatus(number, offset, end + 1 - offset, record, problem))
+        yield LineStatus(number, offset, end + 1 - offset, record, problem)
         offset = end + 1
-    return statuses
+
+
+def torn_append(last_line: bytes) -> bool:
+    """Is the file's last line, newline included, an append whose first page never landed?
+
+    The pages of one append can reach the disk out of order: its newline's page can
+    land, and its first one not: that page reads back as NUL. A record line never begins
+    with NUL, so a last line that does is that torn append, never acknowledged (its
+    commit had not returned). Only the last line: one crash tears one append, and
+    every earlier line was synced before the next was written.
+    """
+    return last_line[:1] == b"\0" and last_line.endswith(b"\n")

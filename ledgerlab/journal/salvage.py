@@ -8,26 +8,56 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import errno
 import json
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..wire import id_tag
 from .errors import JournalError, too_large
-from .files import FACTS_SUFFIX, publish
-from .records import FACTS, TURNS, Kind, LineStatus, examine, leading_record
+from .files import (
+    FACTS_SUFFIX,
+    SALVAGE_SUFFIX,
+    JournalFile,
+    _link_new,
+    clear_leftover,
+    fsync_directory,
+    open_locked,
+    rewrite_path,
+    write_all,
+)
+from .records import FACTS, TURNS, Kind, LineStatus, leading_record, scan
+
+# The facts file's hidden name has a suffix of its own, as its rewrite's has: with the
+# turn file's suffix it would be the hidden name of the turn file of a journal "<NEW>.facts".
+FACTS_SALVAGE_SUFFIX = ".ledgerlab-facts-salvage"
+# Linux: a new file with no name until it is linked, so a killed salvage leaves no copy.
+_TMPFILE = getattr(os, "O_TMPFILE", 0)
+_ID_START = base64.b64encode(b'{"id":')  # how every record line, and fact line, starts
+# O_NONBLOCK: opening a FIFO to read it would wait for a writer forever; this way it
+# opens at once, and fstat refuses it as it refuses a directory or a device.
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
 
 
 @dataclass(frozen=True)
 class LostLine:
-    """A line ``salvage`` could not keep: where it was, and why; its id only as a tag."""
+    """A line ``salvage`` could not keep: where it was, and why; its id only as a tag.
+
+    Consecutive lines lost for the same reason that name no id are one LostLine with
+    ``lines`` > 1 (``number`` is the first, ``length`` all their bytes): a file of four
+    million empty lines is one entry, not four million.
+    """
 
     number: int
     offset: int
     length: int
     problem: str
     id_tag: str | None  # where the payload still names an id
+    lines: int = 1
 
 
 @dataclass(frozen=True)
@@ -40,58 +70,213 @@ class Salvaged:
     facts_kept: int = 0  # fact records written to the new journal's facts file
     # the facts file's damaged lines, and the facts whose origin turn was not salvaged
     facts_lost: tuple[LostLine, ...] = ()
+    facts_file: str | None = None  # the facts file salvaged (beside the real source), if any
 
 
 def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> Salvaged:
     """Copy every record of ``source`` that verifies, in order, into a new journal.
 
     ``source`` is only read, never written or locked: it may be a journal that refuses
-    to open. Damaged lines and repeated ids are skipped (the first record of an id
-    wins); a verified record at the start of the bytes after the last newline is kept
-    too. ``destination`` must not exist: it appears whole or not at all (written under
-    a hidden name, synced, then linked into place, which never replaces a file).
+    to open. A symlink is followed, and the facts file is the one beside the file it
+    names, as ``Journal`` names it; anything but a regular file is refused. Damaged
+    lines and repeated ids are skipped (the first record of an id wins); a verified
+    record at the start of the bytes after the last newline is kept too.
 
     The facts file beside ``source``, if there is one, is salvaged by the same rule
     into ``destination``'s facts file, keeping only the facts whose origin turn was
-    salvaged (a fact never outlives its turn). The turn file is written first.
+    salvaged (a fact never outlives its turn).
+
+    ``destination`` and its facts file must not exist. Both appear, whole, or neither,
+    and they never replace a file (``_publish``).
     """
-    source, destination = os.fspath(source), os.fspath(destination)
+    source = os.path.realpath(os.fspath(source))  # the file Journal(source) would open
+    destination = os.path.abspath(os.fspath(destination))
     facts_source, facts_destination = source + FACTS_SUFFIX, destination + FACTS_SUFFIX
-    data = _read_for_salvage(source, TURNS)[0]
-    for path in (destination, facts_destination):
-        if os.path.lexists(path):
-            raise JournalError(f"{path!r} exists: salvage writes a new file, never over one")
-    kept, lost, seen = _verified(data, examine(data), TURNS)
-    facts: tuple[list[bytes], list[LostLine]] | None = None
+    data = _read_for_salvage(source)
+    if os.path.lexists(destination):
+        raise JournalError(f"{destination!r} exists: salvage writes a new file, never over one")
+    # The hidden names: rewrite_path also refuses a name too long for its facts file,
+    # before anything is written (no Journal could open the copy).
+    hidden, facts_hidden = (rewrite_path(destination, suffix)
+                            for suffix in (SALVAGE_SUFFIX, FACTS_SALVAGE_SUFFIX))
+    kept, lost, seen = _verified(data, scan(data, TURNS), TURNS)
+    files = [(destination, b"".join(kept), hidden)]
+    facts_kept, facts_lost, facts_file = [], [], None
     if os.path.lexists(facts_source):
-        facts_data, facts_lines = _read_for_salvage(facts_source, FACTS)
-        facts_kept, facts_lost, _ = _verified(facts_data, facts_lines, FACTS, origins=seen)
-        facts = facts_kept, facts_lost
-    new_data = b"".join(kept)
-    publish(destination, new_data)
-    if facts is None:
-        return Salvaged(len(kept), tuple(lost), len(new_data))
-    publish(facts_destination, b"".join(facts[0]))
-    return Salvaged(len(kept), tuple(lost), len(new_data), len(facts[0]), tuple(facts[1]))
+        facts_data, facts_file = _read_for_salvage(facts_source), facts_source
+        facts_kept, facts_lost, _ = _verified(facts_data, scan(facts_data, FACTS), FACTS,
+                                              origins=seen)
+        # The facts file takes its name first: a crash between the two names leaves a
+        # facts file without its turn file, which Journal refuses to open, never a
+        # journal that opens without its facts.
+        files.insert(0, (facts_destination, b"".join(facts_kept), facts_hidden))
+    if os.path.lexists(facts_destination) and not (
+            facts_file is not None and _left_by_a_kill(facts_destination, files[0][1])):
+        raise JournalError(f"{facts_destination!r} exists: salvage writes a new file, never "
+                           f"over one")
+    _publish(files)
+    return Salvaged(len(kept), tuple(lost), len(files[-1][1]), len(facts_kept),
+                    tuple(facts_lost), facts_file)
 
 
-def _read_for_salvage(path: str, kind: Kind) -> tuple[bytes, list[LineStatus]]:
-    """A journal or facts file's bytes and lines, read without opening it as a Journal."""
+def _left_by_a_kill(path: str, data: bytes) -> bool:
+    """Remove the facts file at ``path`` if it is what a salvage killed between its two
+    names left: no turn file beside it, and exactly the bytes this salvage writes there
+    (so removing it loses nothing). True if it was removed."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0)
-                     | getattr(os, "O_NOFOLLOW", 0))
+        if _read_for_salvage(path) != data:
+            return False
+        os.unlink(path)
+    except (OSError, JournalError):
+        return False
+    return True
+
+
+def _read_for_salvage(path: str) -> bytes:
+    """A journal or facts file's bytes, read without opening it as a Journal."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
         with open(fd, "rb") as file:
             if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                raise JournalError(f"cannot salvage {path!r}: not a regular file")
-            data = file.read()
-        return data, examine(data, kind)
+                raise JournalError(f"cannot salvage {path!r}: not a regular file; "
+                                   f"nothing written")
+            return file.read()
     except OSError as error:
         raise JournalError(f"cannot read {path!r}: {error.strerror}") from None
     except MemoryError:
         raise too_large(os.stat(path).st_size) from None
 
 
-def _verified(data: bytes, lines: list[LineStatus], kind: Kind,
+def _publish(files: list[tuple[str, bytes, str]]) -> None:
+    """Write each ``(path, data, hidden name)`` as a new file: all of them, or none.
+
+    Every file is written and synced before any takes its name; then they take their
+    names in the order given, the directory synced after each, so a crash leaves the
+    first few of them. A name taken meanwhile is never replaced. Any failure takes back
+    what this call created.
+
+    A file is written with no name where the OS allows (``_Unnamed``: a killed salvage
+    leaves nothing), else under its hidden name (``_Hidden``: a killed salvage leaves
+    it, holding the copy, until the next salvage to the same destination removes it).
+    """
+    pending: list[_Unnamed | _Hidden] = []
+    named: list[str] = []
+    path = files[0][0]
+    folder = None
+    try:
+        for _, data, hidden in files:
+            # A killed salvage's leftovers go first, whichever way this one writes: each
+            # removed only when provably one (no live salvage holds it, and every line in
+            # it is a line this salvage writes too), else left untouched.
+            clear_leftover(hidden, data)
+        folder = _open_folder(path)
+        for path, data, hidden in files:
+            pending.append(_new_file(folder, data, hidden))
+        for (path, _, _), new in zip(files, pending):
+            new.link(path)
+            named.append(path)
+            new.discard()  # a hidden name goes before the sync: no second name for the copy
+            fsync_directory(path)
+    except (OSError, JournalError) as error:
+        reason = error.strerror if isinstance(error, OSError) else str(error)
+        raise JournalError(f"cannot write {path!r}: {reason}; {_take_back(named)}") from None
+    finally:
+        for new in pending:
+            new.discard()
+        if folder is not None:
+            os.close(folder)
+
+
+def _open_folder(path: str) -> int | None:
+    """The destination's folder, open, where files can be made in it with no name; else None."""
+    if not (_TMPFILE and hasattr(os, "link") and os.path.isdir("/proc/self/fd")):
+        return None
+    return os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+def _new_file(folder: int | None, data: bytes, hidden: str) -> _Unnamed | _Hidden:
+    """``data`` in a new synced file that does not have its name yet."""
+    if folder is not None:
+        try:
+            return _Unnamed(folder, data)
+        except OSError as error:
+            if error.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise  # this file system has O_TMPFILE, and the write failed
+    if os.path.lexists(hidden):
+        raise JournalError(f"{hidden!r} exists and is not provably a killed salvage's "
+                           f"leftover (a salvage running now, or someone's file)")
+    return _Hidden(hidden, data)
+
+
+class _Unnamed:
+    """A new file with no name (O_TMPFILE) until ``link``: a killed process leaves nothing."""
+
+    def __init__(self, folder: int, data: bytes) -> None:
+        self.folder = folder
+        self.fd = os.open(".", _TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600, dir_fd=folder)
+        self.name = f"/proc/self/fd/{self.fd}"  # the name linkat follows to this file
+        try:
+            named, opened = os.stat(self.name), os.fstat(self.fd)
+            if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+                # a /proc of another process namespace: write under the hidden name instead
+                raise OSError(errno.EINVAL, "/proc/self/fd does not name this process's files")
+            write_all(self.fd, data)
+            os.fsync(self.fd)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def link(self, path: str) -> None:
+        # A dir_fd makes os.link call linkat with AT_SYMLINK_FOLLOW, the way open(2)
+        # gives an O_TMPFILE file a name. It fails if the name is taken: never replaces.
+        os.link(self.name, os.path.basename(path), dst_dir_fd=self.folder)
+
+    def discard(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+class _Hidden:
+    """A new file under a hidden name beside its destination, locked until discarded."""
+
+    def __init__(self, hidden: str, data: bytes) -> None:
+        self.hidden = hidden
+        self.handle: JournalFile = open_locked(hidden, exclusive=True)  # the lock says: live
+        try:
+            write_all(self.handle.fileno(), data)
+            os.fsync(self.handle.fileno())
+        except BaseException:
+            self.discard()
+            raise
+
+    def link(self, path: str) -> None:
+        _link_new(self.hidden, path)
+
+    def discard(self) -> None:
+        if not self.handle.closed:
+            with contextlib.suppress(OSError):
+                os.unlink(self.hidden)  # under its lock: no other salvage is using it
+            self.handle.close()
+
+
+def _take_back(named: list[str]) -> str:
+    """Remove the files this salvage named, the turn file first; say what is left."""
+    left = []
+    for path in reversed(named):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            left.append(repr(path))
+    if named:
+        with contextlib.suppress(OSError):
+            fsync_directory(named[0])
+    return f"{' and '.join(left)} may remain" if left else "nothing written"
+
+
+def _verified(data: bytes, lines: Iterable[LineStatus], kind: Kind,
               origins: set[str] | None = None) -> tuple[list[bytes], list[LostLine], set[str]]:
     """The lines to keep, the lines lost, and the ids kept. With ``origins``, a fact whose
     origin is not in it is lost too."""
@@ -103,20 +288,35 @@ def _verified(data: bytes, lines: list[LineStatus], kind: Kind,
         if found is not None and found[0].id not in seen:
             record, end = found
             if origins is not None and record.fact.origin not in origins:
-                lost.append(LostLine(line.number, line.offset, end,
-                                     "its origin turn was not salvaged", id_tag(record.id)))
+                _lose(lost, line.number, line.offset, end, "its origin turn was not salvaged",
+                      id_tag(record.id))
             else:
                 kept.append(raw[:end].rstrip(b"\n") + b"\n")
                 seen.add(record.id)
             raw = raw[end:]
         if raw.strip(b"\0"):
-            lost.append(LostLine(line.number, line.offset, line.length,
-                                 line.problem or "", _readable_id(raw)))
-    return kept, lost, seen
+            _lose(lost, line.number, line.offset, line.length, line.problem or "",
+                  _readable_id(raw))
+    return kept, [LostLine(*entry) for entry in lost], seen
+
+
+def _lose(lost: list[tuple], number: int, offset: int, length: int, problem: str,
+          tag: str | None) -> None:
+    """Add a lost line to ``lost`` (LostLine's fields), into the entry before it if both
+    are one run of lines that name no id."""
+    if lost:
+        last = lost[-1]
+        if (tag is None and last[4] is None and last[3] == problem
+                and last[1] + last[2] == offset):
+            lost[-1] = (last[0], last[1], last[2] + length, problem, None, last[5] + 1)
+            return
+    lost.append((number, offset, length, problem, tag, 1))
 
 
 def _readable_id(raw: bytes) -> str | None:
     """The id a damaged line's payload still names, as a tag, or None."""
+    if not raw.startswith(_ID_START):  # no payload of ours: a quick no for a line of junk
+        return None
     try:
         payload = json.loads(base64.b64decode(raw.split(b" ")[0] + b"==="))
     except (ValueError, RecursionError, binascii.Error):

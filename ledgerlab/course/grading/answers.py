@@ -21,6 +21,10 @@ from ledgerlab import Turn
 from ..exercises import GRADED
 
 MARK = "LEDGERLAB-ANSWERS "  # starts the line of an answers cell's output that is read
+# The largest int the grader checks, answer or function output. Every answer in the course is
+# a count below a few thousand; checking a larger one costs the grader (exercise 2 builds a
+# question of n smileys: n = 5*10**7 took 6 s and 622 MiB), and its feedback would echo it.
+MAX_INT = 10**6
 
 
 # --- In the student's kernel: the answers as plain data ----------------------------------
@@ -76,19 +80,33 @@ def answers_cell(name: str) -> str:
 
 # --- In the grader: the answers rebuilt, nothing else ------------------------------------
 
+class AnswerTooLarge(ValueError):
+    """An int beyond MAX_INT in an answer: a wrong answer, never checked."""
+
+    def __init__(self, digits: int) -> None:
+        super().__init__(f"an int of {digits} digits")
+        self.digits = digits
+
+
 class _Replay:
-    """A function answer as the sandbox measured it: its outputs on the grading inputs."""
+    """A function answer as the sandbox measured it: its outputs on the grading inputs,
+    rebuilt at once, so that an output too large to check is refused before any check."""
 
     def __init__(self, inputs: tuple, outputs: list) -> None:
-        self._outputs = dict(zip(inputs, outputs))
+        self._outputs = {}
+        for argument, output in zip(inputs, outputs):
+            if isinstance(output, dict) and set(output) == {"raised"}:
+                self._outputs[argument] = _named(str(output["raised"]), Exception)
+            else:
+                self._outputs[argument] = from_plain(output)
 
     def __call__(self, argument):
         if argument not in self._outputs:
             raise LookupError("no output for this input")
         output = self._outputs[argument]
-        if isinstance(output, dict) and set(output) == {"raised"}:
-            raise _named(str(output["raised"]), Exception)()
-        return from_plain(output)
+        if isinstance(output, type) and issubclass(output, Exception):
+            raise output()
+        return output
 
 
 def _named(name: str, base: type = object) -> type:
@@ -98,11 +116,14 @@ def _named(name: str, base: type = object) -> type:
 
 def from_plain(tagged: object, inputs: tuple = (), depth: int = 0) -> object:
     """The answer that ``plain`` tagged, rebuilt from untrusted JSON: only ints,
-    floats, strings, lists, Turns and replayed functions; anything else is an opaque object."""
+    floats, strings, lists, Turns and replayed functions; anything else is an opaque object.
+    AnswerTooLarge for an int beyond MAX_INT."""
     if not isinstance(tagged, dict) or len(tagged) != 1 or depth > 4:
         return _named("unreadable")()
     (kind, value), = tagged.items()
     simple = {"int": int, "float": float, "str": str, "bool": bool}
+    if kind == "int" and type(value) is int and abs(value) > MAX_INT:
+        raise AnswerTooLarge(len(str(abs(value))))  # JSON holds at most 4,300 digits
     if kind in simple and type(value) is simple[kind]:
         return value
     if kind == "ellipsis":

@@ -15,7 +15,7 @@ from .. import paths
 from . import sandbox
 from .editions import SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, write_solutions
 from .judge import Graded, grade
-from .reports import printable
+from .reports import OutputError, printable
 
 # What --help says first: the package's summary line.
 DESCRIPTION = "The graded edition: a student notebook without solutions, and an autograder."
@@ -73,10 +73,14 @@ def main(argv: list[str] | None = None) -> int:
             results = grade(args.submissions, args.out, args.autograder,
                             cell_timeout=args.cell_timeout, jobs=args.jobs,
                             sandboxed=not args.unsafe_no_sandbox, progress=progress)
+        except OutputError as error:
+            print(f"grade: {error} (nothing was graded or written)", file=sys.stderr)
+            return 2
         except FileNotFoundError as error:
             parser.error(str(error))
-        print(f"wrote {args.out} ({len(results)} submissions), "
-              f"{args.out.stem}-feedback/ and {args.out.stem}-summary.md")
+        out = printable(str(args.out))
+        print(f"wrote {out} ({len(results)} submissions), "
+              f"{printable(args.out.stem)}-feedback/ and {printable(args.out.stem)}-summary.md")
     else:
         try:
             path = args.path or paths.notebooks() / SOLUTIONS_NOTEBOOK

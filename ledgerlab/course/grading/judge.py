@@ -29,9 +29,9 @@ from ledgerlab import InvalidText
 from ..exercises import GRADED
 from ..feedback import Feedback, wrong
 from . import sandbox
-from .answers import from_plain
+from .answers import MAX_INT, AnswerTooLarge, from_plain
 from .editions import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
-from .reports import write_grades
+from .reports import check_outputs, write_grades
 
 MAX_NOTEBOOK_BYTES = 5 * 1024**2
 NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
@@ -60,6 +60,9 @@ def judge(name: str, answers: dict) -> Feedback:
             return Feedback("unanswered", f"no variable named {variable}.")
         try:
             values.append(from_plain(tagged, exercise.inputs))
+        except AnswerTooLarge as error:  # said by its size: the value itself is never echoed
+            return wrong(f"{variable} holds or returns an int of {error.digits} digits, beyond "
+                         f"the {MAX_INT:,} the grader checks: no answer here is that large.")
         except (InvalidText, TypeError):
             return wrong(f"{variable} holds a Turn whose texts are not valid strings.")
     try:
@@ -115,7 +118,10 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
           cell_timeout: int | None = None, jobs: int = 1, sandboxed: bool = True,
           progress=None) -> list[Graded]:
     """Grade every ``*.ipynb`` entry of ``submissions``; write the grades, one feedback file
-    per submission and a summary for the teacher. Every entry gets its row."""
+    per submission and a summary for the teacher. Every entry gets its row.
+
+    The outputs are checked first (reports.OutputError), so nothing is graded for grades
+    that could not be written."""
     manifest = (json.loads((Path(autograder) / "assignment.json").read_text())
                 if autograder else None)
     entries = manifest["exercises"] if manifest else [
@@ -127,6 +133,7 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     paths = sorted(path for path in Path(submissions).iterdir() if path.name.endswith(".ipynb"))
     if not paths:
         raise FileNotFoundError(f"no .ipynb files in {submissions}")
+    check_outputs(Path(out))
 
     def one(path: Path) -> Graded:
         result = grade_submission(path, names, cell_timeout=timeout,

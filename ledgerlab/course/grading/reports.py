@@ -1,9 +1,11 @@
 """What grading writes: grades.csv, one feedback page per submission, a summary.
 
 Every name shown comes from a student's file name, so it is made safe where it lands:
-``csv_safe`` for a spreadsheet (never a formula), ``printable`` for a page or a terminal,
-``feedback_name`` for a file name. Each file is replaced atomically, so a teacher never
-opens half a grades file.
+``printable`` for one visible line (an undecodable byte, a control or a bidi character
+escaped), then ``csv_safe`` for a spreadsheet (never a formula), ``markdown_name`` for a
+page (never HTML or a link), ``feedback_name`` for a file name. ``check_outputs`` refuses
+outputs that cannot be written before anything is graded, and each file is replaced
+atomically, so a teacher never opens half a grades file.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import io
 import os
 import re
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,38 +27,93 @@ if TYPE_CHECKING:  # judge writes the reports; the reports only read its results
     from .judge import Graded
 
 
+class OutputError(Exception):
+    """The grades cannot be written where asked; nothing was graded or written."""
+
+
+def feedback_folder(out: Path) -> Path:
+    return out.with_name(out.stem + "-feedback")
+
+
+def summary_path(out: Path) -> Path:
+    return out.with_name(out.stem + "-summary.md")
+
+
+def check_outputs(out: Path) -> None:
+    """Raise OutputError unless grades, feedback pages and summary can be written as ``out``
+    asks: checked before grading, so that no one waits for grades that cannot be written.
+    Writes nothing (a folder ``write_grades`` would make is only checked for)."""
+    out = Path(out)
+    if out.name in ("", ".", "..") or out.is_dir():
+        raise OutputError(f"{printable(str(out))} is a folder: --out names the grades file, "
+                          f"e.g. build/grades.csv")
+    for path, kind in ((out, "file"), (summary_path(out), "file"),
+                       (feedback_folder(out), "folder")):
+        if path.exists() and not (path.is_dir() if kind == "folder" else path.is_file()):
+            raise OutputError(f"{printable(str(path))} exists and is not a {kind}")
+    folder = out.parent
+    while not folder.exists() and folder != folder.parent:  # the folder mkdir would start in
+        folder = folder.parent
+    for place in (folder, feedback_folder(out)):
+        if place.exists() and not (place.is_dir() and os.access(place, os.W_OK | os.X_OK)):
+            why = "not a folder" if not place.is_dir() else "no permission to write there"
+            raise OutputError(f"cannot write in {printable(str(place))}: {why}")
+
+
 def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> None:
     """grades.csv (atomically), ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md``."""
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = [{"submission": csv_safe(result.submission),
              "score": sum(result.score(points).values()), "max": sum(points.values()),
-             **result.score(points), "note": result.note} for result in results]
+             **result.score(points), "note": printable(result.note)} for result in results]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "note"])
     writer.writeheader()
     writer.writerows(rows)
     _write_atomically(out, buffer.getvalue())
-    folder = out.with_name(out.stem + "-feedback")
+    folder = feedback_folder(out)
     folder.mkdir(exist_ok=True)
     for result in results:
         _write_atomically(folder / feedback_name(result.submission), feedback_page(result, points))
-    _write_atomically(out.with_name(out.stem + "-summary.md"), summary_page(results, points))
+    _write_atomically(summary_path(out), summary_page(results, points))
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    """``path`` holds ``text`` whole, or is unchanged and no temp file is left."""
     temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
+    try:
+        temp.write_text(text, encoding="utf-8")
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def csv_safe(name: str) -> str:
-    """A name a spreadsheet shows as text: never a formula (=, +, -, @, tab, CR first)."""
-    return "'" + name if name[:1] in ("=", "+", "-", "@", "\t", "\r") else name
+    """A name a spreadsheet shows as text, on one visible line, and never as a formula.
+
+    A spreadsheet skips leading spaces and may read a full-width ＝ as =, so the test is on
+    the name NFKC-normalised and left-stripped: = + - @ first gets a leading '."""
+    shown = printable(name)
+    first = unicodedata.normalize("NFKC", shown).lstrip()[:1]
+    return "'" + shown if first in ("=", "+", "-", "@") else shown
 
 
 def printable(name: str) -> str:
-    """A name as one printable line: control characters and the like become escapes."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in name)
+    r"""A name as one visible line: a byte that was not UTF-8 (surrogateescape, as a file
+    name from a legacy zip) becomes \xNN, and a character that is not printable (a control,
+    a tab, U+202E and the other bidi and format characters) its escape, as in a str literal."""
+    return "".join(f"\\x{ord(char) - 0xDC00:02x}" if "\udc80" <= char <= "\udcff"
+                   else char if char.isprintable() else repr(char)[1:-1] for char in name)
+
+
+def markdown_name(name: str) -> str:
+    """A name in a Markdown page as a code span, so that nothing in it is live: no HTML, no
+    link, no emphasis. The fence is longer than any run of backticks in the name, and one
+    space each side is what CommonMark strips."""
+    shown = printable(name)
+    fence = "`" * (max(map(len, re.findall("`+", shown)), default=0) + 1)
+    return f"{fence} {shown} {fence}"
 
 
 def feedback_name(submission: str) -> str:
@@ -66,7 +124,7 @@ def feedback_name(submission: str) -> str:
 
 def feedback_page(result: Graded, points: dict[str, int]) -> str:
     scores = result.score(points)
-    lines = [f"# Feedback: {printable(result.submission)}", "",
+    lines = [f"# Feedback: {markdown_name(result.submission)}", "",
              f"Score: {sum(scores.values())} / {sum(points.values())}", ""]
     if result.note:
         lines += [f"Note: {result.note}.", ""]
@@ -95,5 +153,5 @@ def summary_page(results: list[Graded], points: dict[str, int]) -> str:
     notes = [result for result in results if result.note]
     if notes:
         lines += ["", "## Submissions that did not run to the end", ""]
-        lines += [f"- {printable(result.submission)}: {result.note}" for result in notes]
+        lines += [f"- {markdown_name(result.submission)}: {result.note}" for result in notes]
     return "\n".join(lines) + "\n"

@@ -3,15 +3,17 @@ another host refused and recorded: the app lists the course and opens a notebook
 Pyodide kernel starts from the site's own files and runs the library.
 
 Pyodide's own numpy, pandas, matplotlib and tiktoken come from its CDN when a notebook asks
-for them; here that request is refused, and the setup cell says so instead of failing.
+for them; here that request is refused, and the setup cell's output says which did not load.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import quote
 
+import nbformat
 import pytest
 from conftest import ROOT, missing, serve_folder
 
@@ -25,10 +27,15 @@ TABLE = "\n".join(f"{budget} {retained} {dropped} {size}" for budget, retained, 
 
 
 @pytest.fixture(scope="module")
-def site_url() -> Iterator[str]:
+def site() -> Path:
     if not (SITE / "jupyter-lite.json").is_file():
         missing(f"no Lite site in {SITE}: run `make lite`")
-    yield from serve_folder(SITE)
+    return SITE
+
+
+@pytest.fixture(scope="module")
+def site_url(site) -> Iterator[str]:
+    yield from serve_folder(site)
 
 
 def course() -> list[str]:
@@ -59,18 +66,54 @@ def test_a_notebook_opens_with_its_setup_cell_and_the_in_memory_note(page, site_
     assert outside == []
 
 
+def test_every_notebook_of_the_site_starts_with_the_setup_cell(site):
+    """What the REPL test below runs is what each notebook of the site runs first."""
+    notebooks = sorted((site / "files").glob("*.ipynb"))
+    assert [notebook.name for notebook in notebooks] == course()
+    for notebook in notebooks:
+        first = nbformat.read(notebook, as_version=4).cells[0]
+        assert (first.cell_type, first.source) == ("code", build.SETUP), notebook.name
+
+
+def console_cells(page, site_url: str, *sources: str):
+    """The REPL, running ``sources`` as its cells in order: those cells (source and output)."""
+    page.goto(site_url + "repl/index.html?kernel=python&toolbar=1"
+              + "".join(f"&code={quote(source)}" for source in sources))
+    return page.locator(".jp-CodeConsole-content .jp-CodeCell")
+
+
+def output(cell):
+    """What a cell printed: its output area only, never its source (which quotes messages)."""
+    return cell.locator(".jp-OutputArea-output")
+
+
 def test_the_kernel_starts_from_the_site_and_runs_ledgerlab(page, site_url, outside, artifacts):
-    """The REPL runs the notebooks' setup cell, then the boundary table."""
+    """The REPL runs the notebooks' setup cell, offline here, then the boundary table: the
+    setup cell's output says which of Pyodide's packages did not load, and why."""
     from playwright.sync_api import expect
 
     table = ("from ledgerlab.course.scenario import boundary_table\n"
              "for row in boundary_table(): print(*row.values())")
-    page.goto(site_url + "repl/index.html?kernel=python&toolbar=1"
-              f"&code={quote(build.SETUP)}&code={quote(table)}")
-    output = page.locator(".jp-CodeConsole-content")
-    expect(output).to_contain_text(TABLE, timeout=KERNEL_SECONDS)
-    expect(output).to_contain_text("Pyodide's CDN is out of reach")
+    cells = console_cells(page, site_url, build.SETUP, table)
+    expect(output(cells.nth(1))).to_have_text(TABLE, timeout=KERNEL_SECONDS)
+    expect(output(cells.first)).to_have_text(
+        "Pyodide's CDN is out of reach (offline, or cdn.jsdelivr.net is blocked): numpy, "
+        "pandas, matplotlib, tiktoken did not load. ledgerlab works, but the cells that use "
+        "pandas, charts or token counts will fail.")
     page.screenshot(path=artifacts / "lite-kernel.png")
     # The only requests refused: Pyodide's own packages (numpy, pandas, ...) from its CDN.
     cdn = build.CDN.format(version=build.PYODIDE_VERSION)
     assert outside and all(url.startswith(cdn) for url in outside), outside
+
+
+def test_the_setup_cell_prints_nothing_when_its_packages_load(page, site_url, outside):
+    """The same cell, checking packages that this site serves itself (no CDN here to serve
+    numpy and the others): nothing in its output."""
+    from playwright.sync_api import expect
+
+    cells = console_cells(page, site_url, build.setup_cell(("micropip", "jedi")))
+    # The prompt shows the cell's number once the kernel has replied, after any output.
+    expect(cells.first.locator(".jp-InputPrompt")).to_have_text("[1]:",
+                                                                timeout=KERNEL_SECONDS)
+    expect(output(cells.first)).to_have_count(0)
+    assert outside == []
