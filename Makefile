@@ -147,6 +147,7 @@ stress: $(INSTALLED)
 # Side-by-side timings (select, the article's loop, LangChain's trim_messages, the journal).
 bench: $(call EXTRA_STAMP,bench)
 	$(BIN)/python benchmarks/bench_select.py
+	$(BIN)/python benchmarks/bench_facts_tokens.py
 
 # Every install happens here. The first creates .venv with the dev extra (and EXTRAS);
 # each other extra is added on first use by the target that needs it.

@@ -36,7 +36,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     has_facts = _facts_file(facts_path)
     data = _read(path, TURNS)
     if args.ids:
-        return _inspect_ids(args.log, data)
+        return _inspect_ids(args.log, data, _read(facts_path, FACTS) if has_facts else b"")
     records, corrupt, torn = _show_lines(
         data, TURNS, f"{'question':>8}  {'answer':>8}", f"{'-':>8}  {'-':>8}",
         lambda record: (f"{len(record.turn.question.encode()):>8}  "
@@ -60,13 +60,16 @@ def _facts_file(path: Path) -> bool:
     return True
 
 
-def _inspect_ids(log: str, data: bytes) -> int:
-    """The turns' ids, one per line in commit order (what ``forget`` takes), escaped."""
+def _inspect_ids(log: str, data: bytes, facts: bytes) -> int:
+    """The turns' ids, one per line in commit order (what ``forget`` takes), escaped;
+    exit 1, as plain ``inspect``, when either file holds a line a Journal refuses."""
     corrupt = False
     for line in scan(data, TURNS):
         if line.record is not None:
             say(escaped(line.record.id))
         corrupt = corrupt or (line.problem is not None and not line.torn)
+    corrupt = corrupt or any(line.problem is not None and not line.torn
+                             for line in scan(facts, FACTS))
     return _refused(log) if corrupt else 0
 
 
@@ -137,7 +140,7 @@ def _show_lines(data: bytes, kind, columns: str, blank: str,
         else:
             torn += line.length
             middle, digest = blank, "-"
-            status = f"torn tail: {describe_tail(data[line.offset:], kind)}"
+            status = f"torn tail: {describe_tail(data[line.offset:], kind, line.offset)}"
         say(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {middle}  {digest:<12}  "
             f"{status}")
     show_run()
@@ -335,7 +338,7 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None,
         changes: frozenset[str]) -> int:
     """Parse ``argv`` and run its command as every ledgerlab command runs (the course's too).
 
-    An error is one line on stderr, ``ledgerlab COMMAND: Type: message``, and exit 2.
+    An error is one line on stderr, ``PROG COMMAND: Type: message``, and exit 2.
     Output that cannot be written is one line and exit 1, except for a command in
     ``changes``: what it changed happened, so its exit status stays the change's.
     """
@@ -344,11 +347,11 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None,
     try:
         code = args.run(args)
     except (JournalError, OSError, ValueError, TypeError) as error:
-        print(f"ledgerlab {args.command}: {type(error).__name__}: {_describe(error)}",
+        print(f"{parser.prog} {args.command}: {type(error).__name__}: {_describe(error)}",
               file=sys.stderr)
         return 2
     if _Stdout.lost and args.command not in changes:
-        print(f"ledgerlab {args.command}: the output could not be written (stdout closed, "
+        print(f"{parser.prog} {args.command}: the output could not be written (stdout closed, "
               f"full or a broken pipe)", file=sys.stderr)
         return code or 1
     return code

@@ -166,10 +166,10 @@ def leading_record(tail: bytes, kind: Kind = TURNS) -> tuple[Record | FactRecord
     return None if record is None else (record, end)
 
 
-def describe_tail(tail: bytes, kind: Kind = TURNS) -> str:
-    """What a torn tail holds (the bytes after the last newline, or a ``torn_append``),
-    told in sizes, and what opening does."""
-    if torn_append(tail):
+def describe_tail(tail: bytes, kind: Kind = TURNS, offset: int = 0) -> str:
+    """What a torn tail at byte ``offset`` holds (the bytes after the last newline, or a
+    ``torn_append``), told in sizes, and what opening does."""
+    if torn_append(tail, offset):
         nuls = len(tail) - len(tail.lstrip(b"\0"))
         return (f"an append of {_bytes(len(tail))} whose newline reached the disk but whose "
                 f"first {_bytes(nuls)} are NUL, never acknowledged (cut on open)")
@@ -226,7 +226,7 @@ def scan(data: bytes, kind: Kind = TURNS) -> Iterator[LineStatus]:
     (problem ``"torn tail"``, ``torn``; ``unterminated`` when they hold a whole record
     without its newline), unless ``overwritten_newline`` says they hold an
     acknowledged record, which is a problem. The file's last line is a torn tail too
-    when it begins with NUL (``torn_append``). Duplicate ids are problems.
+    when its first pages are NUL (``torn_append``). Duplicate ids are problems.
     """
     seen: set[str] = set()
     offset = 0
@@ -245,7 +245,7 @@ def scan(data: bytes, kind: Kind = TURNS) -> Iterator[LineStatus]:
                 yield LineStatus(number, offset, len(tail), None, "torn tail", torn=True,
                                  unterminated=_verifies(tail.rstrip(b"\0"), kind))
             return
-        if end + 1 == len(data) and torn_append(data[offset:]):
+        if end + 1 == len(data) and torn_append(data[offset:], offset):
             yield LineStatus(number, offset, end + 1 - offset, None, "torn tail", torn=True)
             return
         record, problem = None, None
@@ -261,13 +261,21 @@ def scan(data: bytes, kind: Kind = TURNS) -> Iterator[LineStatus]:
         offset = end + 1
 
 
-def torn_append(last_line: bytes) -> bool:
-    """Is the file's last line, newline included, an append whose first page never landed?
+PAGE_BYTES = 4096  # the unit in which an append's pages reach the disk, or do not
+
+
+def torn_append(last_line: bytes, offset: int) -> bool:
+    """Is the file's last line (newline included, at byte ``offset``) an append whose
+    first pages never landed?
 
     The pages of one append can reach the disk out of order: its newline's page can
-    land, and its first one not: that page reads back as NUL. A record line never begins
-    with NUL, so a last line that does is that torn append, never acknowledged (its
-    commit had not returned). Only the last line: one crash tears one append, and
-    every earlier line was synced before the next was written.
+    land, and its first ones not: they read back as NUL. A record line never holds NUL,
+    so a last line whose NULs run from its start to its newline, or to a page boundary
+    of the file, is that torn append, never acknowledged (its commit had not returned).
+    Any other NUL-led line (one byte zeroed, say) is damage, and refused. Only the last
+    line: one crash tears one append, and every earlier line was synced before the next.
     """
-    return last_line[:1] == b"\0" and last_line.endswith(b"\n")
+    if last_line[:1] != b"\0" or not last_line.endswith(b"\n"):
+        return False
+    nuls = len(last_line) - len(last_line.lstrip(b"\0"))
+    return nuls == len(last_line) - 1 or (offset + nuls) % PAGE_BYTES == 0

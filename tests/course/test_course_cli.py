@@ -226,5 +226,5 @@ def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, stdout):
     finally:
         os.close(target)
     assert result.returncode == 1
-    assert result.stderr == ("ledgerlab table: the output could not be written (stdout closed, "
+    assert result.stderr == ("ledgerlab-course table: the output could not be written (stdout closed, "
                              "full or a broken pipe)\n")

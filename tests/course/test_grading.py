@@ -167,6 +167,18 @@ def test_a_run_over_the_notebook_timeout_is_killed(tmp_path):
     assert result.note == "stopped: the notebook ran past its time limit"
 
 
+def test_answers_read_before_a_notebook_timeout_still_count(tmp_path):
+    path = tmp_path / "late.ipynb"
+    nbformat.write(small_notebook(IMPORTS, SOLVED["q1"], "import time\ntime.sleep(600)"), path)
+    names = [f"q{e.number}" for e in EXERCISES]
+    # 30 s: the kernel's start and q1's cell take about 2 s idle, so this holds under load.
+    result = judge.grade_submission(path, names, cell_timeout=600, notebook_timeout=30,
+                                      sandboxed=SANDBOXED)
+    assert result.verdicts["q1"]
+    assert not any(verdict for name, verdict in result.verdicts.items() if name != "q1")
+    assert result.note == "stopped: the notebook ran past its time limit"
+
+
 def test_a_folder_without_notebooks_is_refused_and_nothing_written(tmp_path):
     out = tmp_path / "grades.csv"
     with pytest.raises(FileNotFoundError, match="no .ipynb files"):

@@ -159,7 +159,7 @@ def hostile(assignment, tmp_path_factory):
     out = tmp_path_factory.mktemp("out") / "grades.csv"
     # The grader in a process of its own, so that its peak memory is its own.
     code = ("import json, resource, sys\nfrom ledgerlab.course.grading import judge\n"
-            "judge.grade(*map(__import__('pathlib').Path, sys.argv[1:4]), cell_timeout=30, "
+            "judge.grade(*map(__import__('pathlib').Path, sys.argv[1:4]), cell_timeout=8, "
             "jobs=2, sandboxed=True)\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     run = subprocess.run([sys.executable, "-c", code, str(folder), str(out),

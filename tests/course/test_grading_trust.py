@@ -13,6 +13,7 @@ import unicodedata
 
 import nbformat
 import pytest
+from markdown_it import MarkdownIt
 
 from ledgerlab.course.exercises import EXERCISES, boundary
 from ledgerlab.course.grading import answers, cli, judge, reports, sandbox
@@ -161,7 +162,6 @@ def test_feedback_never_echoes_a_huge_answer(variable, tagged):
 
 
 def test_names_are_never_html_links_bidi_or_formulas(tmp_path):
-    markdown_it = pytest.importorskip("markdown_it")
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     for name in HOSTILE_NAMES:
@@ -180,7 +180,7 @@ def test_names_are_never_html_links_bidi_or_formulas(tmp_path):
     assert guarded == {"' =1+2.ipynb", "'\uff1dSUM(A1).ipynb", "'@cmd.ipynb", "'\ufe66x.ipynb"}
     assert "\\u3000+1.ipynb" in {row["submission"] for row in table}  # escaped: text
     assert "\\u202egnp.ipynb" in {row["submission"] for row in table}
-    render = markdown_it.MarkdownIt("commonmark", {"html": True}).render
+    render = MarkdownIt("commonmark", {"html": True}).render
     pages = [*feedback_folder(out).iterdir(), summary_path(out)]
     assert len(pages) == len(HOSTILE_NAMES) + 1
     for page in pages:

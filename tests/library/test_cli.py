@@ -293,3 +293,15 @@ def test_inspect_ids_of_a_damaged_journal_lists_what_verifies_and_exits_1(tmp_pa
     assert (code, out) == (1, "one\n")
     assert err == f"{log}: corrupt; a Journal refuses to open it\n"
     assert log.read_bytes().startswith(encode_record("one", "q", "a") + b"not a record\n")
+
+
+def test_inspect_ids_exits_1_when_the_facts_file_is_corrupt(tmp_path, capsys):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("one", "q", "a")
+        journal.pin("f1", "a fact", origin="one")
+    facts = tmp_path / "c.log.facts"
+    facts.write_bytes(facts.read_bytes() + b"not a record\n")
+    code, out, err = run(capsys, "inspect", str(log), "--ids")
+    assert (code, out) == (1, "one\n")
+    assert err == f"{log}: corrupt; a Journal refuses to open it\n"

@@ -181,7 +181,8 @@ def test_a_hostile_payload_with_a_valid_checksum_is_corrupt_not_a_crash(log, nam
 
 # --- 3. Only a rewrite's own hidden file is ever removed -----------------------------------------
 def rewrite_file(log):
-    """Where a rewrite of ``log`` writes its new file."""
+    """The hidden name a rewrite of ``log`` starts from: its new files add random hex to it,
+    and older versions wrote their leftovers at this name itself."""
     return log.with_name(os.path.basename(files.rewrite_path(str(log))))
 
 

@@ -12,6 +12,7 @@ from ledgerlab import Journal, JournalCorrupt, JournalForked, JournalLocked
 from ledgerlab import JournalMoved, Turn
 from ledgerlab.cli import main
 from ledgerlab.journal import FACTS, encode_fact, encode_record, examine, records
+from ledgerlab.journal.records import PAGE_BYTES
 from ledgerlab.wire import Fact
 
 ONE, TWO = encode_record("one", "q", "a"), encode_record("two", "第二问", "第二答")
@@ -183,12 +184,13 @@ def test_examine_is_scan_as_a_list(log):
 # --- 16. The last line's newline landed, its first page did not: a torn append -------------------
 def torn_appends():
     """A last line, newline included, as a power loss can leave one append."""
-    long = encode_record("long", "q" * 3000, "a" * 3000)  # a line of three pages
+    long = encode_record("long", "q" * 6000, "a" * 6000)  # a line over four pages
+    first_page = PAGE_BYTES - len(ONE)  # the line starts after ONE: its first page ends here
     return {
         "only NUL up to its newline": b"\0" * 4096 + b"\n",
-        "its first page NUL": b"\0" * 4096 + long[4096:],
+        "its first page NUL": b"\0" * first_page + long[first_page:],
+        "its first two pages NUL": b"\0" * (first_page + PAGE_BYTES) + long[first_page + PAGE_BYTES:],
         "a single NUL then its newline": b"\0\n",
-        "its first 30 bytes NUL": b"\0" * 30 + TWO[30:],
     }
 
 
@@ -214,7 +216,7 @@ def test_a_facts_file_whose_last_line_begins_with_nul_is_cut_too(log):
         journal.pin("f1", "fact", origin="one")
     whole = facts_path(log).read_bytes()
     torn = encode_fact(Fact("f2", "other", "one"))
-    facts_path(log).write_bytes(whole + b"\0" * 20 + torn[20:])
+    facts_path(log).write_bytes(whole + b"\0" * (len(torn) - 1) + b"\n")
     assert examine(facts_path(log).read_bytes(), FACTS)[-1].torn
     with Journal(log) as journal:
         assert [fact.id for fact in journal.facts()] == ["f1"]
@@ -229,6 +231,8 @@ def refused_last_lines():
         "an empty last line": ONE + b"\n",
         "a NUL inside the last line": ONE + TWO[:30] + b"\0" * 10 + TWO[40:],
         "a changed first byte of the last line": ONE + b"x" + TWO[1:],
+        "the first byte of the last line zeroed": ONE + b"\0" + TWO[1:],
+        "the first 30 bytes of the last line zeroed, not up to a page": ONE + b"\0" * 30 + TWO[30:],
     }
 
 

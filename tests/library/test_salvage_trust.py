@@ -52,7 +52,7 @@ def mode(request, tmp_path, monkeypatch):
     if request.param == "unnamed" and not unnamed_files_work(tmp_path):
         pytest.skip("no O_TMPFILE here")
     if request.param == "hidden":
-        monkeypatch.setattr(salvage_module, "_TMPFILE", 0, raising=False)
+        monkeypatch.setattr(salvage_module, "_TMPFILE", 0)
     return request.param
 
 
