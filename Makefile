@@ -69,7 +69,7 @@ test: $(INSTALLED)
 	$(BIN)/python -m pytest $(ALONE)
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
-# 10-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
+# 11-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
 # state goes to editions/book/widget-state, where the course site takes it from.
 notebooks: $(INSTALLED)
 	$(BIN)/python -m ledgerlab.course.grading solutions
@@ -144,10 +144,12 @@ $(LITE_NPM): editions/lite/package.json editions/lite/package-lock.json
 stress: $(INSTALLED)
 	LEDGERLAB_KILL_TRIALS=1000 $(BIN)/python -m pytest tests/library/test_journal_crash.py -s
 
-# Side-by-side timings (select, the article's loop, LangChain's trim_messages, the journal).
+# Side-by-side timings (select, the article's loop, LangChain's trim_messages, the journal;
+# then tool turns in both dialects, and how often trim_messages' output is refused).
 bench: $(call EXTRA_STAMP,bench)
 	$(BIN)/python benchmarks/bench_select.py
 	$(BIN)/python benchmarks/bench_facts_tokens.py
+	$(BIN)/python benchmarks/bench_tools.py
 
 # Every install happens here. The first creates .venv with the dev extra (and EXTRAS);
 # each other extra is added on first use by the target that needs it.

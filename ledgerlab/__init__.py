@@ -23,20 +23,26 @@ from .journal import (
     examine,
     salvage,
 )
+from .rules import InvalidRequest, check_request
 from .selector import BudgetError, Selection, byte_breakdown, select, select_reference
-from .tokens import request_tokens, text_tokens
-from .wire import ENCODERS, Fact, InvalidText, Turn, messages, request_bytes
+from .tokens import image_tokens, request_tokens, text_tokens, tool_tokens
+from .wire import (DIALECTS, ENCODERS, Fact, Image, InvalidText, InvalidTurn, Tool, ToolCall,
+                   ToolResult, Turn, messages, request_body, request_bytes)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BudgetError",
     "DEFAULT_MAX_BYTES",
+    "DIALECTS",
     "ENCODERS",
     "Fact",
     "FactConflict",
     "FactNotFound",
+    "Image",
+    "InvalidRequest",
     "InvalidText",
+    "InvalidTurn",
     "Journal",
     "JournalCorrupt",
     "JournalError",
@@ -46,17 +52,24 @@ __all__ = [
     "JournalMoved",
     "OriginNotFound",
     "Selection",
+    "Tool",
+    "ToolCall",
+    "ToolResult",
     "Turn",
     "TurnConflict",
     "TurnNotFound",
     "byte_breakdown",
+    "check_request",
     "encode_record",
     "examine",
+    "image_tokens",
     "messages",
+    "request_body",
     "request_bytes",
     "request_tokens",
     "salvage",
     "select",
     "select_reference",
     "text_tokens",
+    "tool_tokens",
 ]

@@ -1,6 +1,7 @@
 """The ``ledgerlab`` command: inspect, forget, retain and salvage a journal.
 
-Output shows counts, sizes, hashes and ids, never conversation text. The article's
+Output shows counts, sizes, hashes and ids, never conversation text (nor a tool's
+name, its arguments or results, nor an image). The article's
 ``table``, ``scenario`` and ``audit`` are course material: ``ledgerlab-course`` runs
 them (``ledgerlab.course.cli``), with the output helpers and the runner defined here.
 """
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .turns import ToolCall
 from .journal import (
     FACTS,
     FACTS_SUFFIX,
@@ -39,13 +41,45 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return _inspect_ids(args.log, data, _read(facts_path, FACTS) if has_facts else b"")
     records, corrupt, torn = _show_lines(
         data, TURNS, f"{'question':>8}  {'answer':>8}", f"{'-':>8}  {'-':>8}",
-        lambda record: (f"{len(record.turn.question.encode()):>8}  "
-                        f"{len(record.turn.answer.encode()):>8}"))
+        lambda record: (f"{len(record.turn.text.encode()):>8}  "
+                        f"{len(record.turn.answer.encode()):>8}"), _rich_status)
     say(f"{len(records)} turns, {len(data)} bytes, {corrupt} corrupt lines, "
         f"{torn} torn-tail bytes")
+    rich = [record.turn for record in records if not record.turn.plain]
+    if rich:
+        say(f"{len(rich)} of them with tool rounds or images: {_contents(rich)}")
     if has_facts:
         corrupt += _inspect_facts(facts_path, {record.id for record in records})
     return _refused(args.log) if corrupt else 0
+
+
+def _rich_status(record) -> str:
+    """A plain turn's status is ``ok``; a richer one's says what else its line holds."""
+    return "ok" if record.turn.plain else f"ok; {_contents([record.turn])}"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _contents(turns: list) -> str:
+    """The tool rounds, calls and images of ``turns``, in counts and bytes, never text:
+    ``2 rounds, 3 calls (24 bytes of arguments, 96 bytes of results), 1 image (5012 bytes)``."""
+    shown = []
+    steps = [step for turn in turns for step in turn.steps]
+    if steps:
+        calls = [step for step in steps if isinstance(step, ToolCall)]
+        arguments = sum(len(call.arguments.encode()) for call in calls)
+        results = sum(len(step.content.encode()) for step in steps
+                      if not isinstance(step, ToolCall))
+        shown.append(f"{_plural(sum(len(turn.rounds) for turn in turns), 'round')}, "
+                     f"{_plural(len(calls), 'call')} ({_plural(arguments, 'byte')} of "
+                     f"arguments, {_plural(results, 'byte')} of results)")
+    images = [image for turn in turns for image in turn.images]
+    if images:
+        shown.append(f"{_plural(len(images), 'image')} "
+                     f"({_plural(sum(len(image.data) for image in images), 'byte')})")
+    return ", ".join(shown) or "text parts only"
 
 
 def _facts_file(path: Path) -> bool:
@@ -102,9 +136,9 @@ def _read(path: Path, kind) -> bytes:
 
 
 def _show_lines(data: bytes, kind, columns: str, blank: str,
-                sizes) -> tuple[list, int, int]:
-    """One row per line (sizes of the record, or its problem); return the records, the
-    count of corrupt lines and the torn-tail bytes.
+                sizes, status=lambda record: "ok") -> tuple[list, int, int]:
+    """One row per line (sizes of the record and its status, or its problem); return the
+    records, the count of corrupt lines and the torn-tail bytes.
 
     Consecutive lines with the same problem share one row, which says how many there
     are: a file of a million empty lines is one row, not a million. The lines are read
@@ -136,13 +170,13 @@ def _show_lines(data: bytes, kind, columns: str, blank: str,
         show_run()
         if line.record is not None:
             records.append(line.record)
-            middle, status, digest = sizes(line.record), "ok", line.record.sha256[:12]
+            middle, shown, digest = sizes(line.record), status(line.record), line.record.sha256[:12]
         else:
             torn += line.length
             middle, digest = blank, "-"
-            status = f"torn tail: {describe_tail(data[line.offset:], kind, line.offset)}"
+            shown = f"torn tail: {describe_tail(data[line.offset:], kind, line.offset)}"
         say(f"{line.number:>5}  {line.offset:>8}  {line.length:>6}  {middle}  {digest:<12}  "
-            f"{status}")
+            f"{shown}")
     show_run()
     return records, corrupt, torn
 
@@ -280,9 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     inspect = commands.add_parser("inspect", help="sizes and checksums of a journal",
                                   description="Turns, bytes per turn, sizes and checksum "
-                                  "status of a journal file, and of its facts file (LOG.facts: "
-                                  "text sizes, origins as id tags), read-only, without text. "
-                                  "--ids lists the turns' ids instead.")
+                                  "status of a journal file (for a turn with tool rounds or "
+                                  "images: its rounds, calls and images, counted and sized), "
+                                  "and of its facts file (LOG.facts: text sizes, origins as id "
+                                  "tags), read-only, without text. --ids lists the turns' ids "
+                                  "instead.")
     inspect.add_argument("log", metavar="LOG")
     inspect.add_argument("--ids", action="store_true",
                          help="print only the turns' ids, one per line in commit order (what "

@@ -29,11 +29,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .tokens import MessageCounter, check_tokenizer, counter, request_tokens
-from .wire import DEFAULT_MODEL, Fact, Turn, check_int, request_bytes, request_writer
+from .wire import (DEFAULT_MODEL, Fact, Tool, Turn, check_dialect, check_int, request_bytes,
+                   request_writer)
+
+PLAIN_MANDATORY = "system message + current question"
+RICH_MANDATORY = "system message, tool schemas, current question and its tool rounds"
 
 
 class BudgetError(ValueError):
-    """The mandatory input (system message + current question) exceeds a limit.
+    """The mandatory input exceeds a limit: the system message and the current question,
+    and with tools the tool schemas and the tool rounds of the turn in progress.
 
     ``limit`` says which: ``"bytes"`` (``mandatory_bytes`` > ``budget``, checked
     first) or ``"tokens"`` (``mandatory_tokens + reserve_tokens > max_tokens``).
@@ -41,7 +46,8 @@ class BudgetError(ValueError):
     """
 
     def __init__(self, mandatory_bytes: int, budget: int, *, mandatory_tokens: int | None = None,
-                 max_tokens: int | None = None, reserve_tokens: int = 0) -> None:
+                 max_tokens: int | None = None, reserve_tokens: int = 0,
+                 mandatory: str = PLAIN_MANDATORY) -> None:
         self.mandatory_bytes = mandatory_bytes
         self.budget = budget
         self.mandatory_tokens = mandatory_tokens
@@ -53,7 +59,7 @@ class BudgetError(ValueError):
         else:
             message = (f"needs {mandatory_tokens} tokens + {reserve_tokens} reserved for the "
                        f"reply, but the token limit is {max_tokens}")
-        super().__init__(f"the mandatory input (system message + current question) {message}")
+        super().__init__(f"the mandatory input ({mandatory}) {message}")
 
 
 @dataclass(frozen=True, repr=False)
@@ -84,12 +90,16 @@ class Selection:
         )
 
 
-def _token_limit(max_tokens: object, reserve_tokens: object, tokenizer: object) -> int | None:
-    """Check the token options; return the tokens the request may use (None: no limit)."""
+def _token_limit(max_tokens: object, reserve_tokens: object, tokenizer: object,
+                 dialect: str) -> int | None:
+    """Check the token options; return the tokens the request may use (None: no limit).
+
+    Anthropic's body carries the reserve as its ``max_tokens``, so there a reserve
+    needs no token limit of its own."""
     check_tokenizer(tokenizer)
     reserve = check_int(reserve_tokens, "reserve_tokens", minimum=0)
     if max_tokens is None:
-        if reserve:
+        if reserve and dialect == "openai-chat":
             raise ValueError("reserve_tokens needs max_tokens: a reserve is kept within a limit")
         return None
     limit = check_int(max_tokens, "max_tokens", minimum=1)
@@ -107,13 +117,16 @@ def _fact_cap(max_fact_bytes: object) -> int | None:
 def select_reference(
     system: str,
     history: Sequence[Turn],
-    current: str,
+    current: str | tuple,
     max_bytes: int,
     *,
     facts: Sequence[Fact] = (),
     max_fact_bytes: int | None = None,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
+    dialect: str = "openai-chat",
+    tools: Sequence[Tool] = (),
+    current_steps: Sequence = (),
     max_tokens: int | None = None,
     reserve_tokens: int = 0,
     tokenizer: str = "o200k_base",
@@ -122,22 +135,24 @@ def select_reference(
 
     With ``max_tokens``, "fits" also means ``request_tokens(...) + reserve_tokens
     <= max_tokens``. Facts first: the longest prefix of ``facts`` whose request
-    without turns fits (its facts message within ``max_fact_bytes``), tried from the
+    without turns fits (its facts within ``max_fact_bytes``), tried from the
     longest down. Quadratic in the number of stored turns; kept for teaching and as
     the oracle that ``select`` is tested against.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
-    room = _token_limit(max_tokens, reserve_tokens, tokenizer)
+    room = _token_limit(max_tokens, reserve_tokens, tokenizer, check_dialect(dialect))
     cap = _fact_cap(max_fact_bytes)
     turns, facts = list(history), list(facts)
-    options = dict(model=model, encoder=encoder)
+    options = dict(model=model, encoder=encoder, dialect=dialect, tools=tools,
+                   current_steps=current_steps, reserve_tokens=reserve_tokens)
+    counting = dict(tokenizer=tokenizer, tools=tools, current_steps=current_steps)
     mandatory = len(request_bytes(system, [], current, **options))
 
     def facts_fit(count: int) -> bool:
         size = len(request_bytes(system, [], current, facts=facts[:count], **options))
         return ((cap is None or size - mandatory <= cap) and size <= budget
-                and (room is None or request_tokens(system, [], current, tokenizer=tokenizer,
-                                                    facts=facts[:count]) <= room))
+                and (room is None or request_tokens(system, [], current, facts=facts[:count],
+                                                    **counting) <= room))
 
     pinned = next((facts[:count] for count in range(len(facts), 0, -1) if facts_fit(count)), [])
     kept_facts = dict(facts_kept=len(pinned), facts_dropped=len(facts) - len(pinned),
@@ -149,27 +164,30 @@ def select_reference(
             continue
         if room is None:
             return Selection(payload, len(turns) - start, start, budget, **kept_facts)
-        tokens = request_tokens(system, turns[start:], current, tokenizer=tokenizer,
-                                facts=pinned)
+        tokens = request_tokens(system, turns[start:], current, facts=pinned, **counting)
         if tokens <= room:
             return Selection(payload, len(turns) - start, start, budget, tokens, **kept_facts)
     # Even with no turn left the request does not fit: the last one is mandatory input.
+    what = RICH_MANDATORY if tools or current_steps else PLAIN_MANDATORY
     if len(payload) > budget:
-        raise BudgetError(len(payload), budget)
+        raise BudgetError(len(payload), budget, mandatory=what)
     raise BudgetError(len(payload), budget, mandatory_tokens=tokens, max_tokens=max_tokens,
-                      reserve_tokens=reserve_tokens)
+                      reserve_tokens=reserve_tokens, mandatory=what)
 
 
 def select(
     system: str,
     history: Sequence[Turn],
-    current: str,
+    current: str | tuple,
     max_bytes: int,
     *,
     facts: Sequence[Fact] = (),
     max_fact_bytes: int | None = None,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
+    dialect: str = "openai-chat",
+    tools: Sequence[Tool] = (),
+    current_steps: Sequence = (),
     max_tokens: int | None = None,
     reserve_tokens: int = 0,
     tokenizer: str = "o200k_base",
@@ -177,10 +195,16 @@ def select(
     """The whole-turn rule, exact and fast: same result as ``select_reference``.
 
     The request is ``head + turn pieces + tail``, where each turn's piece is its
-    two messages with their leading separators. Walking back from the newest
-    turn and adding pieces while they fit costs time in proportion to the
-    request returned, not to the stored history. Token counts of messages add
-    up too, so with ``max_tokens`` each kept turn is counted once, the same way.
+    messages (question, tool rounds, answer) with the separator that joins them.
+    Walking back from the newest turn and adding pieces while they fit costs time in
+    proportion to the request returned, not to the stored history. Token counts of
+    messages add up too, so with ``max_tokens`` each kept turn is counted once, the
+    same way. A turn's tool calls and their results are in one piece: they are kept
+    or dropped together, and never split.
+
+    Mandatory input: the system message, the current question and ``current_steps``
+    (the tool rounds of the turn in progress), and the ``tools``' schemas, which
+    every request carries. If they alone do not fit, BudgetError.
 
     So it checks only the turns it encodes: the newest turns, down to the first
     one that does not fit. An older item that is not a Turn is never looked at
@@ -188,32 +212,34 @@ def select(
     every candidate) raises TypeError. Checking it would mean scanning the whole
     history on every call. Likewise a fact after the first one that does not fit.
 
-    Facts: a fact's line adds the same bytes to the facts message whatever
-    surrounds it (JSON escapes each character alone), so their bytes are summed
-    fact by fact, stopping at the first that does not fit. Their tokens are counted
-    line by line too (``MessageCounter.fact_prefixes``: a line's tokens with the
-    newline after it do not depend on the next line), so the longest prefix within
-    the token limit is found in one pass, not by counting each prefix whole.
+    Facts: a fact's line adds the same bytes to the facts whatever surrounds it
+    (JSON escapes each character alone), so their bytes are summed fact by fact,
+    stopping at the first that does not fit. Their tokens are counted line by line
+    too (``MessageCounter.fact_prefixes``: a line's tokens with the newline after it
+    do not depend on the next line), so the longest prefix within the token limit
+    is found in one pass, not by counting each prefix whole.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
-    room = _token_limit(max_tokens, reserve_tokens, tokenizer)
+    room = _token_limit(max_tokens, reserve_tokens, tokenizer, check_dialect(dialect))
     cap = _fact_cap(max_fact_bytes)
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
     if not isinstance(facts, Sequence):
         facts = tuple(facts)
-    writer = request_writer(encoder)
-    head, tail = writer.head(model, system), writer.tail(current)
+    writer = request_writer(encoder, dialect)
+    head = writer.head(model, system, reserve_tokens)
+    tail = writer.tail(current, current_steps, tools)
+    what = RICH_MANDATORY if tools or current_steps else PLAIN_MANDATORY
     size = len(head) + len(tail)
     if size > budget:
-        raise BudgetError(size, budget)
+        raise BudgetError(size, budget, mandatory=what)
     tokens = None
     if room is not None:
         count = counter(tokenizer)
-        tokens = count.mandatory(system, current)
+        tokens = count.mandatory(system, current, current_steps, tools)
         if tokens > room:
             raise BudgetError(size, budget, mandatory_tokens=tokens, max_tokens=max_tokens,
-                              reserve_tokens=reserve_tokens)
+                              reserve_tokens=reserve_tokens, mandatory=what)
     # The facts first, then the turns in what is left: the facts' bytes do not
     # depend on which turns are kept, so the two budgets compose.
     lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size))
@@ -221,13 +247,19 @@ def select(
     if room is not None:
         pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
         tokens += fact_tokens
-    section = writer.facts_message(lines[:pinned]) if pinned else b""
-    size += len(section)
+    if pinned:
+        with_facts = writer.head(model, system, reserve_tokens, lines[:pinned])
+        size += len(with_facts) - len(head)
+        head, fact_bytes = with_facts, len(with_facts) - len(head)
+    else:
+        fact_bytes = 0
     facts_kept = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned,
-                      fact_bytes=len(section))
+                      fact_bytes=fact_bytes)
     pieces = []
     turn_bytes = writer.turn
     for turn in reversed(history):
+        if type(turn) is Turn and size + turn._least_bytes > budget:
+            break  # it cannot fit, whatever its encoding: no need to write it
         piece = turn_bytes(turn)
         size += len(piece)
         if size > budget:
@@ -239,7 +271,7 @@ def select(
             tokens += turn_tokens
         pieces.append(piece)
     pieces.reverse()
-    return Selection(b"".join([head, section, *pieces, tail]), len(pieces),
+    return Selection(b"".join([head, *pieces, tail]), len(pieces),
                      len(history) - len(pieces), budget, tokens, **facts_kept)
 
 
@@ -266,24 +298,38 @@ def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact], pinned: i
 def byte_breakdown(
     system: str,
     history: Sequence[Turn],
-    current: str,
+    current: str | tuple,
     *,
     model: str = DEFAULT_MODEL,
     encoder: str = "gson",
+    dialect: str = "openai-chat",
+    tools: Sequence[Tool] = (),
+    current_steps: Sequence = (),
+    reserve_tokens: int = 0,
 ) -> dict[str, object]:
     """Where the bytes of the full request go: envelope, system, each turn, question.
 
-    ``envelope`` is the model field, brackets and separators outside the messages;
-    each turn's size includes the separators that join it. The parts add up to
+    ``envelope`` is the model field (and Anthropic's ``max_tokens``), brackets and
+    separators outside the messages; each turn's size includes the separators that
+    join it. With tools or steps, ``tools`` is what the tools field adds and
+    ``current_steps`` what the rounds in progress add. The parts add up to
     ``len(request_bytes(...))``.
     """
-    writer = request_writer(encoder)
-    head, tail = writer.head(model, system), writer.tail(current)
-    system_bytes = len(writer.message("system", system))
-    question_bytes = len(writer.message("user", current))
-    return {
-        "envelope": len(head) + len(tail) - system_bytes - question_bytes,
-        "system": system_bytes,
-        "turns": [len(writer.turn(turn)) for turn in history],
-        "question": question_bytes,
-    }
+    writer = request_writer(encoder, dialect)
+    head = writer.head(model, system, reserve_tokens)
+    tail = writer.tail(current, current_steps, tools)
+    system_bytes = len(writer.system_field(system))
+    question_bytes = len(writer.finish(writer.user_message(current)))
+    parts: dict[str, object] = {"system": system_bytes,
+                                "turns": [len(writer.turn(turn)) for turn in history],
+                                "question": question_bytes}
+    extra = 0
+    if tools:
+        parts["tools"] = len(tail) - len(writer.tail(current, current_steps))
+        extra += parts["tools"]
+    if current_steps:
+        parts["current_steps"] = len(writer.tail(current, current_steps)) - len(
+            writer.tail(current))
+        extra += parts["current_steps"]
+    envelope = len(head) + len(tail) - system_bytes - question_bytes - extra
+    return {"envelope": envelope, **parts}

@@ -1,4 +1,4 @@
-"""Tokens: the second limit, counted the way OpenAI's cookbook counts chat messages.
+"""Tokens: the second limit, counted the way OpenAI documents it.
 
 A provider limits the tokens of a request, not its bytes. The rule here is the
 one in OpenAI's cookbook ("How to count tokens with tiktoken", chat models):
@@ -7,6 +7,22 @@ content, and the reply is primed with 3 more. Other providers tokenize and count
 differently (their own vocabularies, their own per-message overhead): this is
 one documented rule, not a universal one. The byte limit still applies to the
 body that goes over the wire; a token count says nothing about it.
+
+What is exact and what is an estimate:
+
+- text messages: the cookbook's rule, which it reports matching the API's count;
+- images: OpenAI's published tile rule for its vision models (GPT-4o; ``detail``
+  is not sent, so the API's "auto" applies: counted as "high", the upper bound):
+  the image is scaled down to fit 2048x2048, then its shortest side down to 768 px
+  (never up), and it costs 85 tokens + 170 per 512-px tile;
+- tools: the cookbook's ``num_tokens_for_tools``, which it calls an estimate: the
+  same count, labelled so. Nested schemas beyond the top-level properties are not
+  counted, as the cookbook does not count them;
+- tool calls and results: a call round is an assistant message whose content is
+  each call's name and arguments, a result a ``tool`` message of its content: an
+  estimate (the cookbook gives no rule for them);
+- the same counts are used for ``anthropic-messages``: Anthropic's tokenizer is not
+  published, so there every count is an estimate.
 
 The tokenizer is OpenAI's ``tiktoken``. ``tiktoken`` downloads its rank files on
 first use, which fails offline and on many classroom networks, so the ranks are
@@ -20,16 +36,37 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import math
 import re
 import zlib
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
 
-from .wire import Fact, Turn, check_fact, check_text, fact_line, facts_content
+from .images import Image
+from .turns import rounds_of
+from .wire import (Fact, Tool, Turn, check_fact, check_question, check_steps, check_text,
+                   check_tools, fact_line, facts_content)
 
 PER_MESSAGE = 3  # every message: <|start|>{role}<|message|>...<|end|> in the cookbook's words
 REPLY_PRIMING = 3  # every reply is primed with <|start|>assistant<|message|>
+
+# The cookbook's constants for counting tool schemas ("How to count tokens with
+# tiktoken", section 7): gpt-4o and gpt-4o-mini (o200k_base), gpt-3.5-turbo and gpt-4
+# (cl100k_base). They differ only in what each function costs to open.
+TOOL_FUNCTION_OPEN = {"o200k_base": 7, "cl100k_base": 10}
+TOOL_PROPERTIES_OPEN = 3
+TOOL_PROPERTY = 3
+TOOL_ENUM_OPEN = -3
+TOOL_ENUM_ITEM = 3
+TOOLS_END = 12
+
+# OpenAI's tile rule for its vision models (GPT-4o), "detail": "high".
+IMAGE_BASE_TOKENS = 85
+IMAGE_TILE_TOKENS = 170
+IMAGE_TILE = 512
+IMAGE_FIT = 2048
+IMAGE_SHORT_SIDE = 768
 
 # The two encodings' definitions, as tiktoken_ext.openai_public gives them
 # (tests/test_tokens.py checks them against tiktoken's own registry).
@@ -127,7 +164,7 @@ class MessageCounter:
         self.name = name
         self.encode = encoding(name).encode_ordinary
         self.role = {role: PER_MESSAGE + self.count(role)
-                     for role in ("system", "user", "assistant")}
+                     for role in ("system", "user", "assistant", "tool")}
 
     def count(self, text: str) -> int:
         """The tokens of ``text`` as ordinary text (special tokens are text too)."""
@@ -145,16 +182,62 @@ class MessageCounter:
     def message(self, role: str, content: str) -> int:
         return self.role[role] + self.count(content)
 
-    def mandatory(self, system: str, current: str) -> int:
-        """The system message, the current question and the reply's priming."""
+    def mandatory(self, system: str, current: str | tuple, current_steps=(), tools=()) -> int:
+        """The system message, the current question and its rounds so far, the tools, and
+        the reply's priming."""
         return (REPLY_PRIMING + self.message("system", check_text(system, "system"))
-                + self.message("user", check_text(current, "current question")))
+                + self.question(check_question(current, "current question"))
+                + self.steps(check_steps(current_steps, "current_steps"))
+                + self.tools(check_tools(tools)))
+
+    def question(self, question: str | tuple) -> int:
+        """A user message: its text, or its parts' text and images."""
+        if isinstance(question, str):
+            return self.message("user", question)
+        return self.role["user"] + sum(
+            self.count(part) if isinstance(part, str) else image_tokens(part)
+            for part in question)
+
+    def steps(self, steps: tuple) -> int:
+        """Tool rounds (an estimate): each round's call message holds its calls' names and
+        arguments, and each result is a ``tool`` message of its content."""
+        total = 0
+        for calls, results in rounds_of(steps):
+            total += self.role["assistant"] + sum(
+                self.count(call.name) + self.count(call.arguments) for call in calls)
+            total += sum(self.message("tool", result.content) for result in results)
+        return total
 
     def turn(self, turn: Turn) -> int:
-        """A stored turn's two messages: the user's question and the assistant's answer."""
+        """A stored turn's messages: the question, its tool rounds, the answer."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        return self.message("user", turn.question) + self.message("assistant", turn.answer)
+        if not turn.steps and type(turn.question) is str:
+            return self.message("user", turn.question) + self.message("assistant", turn.answer)
+        return (self.question(turn.question) + self.steps(turn.steps)
+                + self.message("assistant", turn.answer))
+
+    def tools(self, tools: Sequence[Tool]) -> int:
+        """The tool schemas by the cookbook's ``num_tokens_for_tools``: an estimate."""
+        if not tools:
+            return 0
+        total = 0
+        for tool in tools:
+            total += TOOL_FUNCTION_OPEN[self.name]
+            total += self.count(f"{tool.name}:{_without_final_stop(tool.description)}")
+            properties = tool._schema.get("properties")
+            if isinstance(properties, dict) and properties:
+                total += TOOL_PROPERTIES_OPEN
+                for name, spec in properties.items():
+                    spec = spec if isinstance(spec, dict) else {}
+                    total += TOOL_PROPERTY
+                    if "enum" in spec and isinstance(spec["enum"], list):
+                        total += TOOL_ENUM_OPEN
+                        for item in spec["enum"]:
+                            total += TOOL_ENUM_ITEM + self.count(str(item))
+                    kind, description = spec.get("type", ""), spec.get("description", "")
+                    total += self.count(f"{name}:{kind}:{_without_final_stop(str(description))}")
+        return total + TOOLS_END
 
     def facts(self, facts: Sequence[Fact]) -> int:
         """The facts message (a second system message); 0 when there are no facts."""
@@ -179,6 +262,37 @@ class MessageCounter:
         return prefixes
 
 
+def _without_final_stop(text: str) -> str:
+    """The cookbook drops one full stop at the end of a description before counting it."""
+    return text[:-1] if text.endswith(".") else text
+
+
+def image_tokens(image: Image) -> int:
+    """An image's tokens by OpenAI's tile rule for GPT-4o at ``"detail": "high"``.
+
+    Scaled down (never up) to fit 2048x2048, then so that its shortest side is at
+    most 768 px; then 85 tokens and 170 for each 512-px tile it covers. The guide's
+    own examples: 1024x1024 is 765 tokens, 2048x4096 is 1105. Its bytes on the wire
+    are another matter: 4 base64 bytes for every 3 of the file.
+    """
+    if not isinstance(image, Image):
+        raise TypeError(f"image must be Image, not {type(image).__name__}")
+    width, height = image.width, image.height
+    if max(width, height) > IMAGE_FIT:
+        scale = IMAGE_FIT / max(width, height)
+        width, height = width * scale, height * scale
+    if min(width, height) > IMAGE_SHORT_SIDE:
+        scale = IMAGE_SHORT_SIDE / min(width, height)
+        width, height = width * scale, height * scale
+    tiles = math.ceil(width / IMAGE_TILE) * math.ceil(height / IMAGE_TILE)
+    return IMAGE_BASE_TOKENS + IMAGE_TILE_TOKENS * tiles
+
+
+def tool_tokens(tools: Sequence[Tool], *, tokenizer: str = "o200k_base") -> int:
+    """The tool schemas' tokens by the cookbook's ``num_tokens_for_tools``: an estimate."""
+    return counter(check_tokenizer(tokenizer)).tools(check_tools(tools))
+
+
 @lru_cache(maxsize=None)
 def counter(name: str) -> MessageCounter:
     """The counter for tokenizer ``name`` (ValueError if unknown; built once)."""
@@ -193,21 +307,24 @@ def text_tokens(text: str, *, tokenizer: str = "o200k_base") -> int:
 def request_tokens(
     system: str,
     turns: Sequence[Turn],
-    current: str,
+    current: str | tuple,
     *,
     tokenizer: str = "o200k_base",
     facts: Sequence[Fact] = (),
+    tools: Sequence[Tool] = (),
+    current_steps: Sequence = (),
 ) -> int:
-    """The tokens of the request's messages under OpenAI's cookbook rule for chat models.
+    """The tokens of the request under OpenAI's documented rules (see the module's notes).
 
-    Each message (system, the facts message if there are facts, each turn's user
-    and assistant message, the current question) costs 3 tokens + the tokens of its role + the tokens of its
-    content; the reply is primed with 3 more. ``tokenizer`` is ``"o200k_base"``
-    (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). This is OpenAI's
-    documented rule; other providers count differently, so treat it as that
-    rule's count, not as every provider's. The byte limit still applies to the
-    body sent over the wire: see ``request_bytes``.
+    Each message (system, the facts message if there are facts, each turn's
+    messages, the current question and its rounds so far) costs 3 tokens + the
+    tokens of its role + the tokens of its content; the reply is primed with 3 more;
+    images count by the tile rule, tools by the cookbook's estimate. ``tokenizer`` is
+    ``"o200k_base"`` (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). Other
+    providers count differently, so treat it as that rule's count, not as every
+    provider's. The byte limit still applies to the body sent over the wire: see
+    ``request_bytes``.
     """
     count = counter(check_tokenizer(tokenizer))
-    total = count.mandatory(system, current) + count.facts(facts)
+    total = count.mandatory(system, current, current_steps, tools) + count.facts(facts)
     return total + sum(count.turn(turn) for turn in turns)

@@ -1,7 +1,7 @@
 """The worked solutions: the teacher's file, not part of the installed package.
 
 A checkout of the course (the self-paced edition) has it, so ``solution()`` answers and
-``make notebooks`` generates 10-solutions from it; a student's install of the package
+``make notebooks`` generates 11-solutions from it; a student's install of the package
 (the graded edition) does not carry it, and neither does the grader's sandbox. Each entry
 is code that sets the exercise's answer variables and ends with its check. It is read as
 data (``ast.literal_eval``), never imported.
@@ -60,5 +60,26 @@ SOLUTIONS = {
         '# the facts add the same bytes whatever turns are kept, so the parts add up\n'
         'facts_budget = with_newest + pinned.fact_bytes\n'
         'q8.check(facts_budget)   # 264 + 132'
+    ),
+    'q9': (
+        'def find_orphans(messages):\n'
+        '    found, waiting, opened = [], set(), None   # waiting: the open round\'s unanswered ids\n'
+        '    for index, message in enumerate(messages):\n'
+        "        if message['role'] == 'tool':\n"
+        "            if message['tool_call_id'] in waiting:\n"
+        "                waiting.discard(message['tool_call_id'])\n"
+        '            else:\n'
+        '                found.append(index)     # answers no open call: tool-after-call\n'
+        '            continue\n'
+        '        if waiting:\n'
+        '            found.append(opened)        # a call left unanswered: calls-answered\n'
+        '        waiting, opened = set(), None\n'
+        "        if message['role'] == 'assistant' and message.get('tool_calls'):\n"
+        "            waiting, opened = {call['id'] for call in message['tool_calls']}, index\n"
+        '    if waiting:\n'
+        '        found.append(opened)\n'
+        '    return sorted(found)\n'
+        '\n'
+        'q9.check(find_orphans)'
     ),
 }

@@ -44,6 +44,7 @@ OKABE_ITO = {
     "black": "#000000",
 }
 ENVELOPE_COLOUR = "#BBBBBB"  # neutral grey: punctuation, not content
+TOOLS_COLOUR = "#666666"  # dark grey: the tool schemas, sent with every request (notebook 09)
 SYSTEM_COLOUR = OKABE_ITO["blue"]
 QUESTION_COLOUR = OKABE_ITO["vermillion"]
 TURN_COLOURS = tuple(OKABE_ITO[name] for name in
@@ -91,11 +92,11 @@ UNIT_COLOURS = {
 
 
 def group_colour(group: str) -> str:
-    """The colour of a segment group: envelope, system, question, or turn N."""
+    """The colour of a segment group: envelope, system, question, tools, or turn N."""
     if group.startswith("turn "):
         return TURN_COLOURS[(int(group.split()[1]) - 1) % len(TURN_COLOURS)]
     return {"envelope": ENVELOPE_COLOUR, "system": SYSTEM_COLOUR,
-            "question": QUESTION_COLOUR}[group]
+            "question": QUESTION_COLOUR, "tools": TOOLS_COLOUR}[group]
 
 
 def _new_figure(width: float, height: float) -> tuple[Figure, object]:
@@ -119,7 +120,7 @@ def _draw_row(ax, y: float, segments: Sequence[Segment]) -> int:
             ax.barh(y, segment.nbytes, left=left, height=0.6, color="white",
                     edgecolor=colour, hatch="///", linewidth=1)
         if segment.label != "envelope" and segment.nbytes >= 14:
-            dark = segment.kept and colour in (SYSTEM_COLOUR, QUESTION_COLOUR)
+            dark = segment.kept and colour in (SYSTEM_COLOUR, QUESTION_COLOUR, TOOLS_COLOUR)
             ax.text(left + segment.nbytes / 2, y, segment.label, ha="center", va="center",
                     fontsize=8, color="white" if dark else "black")
         left += segment.nbytes
@@ -165,19 +166,26 @@ def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
     problems = "; ".join(slice_problems(count_labels, len(history))) or "well formed"
     whole_row = message_segments(system, history, current, whole_flags, encoder=encoder)
 
-    figure, ax = _new_figure(9, 3.4)
-    _draw_row(ax, 1, count_row)
-    _draw_row(ax, 0, whole_row)
-    ax.set_yticks([1, 0], [f"message-count slice\n{count_bytes} bytes",
-                           f"whole-turn slice\n{whole_note}"])
-    ax.set_xlabel(f"bytes of the request (UTF-8, {encoder} encoder)")
-    ax.set_title(f"Budget {budget} bytes: what each slice sends (solid) and drops (hatched)")
-    _legend(ax, _unique_groups(count_row), budget)
+    figure = slices_figure(count_row, whole_row, f"{count_bytes} bytes", whole_note,
+                           f"bytes of the request (UTF-8, {encoder} encoder)", budget)
     return Chart(figure, (
         f"Bar chart of bytes per message at a {budget}-byte budget ({encoder} encoder); sent "
         f"messages solid, dropped ones hatched, the budget a dashed line. Message-count slice: "
         f"sends {join_labels(count_labels)}, {count_bytes} bytes ({problems}). "
         f"Whole-turn slice: {whole_text}."))
+
+
+def slices_figure(count_row: list, whole_row: list, count_note: str, whole_note: str,
+                  xlabel: str, budget: int):
+    """Two bars, the message-count slice above the whole-turn one: sent solid, dropped hatched."""
+    figure, ax = _new_figure(9, 3.4)
+    _draw_row(ax, 1, count_row)
+    _draw_row(ax, 0, whole_row)
+    ax.set_yticks([1, 0], [f"message-count slice\n{count_note}", f"whole-turn slice\n{whole_note}"])
+    ax.set_xlabel(xlabel)
+    ax.set_title(f"Budget {budget} bytes: what each slice sends (solid) and drops (hatched)")
+    _legend(ax, _unique_groups(count_row), budget)
+    return figure
 
 
 def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget: int,

@@ -1,4 +1,5 @@
-"""The course's fixtures, as data: the article's conversations and notebook 08's facts.
+"""The course's fixtures, as data: the article's conversations, notebook 08's facts and
+notebook 09's tool turns and images.
 
 Everything the course measures comes from here, so the notebooks, the quizzes, the
 exercises, the tests and the ``ledgerlab-course`` command all measure the same data.
@@ -7,7 +8,12 @@ What is done with it (the scenario, the boundary table, the audit) is ``scenario
 
 from __future__ import annotations
 
-from ledgerlab import Fact, Turn
+import random
+import struct
+import zlib
+from functools import lru_cache
+
+from ledgerlab import Fact, Image, Tool, ToolCall, ToolResult, Turn
 
 # --- The boundary fixture (notebooks 03, 04 and 07) ---------------------------------
 BOUNDARY_SYSTEM = "只根据已知信息回答。"
@@ -47,3 +53,65 @@ PINNED_FACTS = (
 # Exercise 8's third fact, pinned after the two others; and quiz 08's, from turn two.
 DEADLINE_FACT = Fact("deadline", "The deadline is Friday.", origin="one")
 LANGUAGE_FACT = Fact("language", "Reply in English.", origin="two")
+
+# --- Notebook 09: the article's question answered through a tool ---------------------------
+# The wide question of the scenario, answered by looking the code up, then turn two as in
+# the scenario; the next question is the scenario's. One tool, in every request.
+TOOL_SYSTEM = "Use only the supplied conversation and tools."
+LOOKUP_TOOL = Tool(
+    "lookup_project", "Look up a field of the user's project record.",
+    {"type": "object",
+     "properties": {"field": {"type": "string", "enum": ["code", "language", "deadline"],
+                              "description": "Which field to read."}},
+     "required": ["field"]})
+TOOL_HISTORY = (
+    Turn(WIDE_QUESTION, "You provided ORCHID-17.",
+         steps=(ToolCall("call_1", "lookup_project", '{"field":"code"}'),
+                ToolResult("call_1", "ORCHID-17"))),
+    SCENARIO_HISTORY[1],
+)
+TOOL_QUESTION = NEXT_STEP_QUESTION
+# The next question's tool loop, in progress: the model asked for the deadline, the result is in.
+LOOP_STEPS = (ToolCall("call_2", "lookup_project", '{"field":"deadline"}'),
+              ToolResult("call_2", "Friday"))
+# Quiz 09's second tool.
+TICKET_TOOL = Tool(
+    "open_ticket", "Open a support ticket for the project.",
+    {"type": "object",
+     "properties": {"title": {"type": "string", "description": "A one-line summary."}},
+     "required": ["title"]})
+# A turn with two calls made together, their results in the other order (exercise 9).
+PARALLEL_TURN = Turn(
+    "Which language and deadline?", "Java 8, due Friday.",
+    steps=(ToolCall("call_3", "lookup_project", '{"field":"language"}'),
+           ToolCall("call_4", "lookup_project", '{"field":"deadline"}'),
+           ToolResult("call_4", "Friday"), ToolResult("call_3", "Java 8")))
+
+
+def _png(width: int, height: int, rows) -> bytes:
+    """A real 8-bit RGB PNG of ``rows`` (each ``3 * width`` bytes), made with zlib."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+    raw = b"".join(b"\x00" + row for row in rows)  # filter 0 (none) before each row
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+@lru_cache(maxsize=None)
+def photo() -> Image:
+    """A 320x240 PNG of seeded noise: like a photo, it barely compresses (about 231 KB)."""
+    noise = random.Random(17)
+    return Image("image/png", _png(320, 240, [noise.randbytes(320 * 3) for _ in range(240)]))
+
+
+@lru_cache(maxsize=None)
+def screenshot() -> Image:
+    """A 1920x1080 PNG of dark lines on white, like a page of text: it compresses well."""
+    white, line = b"\xff" * (3 * 1920), b"\xff" * 600 + b"\x30" * 3600 + b"\xff" * 1560
+    rows = [line if 100 < y < 1000 and y // 20 % 3 == 1 else white for y in range(1080)]
+    return Image("image/png", _png(1920, 1080, rows))
+
+
+PHOTO_QUESTION_TEXT = "What does this photo of the whiteboard say?"

@@ -1,10 +1,10 @@
 """Where the course finds what is not a module, and what happens when it is not there.
 
 This is the one module that names folders. The package itself ships ``data/``: the
-benchmark results and chart that notebook 09 shows, so they are there in every install.
+benchmark results and chart that notebook 10 shows, so they are there in every install.
 A checkout of the repository (the self-paced edition) has two folders more, which no
 install carries: ``teacher/`` (the worked solutions, ``teacher/solutions.py``) and
-``notebooks/`` (what the graded edition and 10-solutions are built from).
+``notebooks/`` (what the graded edition and 11-solutions are built from).
 
 A wheel install, JupyterLite, and the grader's sandbox (which binds the package alone)
 have no checkout. There ``CHECKOUT`` is None; ``solutions_file()`` is None, so

@@ -3,7 +3,8 @@
 One job per module, imported one way (each only from those above it):
 
 - ``errors``: what the journal raises;
-- ``records``: the line format (``encode_record``, ``decode_record``, ``examine``, ``scan``);
+- ``records``: the line format (``encode_record``, ``encode_turn``, ``decode_record``,
+  ``examine``, ``scan``);
 - ``files``: the files on disk, their lock, and the writes a crash cannot tear;
 - ``ledger``: ``Journal``, its guarantees, and what opening writes;
 - ``salvage``: copying what verifies out of a journal that refuses to open.
@@ -30,7 +31,10 @@ from .ledger import DEFAULT_MAX_BYTES, Journal
 from .records import (
     FACT_KEYS,
     FACTS,
+    PART_KEYS,
     RECORD_KEYS,
+    RICH_KEYS,
+    STEP_KEYS,
     TURNS,
     FactRecord,
     LineStatus,
@@ -39,6 +43,7 @@ from .records import (
     describe_tail,
     encode_fact,
     encode_record,
+    encode_turn,
     examine,
     overwritten_newline,
     scan,
@@ -64,9 +69,12 @@ __all__ = [
     "LineStatus",
     "LostLine",
     "OriginNotFound",
+    "PART_KEYS",
     "RECORD_KEYS",
+    "RICH_KEYS",
     "REWRITE_SUFFIX",
     "Record",
+    "STEP_KEYS",
     "Salvaged",
     "TURNS",
     "TurnConflict",
@@ -75,6 +83,7 @@ __all__ = [
     "describe_tail",
     "encode_fact",
     "encode_record",
+    "encode_turn",
     "examine",
     "fsync_directory",
     "id_tag",

@@ -30,7 +30,7 @@ class JournalFull(JournalError):
 
 
 class TurnConflict(JournalError):
-    """The id is already stored with a different question."""
+    """The id is already stored with a different question, or different tool rounds."""
 
 
 class TurnNotFound(JournalError, KeyError):

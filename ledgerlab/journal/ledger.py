@@ -24,7 +24,10 @@ The line format is in ``records``, the files and their lock in ``files``. The co
   and whose first page did not (a record line never begins with NUL). Any other
   complete line that is not a valid record, or repeats an id, refuses to open
   (JournalCorrupt) and changes nothing;
-- commit is idempotent by id; the same id with another question is TurnConflict;
+- one commit is one line holding the whole turn (its question's parts, its tool rounds,
+  its answer), so a tool call is never on disk without its results;
+- commit is idempotent by id; the same id with another question or other tool rounds
+  is TurnConflict;
 - the file never grows past ``max_bytes`` (JournalFull, file unchanged); a file
   already over it is refused on open unless ``max_bytes=None`` (no cap: deleting
   from an oversized journal must stay possible, and it never grows the file);
@@ -82,7 +85,7 @@ from .files import (
     same_file,
     write_all,
 )
-from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_record, scan
+from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_turn, scan
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
@@ -104,8 +107,9 @@ class _Store:
 class Journal:
     """The append-only ledger of one conversation, and the facts pinned from its turns.
 
-    Use it as a context manager. The turns are in the file at ``path``, exactly in
-    the reference's format; the facts beside it in ``<path>.facts`` (created by the
+    Use it as a context manager. The turns are in the file at ``path``, in the
+    reference's format (a turn with tool rounds or a question of parts adds ``parts``
+    and ``steps`` to its payload, keys the reference ignores); the facts beside it in ``<path>.facts`` (created by the
     first ``pin``), in the same line format with payload ``{"id","text","origin"}``.
     The turn file's lock is taken first and guards both; the facts file is locked too.
 
@@ -212,21 +216,31 @@ class Journal:
         store.size = good
         return records, data[:good]
 
-    def commit(self, turn_id: str, question: str, answer: str) -> str:
+    def commit(self, turn_id: str, question: str | tuple, answer: str, *,
+               steps: tuple = ()) -> str:
         """Store a confirmed turn durably and return the stored answer.
 
-        Idempotent by id: committing an id again with the same question writes
-        nothing and returns the answer stored first.
+        ``question`` is a str or a tuple of parts (str and Image); ``steps`` the tool
+        rounds before the answer, as ``Turn`` takes them. The whole turn is one line,
+        written and synced at once: a call is never on disk without its results.
+
+        Idempotent by id: committing an id again with the same question and steps
+        writes nothing and returns the answer stored first; another question or other
+        steps is TurnConflict.
         """
         check_id(turn_id)
-        turn = Turn(question, answer)  # validates both texts
+        turn = Turn(question, answer, steps)  # validates the texts, parts and rounds
         with self._in_use():
             stored = self._turns.get(turn_id)
             if stored is not None:
-                if stored.question != question:
-                    raise TurnConflict(f"{id_tag(turn_id)} is already stored with another question")
+                if stored.question != turn.question:
+                    raise TurnConflict(f"{id_tag(turn_id)} is already stored with another "
+                                       f"question; nothing written")
+                if stored.steps != turn.steps:
+                    raise TurnConflict(f"{id_tag(turn_id)} is already stored with other tool "
+                                       f"rounds; nothing written")
                 return stored.answer
-            line = encode_record(turn_id, question, answer)
+            line = encode_turn(turn_id, turn)
             self._check_room(self._turn_store, line)
             self._check_named(self._turn_store, "commit")
             self._append(self._turn_store, line, "commit")

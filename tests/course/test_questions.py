@@ -12,11 +12,14 @@ from ledgerlab.course import fixtures, questions
 from ledgerlab.course.feedback import OFF_BY_ONE, Discussion, Question, Questionnaire
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
-           questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08]
+           questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
+           questions.quiz09]
 PREDICTIONS = [questions.predict01, questions.predict02, questions.predict02_count,
                questions.predict03, questions.predict04, questions.predict05,
                questions.predict05_torn, questions.predict06, questions.predict07,
-               questions.predict07_tokens, questions.predict08, questions.predict08_turns]
+               questions.predict07_tokens, questions.predict08, questions.predict08_turns,
+               questions.predict09, questions.predict09_tools, questions.predict09_dialect,
+               questions.predict09_image, questions.predict09_loop]
 CHECKED = PREDICTIONS + [q for quiz in QUIZZES for q in quiz.questions if isinstance(q, Question)]
 
 # The course's figures, as the notebooks teach them.
@@ -34,6 +37,10 @@ ANSWERS = [
     (questions.quiz07[1], 9), (questions.quiz07[4], 308),
     (questions.predict08, 67), (questions.predict08_turns, 0),
     (questions.quiz08[1], 1), (questions.quiz08[2], 0), (questions.quiz08[3], 2),
+    (questions.predict09, 1), (questions.predict09_tools, 297),
+    (questions.predict09_dialect, "openai-chat"), (questions.predict09_image, "bytes"),
+    (questions.predict09_loop, "no"),
+    (questions.quiz09[1], 535), (questions.quiz09[2], 1105), (questions.quiz09[3], "no"),
 ]
 
 
@@ -64,7 +71,8 @@ def test_wrong_types_are_told_what_form_to_use(question, answer):
 
 @pytest.mark.parametrize("question, answer", ANSWERS)
 def test_wrong_answers_never_give_the_answer_away(question, answer):
-    candidates = set(question._mistakes()) | ({"yes", "no"} if isinstance(answer, str)
+    # A word answer is one of its choices, and the feedback on any other word lists them all.
+    candidates = set(question._mistakes()) | (set(question.choices) if isinstance(answer, str)
                                               else {answer - 1, answer + 1, answer * 2, 0})
     for given in candidates - {answer}:
         feedback = question.check(given)
@@ -146,6 +154,23 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz08[2], 1, "facts' tokens come out of the same 60"),
     (questions.quiz08[3], 3, "retain deletes the facts"),
     (questions.quiz08[3], 1, "two facts came from turn two"),
+    (questions.predict09, 2, "where the whole-turn rule would"),  # the turn, not the pair
+    (questions.predict09, 0, "already refused"),
+    (questions.predict09_tools, 154, "JSON Schema of the parameters alone"),
+    (questions.predict09_tools, 286, "the tool's entry alone"),
+    (questions.predict09_tools, 53, "tokens"),  # the wrong unit
+    (questions.predict09_tools, 296, "off by one"),
+    (questions.predict09_dialect, "anthropic-messages", "arguments as an object"),
+    (questions.predict09_image, "neither", "how does JSON carry an image"),  # base64
+    (questions.predict09_image, "tokens", "by its pixels"),
+    (questions.predict09_loop, "yes", "belongs to the question being answered"),
+    (questions.quiz09[1], 594, "not a copy of the first"),
+    (questions.quiz09[1], 545, "twice"),
+    (questions.quiz09[1], 297, "second tool's entry"),
+    (questions.quiz09[2], 2125, "scales it down first"),  # the tile rule without scaling
+    (questions.quiz09[2], 1020, "85 tokens"),
+    (questions.quiz09[2], 255, "photo's count"),
+    (questions.quiz09[3], "yes", "first-user rule"),
 ])
 
 def test_a_known_mistake_is_named(question, given, says):
@@ -187,7 +212,7 @@ def test_most_quiz_questions_ask_one_step_past_what_their_notebook_shows():
     notebook by chance, so their absence cannot be told apart from luck."""
     checked = {number: [q for q in getattr(questions, f"quiz{number}").questions
                         if isinstance(q, Question) and not q.choices and q._answer() >= 20]
-               for number in ("01", "02", "03", "04", "05", "06", "07", "08")}
+               for number in ("01", "02", "03", "04", "05", "06", "07", "08", "09")}
     shown = {number: shown_numbers(next(NOTEBOOKS.glob(f"{number}-*.ipynb")))
              for number in checked}
     fresh = [q.prompt for number, quiz in checked.items() for q in quiz
@@ -238,7 +263,7 @@ def test_a_question_computes_its_answer_when_checked():
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
-COURSE = sorted(NOTEBOOKS.glob("0[0-8]-*.ipynb"))
+COURSE = sorted(NOTEBOOKS.glob("0[0-9]-*.ipynb"))
 
 
 def cells(path, kind):
@@ -248,7 +273,7 @@ def cells(path, kind):
 
 def test_the_course_notebooks_are_there():
     assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06", "07",
-                                                  "08"]
+                                                  "08", "09"]
 
 
 @pytest.mark.parametrize("path", COURSE, ids=lambda path: path.name[:2])
@@ -358,7 +383,9 @@ def test_the_glossary_defines_the_words_the_course_uses():
                  "code point", "torn tail", "fsync", "fail closed", "whole-turn rule",
                  "copy-on-write", "flash translation layer", "agnes-3.0-flash",
                  "tokenizer", "context window", "output reserve", "binds", "contiguous suffix",
-                 "cap** (`JournalFull`)", "BMP", "pinned fact", "origin", "facts budget"):
+                 "cap** (`JournalFull`)", "BMP", "pinned fact", "origin", "facts budget",
+                 "dialect", "tool call", "tool result", "tool schema", "tool loop in progress",
+                 "round", "tile rule", "check_request", "base64"):
         assert f"**{word}" in glossary, word
 
 

@@ -58,7 +58,7 @@ def plan(heading):
 @pytest.mark.parametrize("heading, length", [
     ("## A 45-minute session", 45),
     ("### Session 1 (90 minutes)", 90),
-    ("### Session 2 (70 minutes)", 70),
+    ("### Session 2 (95 minutes)", 95),
 ])
 def test_each_plan_runs_from_its_start_to_its_end_without_gaps(heading, length):
     rows = plan(heading)
@@ -68,7 +68,7 @@ def test_each_plan_runs_from_its_start_to_its_end_without_gaps(heading, length):
 
 def test_the_whole_course_gives_each_notebook_its_own_estimate():
     minutes = contents_minutes()
-    rows = plan("### Session 1 (90 minutes)") + plan("### Session 2 (70 minutes)")
-    assert [where for _, _, where in rows] == ["00", "01", "02", "03", "04", "05", "06", "07", "08"]
+    rows = plan("### Session 1 (90 minutes)") + plan("### Session 2 (95 minutes)")
+    assert [where for _, _, where in rows] == [f"{n:02}" for n in range(10)]
     for start, end, where in rows:
         assert end - start == minutes[where], where

@@ -87,7 +87,7 @@ def test_the_wheel_is_what_the_venv_imports(venv, tmp_path):
 def test_every_notebook_of_the_graded_edition_runs_from_a_wheel(venv, tmp_path):
     student = build_assignment(tmp_path / "assignment") / "student"
     notebooks = sorted(str(path) for path in student.glob("*.ipynb"))
-    assert len(notebooks) == 10  # 00 to 09: the graded edition has no 10-solutions
+    assert len(notebooks) == 11  # 00 to 10: the graded edition has no 11-solutions
     env = {**os.environ, "JUPYTER_PATH": str(venv / "share" / "jupyter")}
     run = subprocess.run([venv / "bin" / "python", "-c", DRIVER, str(venv), *notebooks],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)

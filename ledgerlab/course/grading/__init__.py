@@ -3,7 +3,7 @@
 One job per module, in the order a teacher meets them:
 
 - ``editions``: the student's and the teacher's copy of the exercises, the generated
-  10-solutions notebook, and the assignment folder built from them;
+  11-solutions notebook, and the assignment folder built from them;
 - ``sandbox``: each submission run in bubblewrap, handing back only its answers;
 - ``answers``: those answers' plain-data format, written in the kernel, read here;
 - ``judge``: the verdicts, by the learner's own checks, on what came back;

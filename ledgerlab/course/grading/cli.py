@@ -1,8 +1,8 @@
-"""``python -m ledgerlab.course.grading``: build the assignment, grade, write 10-solutions.
+"""``python -m ledgerlab.course.grading``: build the assignment, grade, write 11-solutions.
 
     python -m ledgerlab.course.grading assignment build/assignment
     python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
-    python -m ledgerlab.course.grading solutions notebooks/10-solutions.ipynb
+    python -m ledgerlab.course.grading solutions notebooks/11-solutions.ipynb
 """
 
 from __future__ import annotations

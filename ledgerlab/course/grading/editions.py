@@ -1,10 +1,10 @@
-"""The graded edition's notebooks: the student's copy, the teacher's, and 10-solutions.
+"""The graded edition's notebooks: the student's copy, the teacher's, and 11-solutions.
 
 The answer cells are named by each checker's parameters (``ledgerlab.course.exercises``)
 and the worked solutions are the teacher's ``teacher/solutions.py`` (never in the
 package; ``paths`` says where it is, and a build without it says so). From them this
 module makes the student edition (no solution code, ``solution()`` explained), the
-filled edition (every answer cell solved), the generated ``10-solutions`` notebook,
+filled edition (every answer cell solved), the generated ``11-solutions`` notebook,
 and the assignment folder that ``python -m ledgerlab.course.grading assignment`` writes.
 """
 
@@ -21,8 +21,8 @@ import nbformat
 from .. import paths
 from ..exercises import EXERCISES, GRADED
 
-EXERCISES_NOTEBOOK = "09-exercises.ipynb"
-SOLUTIONS_NOTEBOOK = "10-solutions.ipynb"
+EXERCISES_NOTEBOOK = "10-exercises.ipynb"
+SOLUTIONS_NOTEBOOK = "11-solutions.ipynb"
 CELL_TIMEOUT = 30  # seconds per cell, the answer cells included
 NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
 
@@ -111,11 +111,11 @@ def _cell(kind: str, source: str, cell_id: str):
     return cell
 
 
-SOLUTIONS_HEAD = """# 10 · Solutions
+SOLUTIONS_HEAD = """# 11 · Solutions
 
 **What you'll learn**
 
-- one worked answer for every exercise of [09 · Exercises](09-exercises.ipynb), with its check passing
+- one worked answer for every exercise of [10 · Exercises](10-exercises.ipynb), with its check passing
 
 **Before you start**
 
@@ -124,7 +124,7 @@ SOLUTIONS_HEAD = """# 10 · Solutions
 **Time:** about 10 minutes to read; each answer's check explains why it is right.
 
 This notebook is generated from `teacher/solutions.py`, the one place each answer is written
-(`python -m ledgerlab.course.grading solutions notebooks/10-solutions.ipynb` rebuilds it)."""
+(`python -m ledgerlab.course.grading solutions notebooks/11-solutions.ipynb` rebuilds it)."""
 
 SOLUTIONS_RECAP = """## Recap
 
@@ -139,10 +139,13 @@ SOLUTIONS_RECAP = """## Recap
   (exercise 7).
 - Pinned facts are paid first and their bytes do not depend on the turns kept, so a request is
   the mandatory input + the facts + the kept turns (exercise 8).
+- A tool result must answer, by id, a call of the assistant message its run follows, and every
+  call must be answered there: one pass over the messages finds both kinds of orphan
+  (exercise 9).
 
 ---
 
-Previous: [09 · Exercises](09-exercises.ipynb) · [Contents](00-contents.ipynb)"""
+Previous: [10 · Exercises](10-exercises.ipynb) · [Contents](00-contents.ipynb)"""
 
 
 def solutions_notebook():
@@ -155,7 +158,7 @@ def solutions_notebook():
                       "from ledgerlab.course import fixtures\n"
                       "from ledgerlab.course.exercises import (EXERCISE_FACTS, HISTORY, QUESTION,\n"
                       "                                        SYSTEM, grown_question, torn_journal,\n"
-                      "                                        q1, q2, q3, q4, q5, q6, q7, q8)",
+                      "                                        q1, q2, q3, q4, q5, q6, q7, q8, q9)",
               "solutions-imports"),
     ]
     for exercise in EXERCISES:

@@ -1,4 +1,4 @@
-"""Predictions and check-your-understanding questions for notebooks 01 to 08.
+"""Predictions and check-your-understanding questions for notebooks 01 to 09.
 
 A notebook asks before it shows: the learner writes an answer in place of ``...``
 and ``check(answer)`` says whether it is right. Every expected answer is computed
@@ -9,9 +9,10 @@ reveal; the feedback names it without giving the answer, which only
 ``solution()`` shows. The framework is ``ledgerlab.course.feedback``.
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
-here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's. The teacher's
-answer key, ``teacher/answer-key.md``, is ``answer_key()``. Nothing here draws: the
-questions measure with ``ledgerlab.course.measures`` and never load matplotlib.
+here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``tools`` 09's.
+The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()``. Nothing here
+draws: the questions measure with ``ledgerlab.course.measures`` (and ``toolturns``) and
+never load matplotlib.
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ from .ledger import (predict05, predict05_torn, predict06, predict07, predict07_
                      predict08_turns, quiz05, quiz06, quiz07, quiz08)
 from .projection import (predict01, predict02, predict02_count, predict03, predict04, quiz01,
                          quiz02, quiz03, quiz04)
+from .tools import (predict09, predict09_dialect, predict09_image, predict09_loop, predict09_tools,
+                    quiz09)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
            "predict04", "quiz04", "predict05", "predict05_torn", "quiz05", "predict06", "quiz06",
-           "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08"]
+           "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
+           "predict09", "predict09_tools", "predict09_dialect", "predict09_image",
+           "predict09_loop", "quiz09"]
 
 # --- The teacher's answer key ------------------------------------------------------------
 
@@ -42,6 +47,12 @@ NOTEBOOK_QUESTIONS = {
     "08 · Pinned facts: explicit origins and budgets": (("Predict", predict08),
                                                         ("Predict", predict08_turns),
                                                         ("Quiz", quiz08)),
+    "09 · Tool turns: whole turns in real APIs": (("Predict", predict09),
+                                                  ("Predict", predict09_tools),
+                                                  ("Predict", predict09_dialect),
+                                                  ("Predict", predict09_image),
+                                                  ("Predict", predict09_loop),
+                                                  ("Quiz", quiz09)),
 }
 
 
@@ -62,7 +73,7 @@ def answer_key() -> str:
              "For teachers. Generated from `ledgerlab/course/questions/` by "
              "`python tools/answer_key.py`; every answer is computed from the library, and "
              "`make test` fails if this file drifts from it. Exercise answers are in "
-             "`notebooks/10-solutions.ipynb`.", ""]
+             "`notebooks/11-solutions.ipynb`.", ""]
     for notebook, parts in NOTEBOOK_QUESTIONS.items():
         lines += [f"## {notebook}", "", "| where | question | answer |", "|---|---|---|"]
         for label, part in parts:

@@ -1,0 +1,508 @@
+"""Side-by-side benchmark of tool turns (issue 28): run with `make bench`.
+
+Histories of seeded random turns: plain questions and answers, turns with one to three
+rounds of one to three parallel tool calls, questions with a small image, and tool
+schemas in every request; the current question has a tool round in progress. Every
+ratio below compares timings measured in this one run, on this machine, interleaved
+(select, then the other, round after round) and taken as the median of the rounds:
+
+- select at 100k turns, in both dialects, for a small, a medium and a large returned
+  request, against the floor: one encoder's dumps (ENCODERS["gson"].dumps) of the
+  returned request, its object prepared outside the timing (json.loads of the payload).
+  The target is select <= 1.0x the floor: its cost follows the request it returns.
+  A cold column too: select's first call on turns made anew (nothing cached on them).
+- select with a token limit, against the same floor and against counting the returned
+  request's tokens once (request_tokens).
+- LangChain's trim_messages (strategy="last", include_system=True, with and without
+  start_on="human") on the same histories as LangChain messages, with a counter that
+  gives the exact bytes of the same openai-chat request: its time per call at 100k
+  turns beside select's, and, over many budgets, the share of its outputs that a
+  provider refuses (ledgerlab.check_request, on the output converted to each dialect's
+  body), beside select's share, which must be 0. langchain-ai/langchain#33245 (open) is
+  that bug: without start_on, the kept suffix can begin with a tool result whose call
+  was trimmed away.
+
+Printed only: no results file (a check, not a chart).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import struct
+import time
+import timeit
+from collections import Counter
+from importlib.metadata import version
+
+from ledgerlab import (DIALECTS, ENCODERS, Image, InvalidRequest, Tool, ToolCall, ToolResult, Turn,
+                       check_request, request_body, request_tokens, select)
+
+SYSTEM = "Use only the supplied conversation and the tools' results."
+CURRENT = 'Which client does project "ORCHID-7" need? 接口 🙂'
+MODEL = "agnes-3.0-flash"
+TURNS = 100_000
+SEED = 28
+# Returned requests of about 4 KiB, 64 KiB and 512 KiB (a dozen, a hundred and a thousand
+# messages or so).
+BUDGETS = (4 * 1024, 64 * 1024, 512 * 1024)
+RESERVE_TOKENS = 1024  # anthropic-messages' max_tokens (the reply's share): required there
+MAX_TOKENS, TOKENIZER, WIDE_BYTES = 32_768, "o200k_base", 1 << 24
+SHARE_BUDGETS = 400  # budgets for the invalid share, log-uniform up to the largest above
+SHARE_TURNS = 5_000  # a tail longer than any budget keeps: the same result as the whole
+gson = ENCODERS["gson"]
+TOOLS = (
+    Tool("lookup_project", "Look up a project by its code: its client, owner and status.",
+         {"type": "object", "properties": {
+             "code": {"type": "string", "description": "The project code, e.g. ORCHID-7"},
+             "fields": {"type": "array", "items": {"type": "string"}}},
+          "required": ["code"]}),
+    Tool("search_docs", "Search the team's documents; returns the best passages.",
+         {"type": "object", "properties": {
+             "query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+          "required": ["query"]}),
+    Tool("get_weather", "The weather in a city.",
+         {"type": "object", "properties": {
+             "city": {"type": "string"},
+             "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+          "required": ["city"]}),
+)
+NAMES = [tool.name for tool in TOOLS]
+FILLER = 'Use a Java 8 client: "ORCHID-7" 接口 🙂 line\n\tend. '
+
+
+def tiny_png(width: int, height: int, pad: int) -> bytes:
+    """A PNG signature and IHDR header (what Image reads), then ``pad`` bytes."""
+    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR"
+            + struct.pack(">II", width, height) + b"\x08\x02\x00\x00\x00" + bytes(pad))
+
+
+def arguments(rng: random.Random, name: str, i: int) -> str:
+    args = {"lookup_project": {"code": f"ORCHID-{i % 97}", "fields": ["client", "owner"]},
+            "search_docs": {"query": f"release notes {i} 接口", "limit": rng.randint(1, 5)},
+            "get_weather": {"city": "Zürich", "unit": "celsius"}}[name]
+    # Compact, raw UTF-8: the converter below writes LangChain's args back the same way.
+    return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+
+
+def make_history(turns: int, seed: int = SEED) -> list[Turn]:
+    """Seeded turns: 45% plain, 45% with 1-3 rounds of 1-3 parallel calls, 10% with an
+    image (any of them may have rounds); results of 40 B to 1.5 KB, a few of 2 to 8 KB."""
+    rng = random.Random(seed)
+    images = [Image("image/png", tiny_png(rng.randint(64, 1024), rng.randint(64, 1024),
+                                          rng.randint(200, 3000))) for _ in range(16)]
+
+    def text(low: int, high: int) -> str:
+        size = rng.randint(low, high)
+        start = rng.randrange(len(FILLER))
+        return ((FILLER * (size // len(FILLER) + 2))[start:start + size])
+
+    history = []
+    for i in range(turns):
+        question = f"question {i}: " + text(20, 180)
+        kind = rng.random()
+        if kind < 0.10:
+            question = (question, rng.choice(images))
+        steps = []
+        if 0.10 <= kind < 0.55 or (kind < 0.10 and rng.random() < 0.5):
+            for r in range(rng.randint(1, 3)):
+                calls = [ToolCall(f"call_{i}_{r}_{k}", name, arguments(rng, name, i))
+                         for k, name in enumerate(rng.choices(NAMES, k=rng.randint(1, 3)))]
+                steps += calls
+                steps += [ToolResult(call.id, text(2_000, 8_000) if rng.random() < 0.05
+                                     else text(40, 1_500)) for call in reversed(calls)]
+        history.append(Turn(question, f"answer {i}\n" + text(40, 400), tuple(steps)))
+    return history
+
+
+# The turn in progress: the model called a tool for the current question, its result is in.
+CURRENT_STEPS = (ToolCall("call_now_0", "lookup_project",
+                          '{"code":"ORCHID-7","fields":["client"]}'),
+                 ToolResult("call_now_0", '{"client":"Java 8","owner":"Ana"}'))
+
+
+def options(dialect: str) -> dict:
+    extra = {"reserve_tokens": RESERVE_TOKENS} if dialect == "anthropic-messages" else {}
+    return dict(dialect=dialect, tools=TOOLS, current_steps=CURRENT_STEPS, model=MODEL, **extra)
+
+
+def interleaved(*calls, rounds: int = 21, block: float = 0.01) -> list[float]:
+    """Median per-call times of calls timed in alternation, round after round (the order
+    turns around every other round), so that a burst of load on a shared machine slows
+    them all, not only whichever ran during it."""
+    timers = [timeit.Timer(call) for call in calls]
+    numbers = []
+    for timer in timers:
+        number, seconds = timer.autorange()  # at least 0.2 s
+        numbers.append(max(1, math.ceil(number * block / seconds)))
+    times: list[list[float]] = [[] for _ in calls]
+    order = list(range(len(calls)))
+    for round_ in range(rounds):
+        for index in (order if round_ % 2 == 0 else order[::-1]):
+            times[index].append(timers[index].timeit(numbers[index]) / numbers[index])
+    return [statistics.median(each) for each in times]
+
+
+def fresh(turn: Turn) -> Turn:
+    """The same turn as new objects: nothing the writer caches on them is there yet."""
+    question = turn.question if isinstance(turn.question, str) else tuple(
+        part if isinstance(part, str) else Image(part.media_type, part.data)
+        for part in turn.question)
+    steps = tuple(ToolCall(step.id, step.name, step.arguments) if isinstance(step, ToolCall)
+                  else ToolResult(step.call_id, step.content) for step in turn.steps)
+    return Turn(question, turn.answer, steps)
+
+
+def cold_seconds(history: list[Turn], budget: int, opts: dict, body: dict, reach: int,
+                 rounds: int = 7) -> tuple[float, float]:
+    """select's first call on turns made anew (the ones it can reach: more than it keeps),
+    and the floor right after it; the medians of ``rounds`` such pairs."""
+    select_times, floor_times = [], []
+    for _ in range(rounds):
+        copy = history[:-reach] + [fresh(turn) for turn in history[-reach:]]
+        gc.collect()
+        gc.disable()  # as timeit does for the warm rows
+        try:
+            started = time.perf_counter()
+            select(SYSTEM, copy, CURRENT, budget, **opts)
+            middle = time.perf_counter()
+            gson.dumps(body)
+            floor_times.append(time.perf_counter() - middle)
+            select_times.append(middle - started)
+        finally:
+            gc.enable()
+    return statistics.median(select_times), statistics.median(floor_times)
+
+
+def bench_select(history: list[Turn]) -> list[dict]:
+    rows = []
+    for dialect in DIALECTS:
+        opts = options(dialect)
+        for budget in BUDGETS:
+            chosen = select(SYSTEM, history, CURRENT, budget, **opts)
+            check_request(chosen.payload, dialect)
+            body = json.loads(chosen.payload)
+            assert gson.dumps(body) == chosen.payload
+            kept = history[len(history) - chosen.kept:]
+            assert body == request_body(SYSTEM, kept, CURRENT, **opts)
+            select_s, floor_s = interleaved(
+                lambda: select(SYSTEM, history, CURRENT, budget, **opts),
+                lambda: gson.dumps(body))
+            cold_s, cold_floor_s = cold_seconds(history, budget, opts, body, 4 * chosen.kept + 50)
+            rows.append({"dialect": dialect, "limit": f"{budget // 1024} KiB", "kept": chosen.kept,
+                         "messages": len(body["messages"]), "bytes": chosen.size,
+                         "select_s": select_s, "floor_s": floor_s, "cold_s": cold_s,
+                         "cold_floor_s": cold_floor_s})
+            print(f"  measured {dialect} {budget // 1024} KiB", flush=True)
+        # The token limit binds (the byte budget is wide): select counts each kept turn once.
+        token_opts = dict(opts, max_tokens=MAX_TOKENS, reserve_tokens=RESERVE_TOKENS,
+                          tokenizer=TOKENIZER)
+        chosen = select(SYSTEM, history, CURRENT, WIDE_BYTES, **token_opts)
+        check_request(chosen.payload, dialect)
+        assert chosen.size < WIDE_BYTES and chosen.kept < len(history)
+        body = json.loads(chosen.payload)
+        kept = history[len(history) - chosen.kept:]
+        assert chosen.tokens == request_tokens(SYSTEM, kept, CURRENT, tokenizer=TOKENIZER,
+                                               tools=TOOLS, current_steps=CURRENT_STEPS)
+        select_s, floor_s, count_s = interleaved(
+            lambda: select(SYSTEM, history, CURRENT, WIDE_BYTES, **token_opts),
+            lambda: gson.dumps(body),
+            lambda: request_tokens(SYSTEM, kept, CURRENT, tokenizer=TOKENIZER, tools=TOOLS,
+                                   current_steps=CURRENT_STEPS))
+        rows.append({"dialect": dialect, "limit": f"{MAX_TOKENS // 1024}k tok",
+                     "kept": chosen.kept, "messages": len(body["messages"]),
+                     "bytes": chosen.size, "tokens": chosen.tokens, "select_s": select_s,
+                     "floor_s": floor_s, "count_s": count_s})
+        print(f"  measured {dialect} with a token limit", flush=True)
+    return rows
+
+
+# LangChain: the same histories as its messages, trim_messages, and its output back to a body.
+
+def to_langchain(history: list[Turn]) -> list:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    def human(question) -> HumanMessage:
+        if isinstance(question, str):
+            return HumanMessage(question)
+        return HumanMessage([{"type": "text", "text": part} if isinstance(part, str) else
+                             {"type": "image_url", "image_url": {
+                                 "url": f"data:{part.media_type};base64,{part.base64}"}}
+                             for part in question])
+
+    def rounds(turn_rounds) -> list:
+        result = []
+        for calls, results in turn_rounds:
+            result.append(AIMessage("", tool_calls=[
+                {"name": call.name, "args": call.input, "id": call.id} for call in calls]))
+            result += [ToolMessage(answer.content, tool_call_id=answer.call_id)
+                       for answer in results]
+        return result
+
+    chat = [SystemMessage(SYSTEM)]
+    for turn in history:
+        chat.append(human(turn.question))
+        chat += rounds(turn.rounds)
+        chat.append(AIMessage(turn.answer))
+    chat.append(human(CURRENT))
+    chat += rounds(Turn(CURRENT, "-", CURRENT_STEPS).rounds)
+    return chat
+
+
+def openai_message(message) -> dict:
+    """One LangChain message as an openai-chat message (ledgerlab's shapes)."""
+    kind = message.type
+    if kind == "system":
+        return {"role": "system", "content": message.content}
+    if kind == "human":
+        return {"role": "user", "content": message.content}
+    if kind == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    if message.tool_calls:
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": call["id"], "type": "function", "function": {
+                "name": call["name"],
+                "arguments": json.dumps(call["args"], ensure_ascii=False, separators=(",", ":"))}}
+            for call in message.tool_calls]}
+    return {"role": "assistant", "content": message.content}
+
+
+def openai_tools() -> list[dict]:
+    return [{"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                              "parameters": tool.schema}} for tool in TOOLS]
+
+
+def to_openai_body(messages: list) -> dict:
+    return {"model": MODEL, "messages": [openai_message(m) for m in messages],
+            "tools": openai_tools()}
+
+
+def to_anthropic_body(messages: list) -> dict:
+    """The same messages as an anthropic-messages body: the system message a field, each
+    tool round's results (consecutive ToolMessages) one user message of tool_result blocks."""
+    system, out = None, []
+    for message in messages:
+        kind = message.type
+        if kind == "system":
+            system = message.content
+        elif kind == "human":
+            content = message.content
+            if not isinstance(content, str):
+                content = [block if block["type"] == "text" else {
+                    "type": "image", "source": {
+                        "type": "base64",
+                        "media_type": block["image_url"]["url"][5:].split(";", 1)[0],
+                        "data": block["image_url"]["url"].split(",", 1)[1]}}
+                    for block in content]
+            out.append({"role": "user", "content": content})
+        elif kind == "tool":
+            block = {"type": "tool_result", "tool_use_id": message.tool_call_id,
+                     "content": message.content}
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list) and (
+                    out[-1]["content"] and out[-1]["content"][0]["type"] == "tool_result"):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        elif message.tool_calls:
+            out.append({"role": "assistant", "content": [
+                {"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["args"]}
+                for call in message.tool_calls]})
+        else:
+            out.append({"role": "assistant", "content": message.content})
+    return {"model": MODEL, "max_tokens": RESERVE_TOKENS, "system": system, "messages": out,
+            "tools": [{"name": tool.name, "description": tool.description,
+                       "input_schema": tool.schema} for tool in TOOLS]}
+
+
+def byte_counter(chat: list):
+    """trim_messages' token_counter in bytes of the openai-chat request: the system message
+    alone counts the request with no other message (envelope, system, tools); any other
+    batch counts each message's bytes and its separator, so the two add up to the exact
+    request. Each message's bytes are computed here, before any timing: the time measured
+    is trim_messages' own, not the serializing."""
+    system = chat[0]
+    alone = len(gson.dumps(to_openai_body([system])))
+    sizes = {id(m): len(gson.dumps(openai_message(m))) + 1 for m in chat[1:]}
+    size_of = sizes.__getitem__
+
+    def count(batch) -> int:
+        if batch and batch[0] is system:
+            return alone + sum(map(size_of, map(id, batch[1:])))
+        return sum(map(size_of, map(id, batch)))
+    return count
+
+
+def trimmer(chat: list):
+    from langchain_core.messages import trim_messages
+
+    count = byte_counter(chat)
+
+    def trim(budget: int, start_on: str | None):
+        return trim_messages(chat, max_tokens=budget, token_counter=count, strategy="last",
+                             include_system=True, start_on=start_on)
+    return trim
+
+
+def refusal(body: dict, dialect: str) -> str | None:
+    """The rule check_request names for ``body``, or None if it passes."""
+    try:
+        check_request(gson.dumps(body), dialect)
+    except InvalidRequest as error:
+        return error.rule
+    return None
+
+
+def bench_trim_time(history: list[Turn], chat: list) -> list[dict]:
+    """trim_messages at the full history's size, timed in alternation with select on the
+    same budgets (openai-chat)."""
+    trim = trimmer(chat)
+    rows = []
+    opts = options("openai-chat")
+    for budget in BUDGETS:
+        chosen = select(SYSTEM, history, CURRENT, budget, **opts)
+        # The same rule on the same bytes: trim_messages with start_on keeps the same turns.
+        assert gson.dumps(to_openai_body(trim(budget, "human"))) == chosen.payload
+        select_s, trim_s, trim_human_s = interleaved(
+            lambda: select(SYSTEM, history, CURRENT, budget, **opts),
+            lambda: trim(budget, None), lambda: trim(budget, "human"), rounds=3)
+        rows.append({"limit": f"{budget // 1024} KiB", "kept": chosen.kept, "select_s": select_s,
+                     "trim_s": trim_s, "trim_human_s": trim_human_s})
+        print(f"  timed trim_messages at {budget // 1024} KiB", flush=True)
+    return rows
+
+
+def bench_share(history: list[Turn], budgets: list[int]) -> dict:
+    """Over many budgets: which outputs of trim_messages (converted to each dialect's body)
+    and of select a provider refuses, by rule."""
+    chat = to_langchain(history)
+    trim = trimmer(chat)
+    result = {"budgets": len(budgets)}
+    failures = {(who, dialect): Counter() for who in ("trim", "trim_human", "select")
+                for dialect in DIALECTS}
+    starts = Counter()
+    for budget in budgets:
+        outputs = {"trim": trim(budget, None), "trim_human": trim(budget, "human")}
+        first = outputs["trim"][1] if len(outputs["trim"]) > 1 else None
+        starts[type(first).__name__ + (" with tool_calls" if getattr(first, "tool_calls", None)
+                                       else "")] += 1
+        for who, kept in outputs.items():
+            for dialect, convert in (("openai-chat", to_openai_body),
+                                     ("anthropic-messages", to_anthropic_body)):
+                rule = refusal(convert(kept), dialect)
+                if rule:
+                    failures[who, dialect][rule] += 1
+        for dialect in DIALECTS:
+            chosen = select(SYSTEM, history, CURRENT, budget, **options(dialect))
+            assert chosen.kept < len(history), "the tail must be longer than any budget keeps"
+            try:
+                check_request(chosen.payload, dialect)
+            except InvalidRequest as error:
+                failures["select", dialect][error.rule] += 1
+            if dialect == "openai-chat":  # start_on="human" keeps the same turns as select
+                assert gson.dumps(to_openai_body(outputs["trim_human"])) == chosen.payload
+    result["failures"] = failures
+    result["starts"] = starts
+    return result
+
+
+def machine() -> str:
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as info:
+            model = next((line.split(":", 1)[1].strip() for line in info
+                          if line.startswith("model name")), "")
+    except OSError:
+        pass
+    load = " load %.1f" % os.getloadavg()[0] if hasattr(os, "getloadavg") else ""
+    return f"{platform.machine()} {model}, {os.cpu_count()} cores,{load}"
+
+
+def print_report(select_rows, trim_rows, share) -> None:
+    print()
+    print(f"select at {TURNS:,} tool turns against the floor: one gson dumps of the returned "
+          f"request (median of interleaved rounds, microseconds per call)")
+    print("(cold: select's first call on turns made anew, beside a floor timed right after it; "
+          "count: one request_tokens of the returned request)")
+    print(f"{'dialect':<19} {'limit':>9} {'kept':>5} {'msgs':>5} {'bytes':>8} {'select':>9} "
+          f"{'floor':>9} {'sel/floor':>9} {'cold':>9} {'cold/fl':>8} {'count':>9} "
+          f"{'sel/count':>9}")
+
+    def cell(row: dict, key: str, width: int = 9) -> str:
+        return f"{row[key] * 1e6:>{width},.1f}" if key in row else f"{'-':>{width}}"
+
+    def ratio(row: dict, top: str, bottom: str, width: int = 9) -> str:
+        return (f"{row[top] / row[bottom]:>{width - 1}.2f}x" if top in row and bottom in row
+                else f"{'-':>{width}}")
+
+    for row in select_rows:
+        print(f"{row['dialect']:<19} {row['limit']:>9} {row['kept']:>5} {row['messages']:>5} "
+              f"{row['bytes']:>8,} {cell(row, 'select_s')} {cell(row, 'floor_s')} "
+              f"{ratio(row, 'select_s', 'floor_s')} {cell(row, 'cold_s')} "
+              f"{ratio(row, 'cold_s', 'cold_floor_s', 8)} {cell(row, 'count_s')} "
+              f"{ratio(row, 'select_s', 'count_s')}")
+    print()
+    print(f"trim_messages (strategy=\"last\", include_system=True) at {TURNS:,} turns, "
+          f"openai-chat bytes (median of 3 interleaved rounds, milliseconds per call)")
+    print(f"{'limit':>9} {'kept':>5} {'select':>9} {'trim':>10} {'trim/sel':>9} "
+          f"{'+start_on':>10} {'trim/sel':>9}")
+    for row in trim_rows:
+        print(f"{row['limit']:>9} {row['kept']:>5} {row['select_s'] * 1e3:>9.3f} "
+              f"{row['trim_s'] * 1e3:>10,.1f} {row['trim_s'] / row['select_s']:>8,.0f}x "
+              f"{row['trim_human_s'] * 1e3:>10,.1f} {row['trim_human_s'] / row['select_s']:>8,.0f}x")
+    print()
+    total = share["budgets"]
+    print(f"refused by check_request over {total} budgets (log-uniform, mandatory input to "
+          f"{BUDGETS[-1] // 1024} KiB); the rule named")
+    labels = {"trim": "trim_messages", "trim_human": 'trim_messages start_on="human"',
+              "select": "ledgerlab select"}
+    for who in ("trim", "trim_human", "select"):
+        for dialect in DIALECTS:
+            failures = share["failures"][who, dialect]
+            refused = sum(failures.values())
+            rules = ", ".join(f"{rule} {n}" for rule, n in failures.most_common()) or "-"
+            print(f"  {labels[who]:<31} {dialect:<19} {refused:>4}/{total} "
+                  f"{100 * refused / total:>5.1f}%  {rules}")
+    starts = ", ".join(f"{name} {n}" for name, n in share["starts"].most_common())
+    print(f"  (trim_messages without start_on: first message after the system one: {starts})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=TURNS)
+    parser.add_argument("--budgets", type=int, default=SHARE_BUDGETS,
+                        help="budgets for the invalid share")
+    args = parser.parse_args()
+    globals()["TURNS"] = args.turns
+    print(f"Python {platform.python_version()}, langchain-core {version('langchain-core')}, "
+          f"ledgerlab {version('ledgerlab')}; {machine()}")
+    started = time.perf_counter()
+    history = make_history(args.turns)
+    print(f"{args.turns:,} turns made in {time.perf_counter() - started:.1f} s; "
+          f"{sum(bool(t.steps) for t in history):,} with tool rounds, "
+          f"{sum(bool(t.images) for t in history):,} with an image", flush=True)
+    print("select ...", flush=True)
+    select_rows = bench_select(history)
+    print("trim_messages ...", flush=True)
+    chat = to_langchain(history)
+    print(f"  {len(chat):,} LangChain messages", flush=True)
+    trim_rows = bench_trim_time(history, chat)
+    del chat
+    print("refusals over many budgets ...", flush=True)
+    rng = random.Random(SEED)
+    mandatory = max(len(select(SYSTEM, [], CURRENT, WIDE_BYTES, **options(d)).payload)
+                    for d in DIALECTS)
+    budgets = sorted(round(math.exp(rng.uniform(math.log(mandatory), math.log(BUDGETS[-1]))))
+                     for _ in range(args.budgets))
+    share = bench_share(history[-min(SHARE_TURNS, len(history)):], budgets)
+    print_report(select_rows, trim_rows, share)
+    print(f"\n(whole run {time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,286 @@
+"""select over tool histories: the same answer as select_reference, and never a body the
+provider would refuse.
+
+A hypothesis property over random histories (plain turns; turns with 1-3 rounds of 1-3
+parallel calls whose results come back shuffled; images and text parts), random tools,
+random rounds of the turn in progress, facts sometimes, both dialects, all three
+encoders, random byte budgets around the interesting sizes and sometimes a token limit.
+
+Examples: PROPERTY_EXAMPLES here (`make check`; about 7 s on one core), SLOW_EXAMPLES behind
+the ``slow`` marker (about 105 s).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from ledgerlab import (ENCODERS, BudgetError, InvalidRequest, Tool, ToolCall, ToolResult, Turn,
+                       check_request, request_bytes, request_tokens, select, select_reference)
+from test_dialects import ANTHROPIC, OPENAI, SAMPLE_IMAGES, requests_
+
+PROPERTY_EXAMPLES = 200
+SLOW_EXAMPLES = 3000
+
+
+@st.composite
+def selections(draw):
+    system, history, current, options = draw(requests_(max_turns=8))
+    dialect = options["dialect"]
+    options["encoder"] = draw(st.sampled_from(sorted(ENCODERS)))
+    facts = options.pop("facts")
+    if draw(st.booleans()):
+        options["max_fact_bytes"] = draw(st.integers(0, 120))
+    bare = {k: v for k, v in options.items() if k != "max_fact_bytes"}
+    # Budgets near the sizes where the answer changes: each suffix's size (with all the
+    # facts, and with none), the mandatory input's, a few bytes either side; or anywhere.
+    sizes = [len(request_bytes(system, history[k:], current, facts=chosen, **bare))
+             for k in range(len(history) + 1) for chosen in (facts, ())]
+    options["max_bytes"] = max(1, draw(st.one_of(
+        st.sampled_from(sizes).flatmap(lambda size: st.integers(size - 3, size + 3)),
+        st.integers(min(sizes) - 40, max(sizes) + 40))))
+    if draw(st.booleans()):
+        counting = dict(tools=options["tools"], current_steps=options["current_steps"])
+        options["tokenizer"] = draw(st.sampled_from(["o200k_base", "cl100k_base"]))
+        counts = [request_tokens(system, history[k:], current, facts=chosen,
+                                 tokenizer=options["tokenizer"], **counting)
+                  for k in range(len(history) + 1) for chosen in (facts, ())]
+        reserve = draw(st.integers(1 if dialect == ANTHROPIC else 0, 40))
+        options["reserve_tokens"] = reserve
+        options["max_tokens"] = max(reserve + 1, reserve + draw(st.one_of(
+            st.sampled_from(counts).flatmap(lambda count: st.integers(count - 2, count + 2)),
+            st.integers(min(counts) - 10, max(counts) + 10))))
+        if draw(st.booleans()):  # the bytes do not bind: the token limit alone decides
+            options["max_bytes"] = max(sizes) + draw(st.integers(0, 10))
+    history_type = draw(st.sampled_from([list, tuple]))
+    return system, history_type(history), current, facts, options
+
+
+def outcome(function, system, history, current, facts, options):
+    try:
+        return function(system, history, current, facts=facts, **options)
+    except BudgetError as error:
+        return error
+
+
+def budget_fields(error: BudgetError) -> tuple:
+    return (error.limit, str(error), error.mandatory_bytes, error.budget,
+            error.mandatory_tokens, error.max_tokens, error.reserve_tokens)
+
+
+def check_selection(case) -> None:
+    system, history, current, facts, options = case
+    before = list(history)
+    fast = outcome(select, system, history, current, facts, options)
+    reference = outcome(select_reference, system, history, current, facts, options)
+    assert list(history) == before  # the history is never changed
+    if isinstance(fast, BudgetError) or isinstance(reference, BudgetError):
+        assert isinstance(fast, BudgetError) and isinstance(reference, BudgetError)
+        assert budget_fields(fast) == budget_fields(reference)
+        event(f"BudgetError ({fast.limit})")
+        return
+    assert fast == reference
+    dialect = options["dialect"]
+    event("some turns dropped, some kept" if fast.kept and fast.dropped else
+          "all kept" if not fast.dropped else "none kept")
+    if any(not turn.plain for turn in history[fast.dropped:]):
+        event("a rich turn kept")
+    if fast.facts_kept and fast.facts_dropped:
+        event("facts partly kept")
+    check_request(fast.payload, dialect)  # never a body the provider refuses
+    # The kept turns are the newest ones, a contiguous suffix, and the payload is exactly
+    # their request with the first facts_kept facts.
+    assert fast.kept + fast.dropped == len(history)
+    wire = {k: options[k] for k in ("model", "encoder", "dialect", "tools", "current_steps",
+                                    "reserve_tokens") if k in options}
+    kept_facts = facts[:fast.facts_kept]
+    assert fast.payload == request_bytes(system, history[fast.dropped:], current,
+                                         facts=kept_facts, **wire)
+    assert fast.size <= options["max_bytes"]
+    counting = dict(tools=options["tools"], current_steps=options["current_steps"],
+                    tokenizer=options.get("tokenizer", "o200k_base"))
+    if "max_tokens" in options:
+        assert fast.tokens == request_tokens(system, history[fast.dropped:], current,
+                                             facts=kept_facts, **counting)
+        assert fast.tokens + options["reserve_tokens"] <= options["max_tokens"]
+    else:
+        assert fast.tokens is None
+    # Whole turns, as many as fit: one more (older) turn would break a limit.
+    if fast.dropped:
+        more = history[fast.dropped - 1:]
+        bigger = request_bytes(system, more, current, facts=kept_facts, **wire)
+        if len(bigger) <= options["max_bytes"]:
+            event("the token limit decided")
+        assert len(bigger) > options["max_bytes"] or (
+            "max_tokens" in options and request_tokens(system, more, current, facts=kept_facts,
+                                                       **counting)
+            + options["reserve_tokens"] > options["max_tokens"])
+    body = json.loads(fast.payload)
+    if dialect == ANTHROPIC:
+        assert body["max_tokens"] == options["reserve_tokens"]
+
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                      HealthCheck.data_too_large])
+
+
+@given(selections())
+@settings(max_examples=PROPERTY_EXAMPLES, **SETTINGS)
+def test_select_is_select_reference_and_always_valid(case):
+    check_selection(case)
+
+
+@pytest.mark.slow
+@given(selections())
+@settings(max_examples=SLOW_EXAMPLES, **SETTINGS)
+def test_select_is_select_reference_and_always_valid_at_length(case):
+    check_selection(case)
+
+
+# --- the whole-turn rule against the message-count slice ---------------------------------
+
+
+def lookup_history():
+    code = Turn("What is my project code?", "ORCHID-17.", (
+        ToolCall("call_1", "lookup", '{"key": "project code"}'),
+        ToolResult("call_1", "ORCHID-17")))
+    return [Turn("hi", "hello"), code]
+
+
+def test_the_message_count_slice_orphans_the_result_and_select_does_not():
+    for dialect in (OPENAI, ANTHROPIC):
+        reserve = {"reserve_tokens": 100} if dialect == ANTHROPIC else {}
+        payload = request_bytes("S", lookup_history(), "and again?", dialect=dialect, **reserve)
+        body = json.loads(payload)
+        first = 1 if dialect == OPENAI else 0  # OpenAI's system message stays
+        messages = body["messages"]
+        tool_at = next(i for i, m in enumerate(messages) if m["role"] == "tool" or (
+            isinstance(m["content"], list) and m["content"][0]["type"] == "tool_result"))
+        # "keep the last n messages" with the cut just after the call: the result is orphaned
+        cut = dict(body, messages=messages[:first] + messages[tool_at:])
+        with pytest.raises(InvalidRequest) as info:
+            check_request(json.dumps(cut), dialect)
+        assert info.value.rule == ("tool-after-call" if dialect == OPENAI else
+                                   "result-follows-use")
+        for budget in range(len(payload) - 200, len(payload) + 1):
+            try:
+                chosen = select("S", lookup_history(), "and again?", budget, dialect=dialect,
+                                **reserve)
+            except BudgetError:
+                continue
+            check_request(chosen.payload, dialect)
+            assert chosen.kept in (0, 1, 2)
+
+
+# --- mandatory input that no longer fits ----------------------------------------------------
+
+BIG_TOOL = Tool("search", "Search the ledger. " * 20, {"type": "object", "properties": {
+    f"p{k}": {"type": "string", "description": "x" * 30} for k in range(10)}})
+STEPS = (ToolCall("c1", "search", '{"p1": "' + "q" * 200 + '"}'), ToolCall("c2", "search", "{}"),
+         ToolResult("c2", "r" * 300), ToolResult("c1", "none"))
+
+
+@pytest.mark.parametrize("dialect", [OPENAI, ANTHROPIC])
+@pytest.mark.parametrize("encoder", sorted(ENCODERS))
+@pytest.mark.parametrize("function", [select, select_reference])
+def test_a_loop_in_progress_that_no_longer_fits_is_a_budget_error(dialect, encoder, function):
+    options = dict(dialect=dialect, encoder=encoder, tools=[BIG_TOOL], current_steps=STEPS)
+    if dialect == ANTHROPIC:
+        options["reserve_tokens"] = 64
+    history = [Turn("q", "a"), Turn(("look", SAMPLE_IMAGES[0]), "ok")]
+    mandatory = len(request_bytes("S", [], "Q", **options))
+    without = len(request_bytes("S", [], "Q", **dict(options, current_steps=(), tools=())))
+    assert mandatory > without + 1500  # the schemas and the rounds are most of it
+    exact = function("S", history, "Q", mandatory, **options)
+    assert (exact.kept, exact.dropped, exact.size) == (0, 2, mandatory)
+    check_request(exact.payload, dialect)
+    with pytest.raises(BudgetError) as info:
+        function("S", history, "Q", mandatory - 1, **options)
+    error = info.value
+    assert error.limit == "bytes"
+    assert (error.mandatory_bytes, error.budget) == (mandatory, mandatory - 1)
+    assert error.mandatory_tokens is None
+    message = str(error)
+    assert "mandatory input" in message and "tool schemas" in message
+    assert "tool rounds" in message and str(mandatory) in message
+    for step in STEPS:  # the message names parts and sizes, never the text
+        assert (step.arguments if isinstance(step, ToolCall) else step.content) not in message
+
+
+@pytest.mark.parametrize("dialect", [OPENAI, ANTHROPIC])
+@pytest.mark.parametrize("function", [select, select_reference])
+def test_a_loop_in_progress_over_the_token_limit_is_a_budget_error(dialect, function):
+    counting = dict(tools=[BIG_TOOL], current_steps=STEPS)
+    mandatory_tokens = request_tokens("S", [], "Q", **counting)
+    options = dict(dialect=dialect, reserve_tokens=50, **counting)
+    fits = function("S", [Turn("q", "a")], "Q", 10**6, max_tokens=mandatory_tokens + 50,
+                    **options)
+    assert (fits.kept, fits.tokens) == (0, mandatory_tokens)
+    with pytest.raises(BudgetError) as info:
+        function("S", [Turn("q", "a")], "Q", 10**6, max_tokens=mandatory_tokens + 49, **options)
+    error = info.value
+    assert error.limit == "tokens"
+    assert (error.mandatory_tokens, error.max_tokens, error.reserve_tokens) == (
+        mandatory_tokens, mandatory_tokens + 49, 50)
+    assert "mandatory input" in str(error) and "tool schemas" in str(error)
+    assert str(mandatory_tokens) in str(error)
+
+
+def test_without_tools_the_budget_error_names_the_articles_mandatory_input():
+    with pytest.raises(BudgetError) as info:
+        select("只根据已知信息回答。", [], "继续🙂", 139)
+    assert str(info.value) == ("the mandatory input (system message + current question) needs "
+                               "140 bytes but the budget is 139 bytes")
+
+
+def test_the_tools_alone_can_break_the_budget():
+    plain = len(request_bytes("S", [], "Q"))
+    with pytest.raises(BudgetError, match="tool schemas"):
+        select("S", [], "Q", plain + 10, tools=[BIG_TOOL])
+    with pytest.raises(BudgetError, match="tool rounds"):
+        select("S", [], "Q", plain + 10, current_steps=STEPS)
+
+
+def test_select_takes_an_iterator_of_turns():
+    history = lookup_history() * 3
+    history = [Turn(turn.question, f"{turn.answer}{k}", turn.steps)
+               for k, turn in enumerate(history)]
+    for dialect in (OPENAI, ANTHROPIC):
+        options = dict(dialect=dialect, reserve_tokens=9) if dialect == ANTHROPIC else {}
+        budget = len(request_bytes("S", history[-3:], "Q", **options))
+        assert select("S", iter(history), "Q", budget, **options) == select(
+            "S", history, "Q", budget, **options) == select_reference(
+            "S", history, "Q", budget, **options)
+        assert select("S", history, "Q", budget, **options).kept == 3
+
+
+@pytest.mark.parametrize("dialect", [OPENAI, ANTHROPIC])
+def test_reserve_and_max_tokens_are_checked(dialect):
+    reserve = {"reserve_tokens": 5}
+    with pytest.raises(ValueError):
+        select("S", [], "Q", 1000, dialect=dialect, max_tokens=5, **reserve)  # reserve >= limit
+    if dialect == OPENAI:
+        with pytest.raises(ValueError):  # a reserve without a limit means nothing there
+            select("S", [], "Q", 1000, **reserve)
+    else:
+        assert select("S", [], "Q", 1000, dialect=dialect, **reserve).tokens is None
+        with pytest.raises(ValueError):  # no max_tokens for the body
+            select("S", [], "Q", 1000, dialect=dialect)
+        with pytest.raises(ValueError):
+            select_reference("S", [], "Q", 1000, dialect=dialect)
+
+
+@pytest.mark.parametrize("function", [select, select_reference])
+def test_an_empty_turn_walked_in_anthropic_is_refused_not_written(function):
+    from ledgerlab import InvalidText
+
+    history = [Turn("old", ""), Turn("q", "a")]
+    with pytest.raises(InvalidText) as info:
+        function("s", history, "now", 10**6, dialect=ANTHROPIC, reserve_tokens=5)
+    assert "old" not in str(info.value)
+    # openai-chat takes the same history
+    chosen = function("s", history, "now", 10**6)
+    check_request(chosen.payload, OPENAI)
