@@ -41,15 +41,19 @@ ENCRYPTED := --KernelManager.transport_encryption=auto
 .PHONY: lab check test notebooks present test-browser test-classroom book lite test-lite \
 	stress bench assignment grade deps clean
 
+# JupyterLab on work/ (not committed): the learner's own copies of learner/, the course
+# with no outputs. Each `make lab` adds the notebooks work/ does not have yet and never
+# overwrites one, so a learner's work survives a git pull and make notebooks.
 # No news or update pop-up over the first notebook: editions/lab-settings/overrides.json
 # answers the "get notified about official Jupyter news?" question, and nothing asks the
 # Internet. LAB_ROOT and LAB_ARGS (more flags) are for tests/editions/browser, which
 # launches lab through here.
-LAB_ROOT ?= notebooks
+LAB_ROOT ?= work
 LAB_QUIET := --LabApp.app_settings_dir=$(CURDIR)/editions/lab-settings --LabApp.news_url=None \
 	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $(ENCRYPTED)
 
 lab: $(INSTALLED)
+	@$(BIN)/python -m ledgerlab.course.learner fill $(LAB_ROOT)
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_QUIET) \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
@@ -70,10 +74,12 @@ test: $(INSTALLED)
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
 # 11-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
-# state goes to editions/book/widget-state, where the course site takes it from.
+# state goes to editions/book/widget-state, where the course site takes it from. Then
+# learner/ is written again: the same notebooks with no outputs, what learners open.
 notebooks: $(INSTALLED)
 	$(BIN)/python -m ledgerlab.course.grading solutions
 	$(BIN)/python tools/run_notebooks.py
+	$(BIN)/python -m ledgerlab.course.learner build
 
 # The budget explorer as a page of its own (Voila), for a teacher to project. The page is
 # this repository's, so it is trusted first (as `jupyter trust` records it for this user):

@@ -14,6 +14,10 @@ so the course is not executed again to build it.
 
     python tools/run_notebooks.py                 # every notebooks/NN-*.ipynb
     python tools/run_notebooks.py notebooks/05-the-ledger.ipynb
+
+Then ``python -m ledgerlab.course.learner build`` writes ``learner/``, the notebooks as
+learners open them, without outputs (``make notebooks`` runs it after this script; a test
+fails while ``learner/`` is behind).
 """
 
 from __future__ import annotations

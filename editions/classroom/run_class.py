@@ -2,9 +2,11 @@
 
 Each student logs in through the hub's login form (dummy authenticator), asks the hub for
 a token, starts a server, follows the course's nbgitpuller link (which pulls a local clone
-of the course into the student's home), and then executes notebooks 02 and 04 in a kernel
-of their own through the server's REST API and kernel websocket, comparing every cell's
-outputs with the committed ones as strict nbval does. Student 1 also runs notebook 05.
+of the course into the student's home and opens ``learner/00-contents.ipynb``), and then
+executes notebooks 02 and 04 of ``learner/`` (the copies without outputs, which each
+student checks show none) in a kernel of their own through the server's REST API and
+kernel websocket, comparing every cell's outputs with those committed in ``notebooks/`` as
+strict nbval does. Student 1 also runs notebook 05.
 The students run concurrently. The pulled course folder is made read-only first; a hub
 started by root starts its servers without the capabilities that let root ignore that
 (see jupyterhub_config.py), and each student checks once that a write there is refused.
@@ -53,6 +55,7 @@ BUILD = ROOT / "build" / "classroom"
 PROXY = BUILD / "npm" / "node_modules" / ".bin" / "configurable-http-proxy"
 BIN = Path(sys.executable).parent
 COURSE = "ledgerlab"             # the folder nbgitpuller pulls into, in each home
+LEARNER = "learner"               # the course folder the link opens: notebooks with no outputs
 NOTEBOOKS = ["02-bad-slice-vs-whole-turn.ipynb", "04-the-boundary-table.ipynb"]
 SCENARIO = "05-the-ledger.ipynb"  # student 1 runs it too
 KILL_AT_CELL = 3                  # KILL_ONE: the cell of the first notebook that is cut short
@@ -233,7 +236,7 @@ class Class:
     def link(self) -> str:
         """The nbgitpuller link a teacher would hand out (see docs/classroom.md)."""
         query = urlencode({"repo": self.repo, "branch": "main",
-                           "urlpath": f"lab/tree/{COURSE}/notebooks/00-contents.ipynb"})
+                           "urlpath": f"lab/tree/{COURSE}/{LEARNER}/00-contents.ipynb"})
         return f"/hub/user-redirect/git-pull?{query}"
 
     async def attend(self, student: Student) -> None:
@@ -336,7 +339,13 @@ class Class:
         where = f"{student.name}: {notebook}"
         student.step = f"{notebook}: starting a kernel"
         cells = code_cells(ROOT / "notebooks" / notebook)   # the outputs committed here
-        path = f"{COURSE}/notebooks/{notebook}"
+        path = f"{COURSE}/{LEARNER}/{notebook}"
+        pulled = nbformat.read(self.home(student) / path, as_version=4)
+        shown = [number for number, cell in enumerate(pulled.cells, start=1)
+                 if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
+        if shown:
+            raise StudentFailed(f"{where}: the pulled copy shows outputs before it runs "
+                                f"(cells {shown})")
         answer = await http.post(f"/user/{student.name}/api/sessions", headers=auth, json={
             "path": path, "name": notebook, "type": "notebook", "kernel": {"name": "python3"}})
         if answer.status_code != 201:

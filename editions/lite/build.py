@@ -3,8 +3,9 @@
 The site, ``build/lite``, is static files: JupyterLab and the Pyodide kernel in the
 browser. Into its inputs, under ``build/lite-work``, go:
 
-1. copies of the course notebooks, each with a setup cell on top that does something only
-   on Pyodide (it installs the course from the site, and says in its output which of
+1. copies of the course notebooks as learners open them (``learner/``: no outputs, so no
+   answer shows before its cell runs), each with a setup cell on top that does something
+   only on Pyodide (it installs the course from the site, and says in its output which of
    Pyodide's own packages did not load), and in 05, 06 and 08 a note that the journal lives
    in memory; the teacher's guide (teacher/TEACHING.md). The committed notebooks are not
    touched.
@@ -40,9 +41,11 @@ import jupyterlab_widgets
 import nbformat
 from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
 
+from ledgerlab.course.learner import clean, course_notebooks
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-NOTEBOOKS = ROOT / "notebooks"
+LEARNER = ROOT / "learner"  # the notebooks without outputs (ledgerlab.course.learner)
 SITE = ROOT / "build" / "lite"
 WORK = ROOT / "build" / "lite-work"
 PYODIDE_NPM = HERE / "node_modules" / "pyodide"  # npm ci --prefix editions/lite
@@ -125,8 +128,9 @@ def wheel_from_pypi(name: str, pin: str, folder: Path, *, python: str | None = N
 
 
 def lite_notebook(notebook: Path, destination: Path) -> None:
-    """The Lite copy: the setup cell first; in a disk-bound lesson, the in-memory note."""
-    nb = nbformat.read(notebook, as_version=4)
+    """The Lite copy: no outputs, the setup cell first; in a disk-bound lesson, the
+    in-memory note."""
+    nb = clean(nbformat.read(notebook, as_version=4))
     setup = nbformat.v4.new_code_cell(SETUP, id="lite-setup")  # fixed ids: same every build
     cells = [setup, *nb.cells]
     what = IN_MEMORY.get(notebook.name[:2])
@@ -138,10 +142,15 @@ def lite_notebook(notebook: Path, destination: Path) -> None:
     nbformat.write(nb, destination)
 
 
-def contents(folder: Path) -> None:
+def contents(folder: Path, source: Path = LEARNER) -> None:
+    """The site's files: a Lite copy of every notebook of ``source``, and TEACHING.md."""
+    notebooks = course_notebooks(source)
+    if not notebooks:
+        sys.exit(f"no course notebooks in {source}: "
+                 f"python -m ledgerlab.course.learner build writes them")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    for notebook in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")):
+    for notebook in notebooks:
         lite_notebook(notebook, folder / notebook.name)
     shutil.copy(ROOT / "teacher" / "TEACHING.md", folder)
 

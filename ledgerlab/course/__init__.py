@@ -11,6 +11,8 @@
 - ``grading``: the graded edition and its autograder;
 - ``paths``: the one place that names folders of a checkout, and what an install does
   without them;
+- ``learner``: the notebooks as learners open them (``learner/``, no outputs) and
+  ``make lab``'s own copies of them in ``work/``;
 - ``cli``: the ``ledgerlab-course`` command (``table``, ``scenario``, ``audit``).
 
 Some load matplotlib, ipywidgets and nbformat, which the library does without; import the

@@ -15,6 +15,7 @@ widgets and the quizzes use without loading matplotlib.
 from __future__ import annotations
 
 import base64
+import html
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,9 +63,12 @@ DPI = 100
 class Chart:
     """A figure and the sentence that describes it, with its key numbers.
 
-    Shown in a notebook it is the PNG, with the description as ``text/plain``
-    (what a screen reader, a terminal and nbval see, instead of
-    ``<Figure size 900x260 with 1 Axes>``).
+    Shown in a notebook it is an HTML figure: the PNG, with the description as its
+    ``alt`` text and as a visible caption under it, so that a learner in JupyterLab,
+    Voilà, Lite or the site can read the numbers a question sends them to, and a
+    screen reader can too. The bundle keeps the PNG and the description as
+    ``text/plain`` for a front end without HTML (a terminal, nbval's text compare),
+    instead of ``<Figure size 900x260 with 1 Axes>``.
     """
 
     figure: Figure
@@ -75,9 +79,19 @@ class Chart:
         self.figure.savefig(buffer, format="png")
         return buffer.getvalue()
 
+    def html(self, png: str) -> str:
+        """The figure for a page: the PNG (base64) with its description as alt and caption."""
+        text = html.escape(self.description)
+        return (f'<figure class="ledgerlab-figure" style="margin: 0.5em 0">'
+                f'<img class="ledgerlab-figure-image" style="max-width: 100%; height: auto" '
+                f'src="data:image/png;base64,{png}" alt="{text}">'
+                f'<figcaption class="ledgerlab-chart-description" '
+                f'style="font-size: 0.95rem; line-height: 1.4; max-width: 60em">{text}'
+                f'</figcaption></figure>')
+
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
-        return {"image/png": base64.b64encode(self.png()).decode("ascii"),
-                "text/plain": self.description}
+        png = base64.b64encode(self.png()).decode("ascii")
+        return {"text/html": self.html(png), "image/png": png, "text/plain": self.description}
 
     def __repr__(self) -> str:
         return self.description

@@ -181,10 +181,17 @@ class Exercise:
 
 
 # What a number one away from the answer hears, unless the question names that mistake: it
-# says neither which way nor by how much the edge is missed beyond "one".
+# says neither which way nor by how much the edge is missed beyond "one". Only where the
+# plausible answers are many (a size in bytes or tokens): among a few small counts (0 to 3
+# turns), "off by one" all but says which is right, so a neighbour of an answer below FEW
+# hears the question's hint, and its likely mistakes are named by the question.
 OFF_BY_ONE = ("off by one, and close. Recount the edges: something counted twice or missed "
               "(a byte, a line, a turn), or a limit on the wrong side (is the limit itself "
               "allowed?).")
+FEW = 10
+# No digit in it: for a question whose answer is 0, a digit would be a clue.
+NEGATIVE = ("a count cannot be negative: every answer here is a number of bytes, tokens, "
+            "turns, messages, facts or commits.")
 
 
 class Question:
@@ -192,7 +199,8 @@ class Question:
 
     ``answer`` and ``mistakes`` are functions, called at check time: the answer,
     and a map from plausible wrong answers to what each one gets wrong. A number
-    one away from the answer that ``mistakes`` does not name is told it is off by one.
+    one away from an answer of ``FEW`` or more that ``mistakes`` does not name is told it
+    is off by one; a negative number is refused as no count at all.
     """
 
     def __init__(self, prompt: str, answer: Callable[[], Answer], *, explanation: str,
@@ -213,7 +221,7 @@ class Question:
         known = self._mistakes().get(given)
         if known:
             return wrong(known)
-        if not self.choices and abs(given - expected) == 1:
+        if not self.choices and expected >= FEW and abs(given - expected) == 1:
             return wrong(OFF_BY_ONE)
         return wrong(f"not {given}. Hint: {self._hint}")
 
@@ -228,6 +236,8 @@ class Question:
         if number is None:
             return wrong(f"answer with a whole number, an int, not {type(answer).__name__}: "
                          "the course counts whole bytes and whole turns.")
+        if number < 0:
+            return wrong(NEGATIVE)
         return number
 
     def hint(self) -> PlainText:

@@ -2,14 +2,16 @@
 
 This is the one module that names folders. The package itself ships ``data/``: the
 benchmark results and chart that notebook 10 shows, so they are there in every install.
-A checkout of the repository (the self-paced edition) has two folders more, which no
-install carries: ``teacher/`` (the worked solutions, ``teacher/solutions.py``) and
-``notebooks/`` (what the graded edition and 11-solutions are built from).
+A checkout of the repository (the self-paced edition) has three folders more, which no
+install carries: ``teacher/`` (the worked solutions, ``teacher/solutions.py``),
+``notebooks/`` (the course executed: what strict nbval, the site, the graded edition and
+11-solutions are built from) and ``learner/`` (the same notebooks with no outputs, what
+learners open: ``ledgerlab.course.learner`` writes it).
 
 A wheel install, JupyterLite, and the grader's sandbox (which binds the package alone)
 have no checkout. There ``CHECKOUT`` is None; ``solutions_file()`` is None, so
 ``solution()`` explains that solutions are hidden instead of failing; and
-``notebooks()`` raises ``CheckoutMissing``, which says what to do.
+``notebooks()`` and ``learner()`` raise ``CheckoutMissing``, which says what to do.
 """
 
 from __future__ import annotations
@@ -45,3 +47,9 @@ def notebooks() -> Path:
                               f"({PACKAGE.parent} has no checkout around it): run this from "
                               f"a clone of the ledgerlab repository")
     return CHECKOUT / "notebooks"
+
+
+def learner() -> Path:
+    """``learner/`` of the checkout, the notebooks as learners open them; CheckoutMissing in
+    an install, which has none."""
+    return notebooks().parent / "learner"

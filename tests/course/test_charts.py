@@ -2,6 +2,7 @@
 (``charts``) is labelled."""
 
 import base64
+import html.parser
 import io
 
 import pytest
@@ -200,10 +201,31 @@ def test_retained_chart_steps_and_marks():
 def test_a_chart_shows_as_png_with_its_description_as_text():
     chart = charts.turn_bytes_chart(*BOUNDARY, 235)
     bundle = chart._repr_mimebundle_()
-    assert set(bundle) == {"image/png", "text/plain"}
+    assert set(bundle) == {"text/html", "image/png", "text/plain"}
     assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
     assert bundle["text/plain"] == chart.description == repr(chart)
     assert "Figure size" not in repr(chart)
+
+
+def test_a_chart_in_jupyterlab_shows_its_description_under_the_image():
+    """JupyterLab renders the richest type, text/html: the figure, with the description both
+    as the image's alt text and as a visible caption (the PNG alone showed no numbers)."""
+    chart = charts.turn_bytes_chart(*BOUNDARY, 235)
+    bundle = chart._repr_mimebundle_()
+    page = html.parser.HTMLParser()
+    found = {}
+    page.handle_starttag = lambda tag, attrs: found.setdefault(tag, dict(attrs))
+    page.handle_data = lambda data: found.setdefault("text", data)
+    page.feed(bundle["text/html"])
+    assert found["img"]["alt"] == chart.description
+    assert found["img"]["src"] == "data:image/png;base64," + bundle["image/png"]
+    assert "figcaption" in found and found["text"] == chart.description
+
+
+def test_a_description_with_markup_is_escaped_in_the_figure():
+    chart = charts.Chart(Figure(), 'a <b>bold</b> "quote" & more')
+    figure = chart.html("AAAA")
+    assert "<b>" not in figure and "&lt;b&gt;" in figure and "&quot;quote&quot;" in figure
 
 
 @pytest.mark.parametrize("budget, expected", [

@@ -170,11 +170,12 @@ def test_q1_budget_in_the_wrong_unit():
     (1, "skip the newest one to pack an older turn"),  # the packing answer
     (2, "cannot fit both"),
     (3, "from 0 to 2"),
+    (-1, "a count cannot be negative"),
     (0.0, "whole number of turns"),
 ])
 def test_q1_wrong_predictions_are_diagnosed_not_revealed(prediction, says):
     refused(q1.check(BIG, FITS_OLDER, prediction), says, "your history and budget are right"
-            if prediction in (1, 2, 3) else "")
+            if prediction in (1, 2, 3, -1) else "")
 
 
 def test_q1_an_invalid_text_is_feedback():
@@ -199,7 +200,7 @@ def test_q1_an_invalid_text_is_feedback():
     (123, "code points"),
     (24.0, "whole number of smileys, e.g. 24, not 24.0"),  # the wrong type
     ("24", "not a str"),
-    (-1, "0 or more"),
+    (-1, "a count cannot be negative"),
 ])
 def test_q2_feedback(count, says):
     refused(q2.check(count), says, answers=() if count in (24.0, "24") else ("24",))
@@ -226,6 +227,9 @@ def test_q2_accepts_any_integral_type():
     (lambda t: len(t.encode("utf-16")) // 2, "byte-order mark"),
     (lambda t: len(t.encode("utf-16-le")) / 2, "whole number of UTF-16 units"),  # a float
     (lambda t: len(t) + t.count("🙂"), "not just the fixture's"),  # fits the smiley only
+    # U+FFFF, the BMP's last character, taken for a surrogate pair: the edge on the wrong side
+    (lambda t: sum(2 if ord(c) >= 0xFFFF else 1 for c in t), "counts U+FFFF"),
+    (lambda t: len(t) + sum(ord(c) > 0xFFFE for c in t), "Surrogate pairs start at U+10000"),
     (lambda t: str(len(t)), "not a str"),
     (lambda t: True, "not a bool"),
 ])
@@ -246,6 +250,10 @@ def test_q3_other_answers():
     # The test texts hold characters outside the BMP other than the fixture's smiley.
     others = {c for t in exercises.JAVA_TEXTS for c in t if ord(c) > 0xFFFF} - {"🙂"}
     assert len(others) >= 3
+    # ... and both the public and the hidden texts hold U+FFFF, one unit in Java.
+    for texts in (exercises.JAVA_TEXTS, exercises.HIDDEN_JAVA_TEXTS):
+        assert any("\uffff" in text for text in texts)
+    assert utf16_units("\uffff") == 1 and utf16_units("\U00010000") == 2
 
 
 def test_q3_hidden_test_checks_more_than_the_check():
@@ -255,6 +263,20 @@ def test_q3_hidden_test_checks_more_than_the_check():
 
     assert q3.check(bmp_only_plus_smile_and_friends)
     assert not q3.grade(bmp_only_plus_smile_and_friends)
+
+
+def test_q3_hidden_test_refuses_u_ffff_as_a_pair_even_where_the_check_passes():
+    public = set(exercises.JAVA_TEXTS)
+
+    def edge_wrong_but_for_the_public_texts(text):
+        if text in public:  # what a solution tuned on check()'s feedback could do
+            return len(text.encode("utf-16-le")) // 2
+        return sum(2 if ord(char) >= 0xFFFF else 1 for char in text)
+
+    assert q3.check(edge_wrong_but_for_the_public_texts)
+    text = refused(q3.grade(edge_wrong_but_for_the_public_texts), "counts U+FFFF")
+    assert "\uffff" not in text
+    assert q3.grade(lambda t: len(t.encode("utf-16-le")) // 2)
 
 
 # --- 4 ---------------------------------------------------------------------------
@@ -318,6 +340,8 @@ def test_q6_follows_a_real_journal():
     ((1, GOOD_BYTES), "every complete line"),  # an undercount: a complete line taken for torn
     ((2.0, GOOD_BYTES), "whole number of turns"),
     ((GOOD_TURNS, "348"), "whole number of bytes"),
+    ((-1, GOOD_BYTES), "a count cannot be negative"),
+    ((GOOD_TURNS, -GOOD_BYTES), "a count cannot be negative"),
 ])
 def test_q6_feedback(answer, says):
     refused(q6.check(*answer), says, answers=("348",) if answer[1] != GOOD_BYTES else ())

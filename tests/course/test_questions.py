@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from ledgerlab.course import fixtures, questions
-from ledgerlab.course.feedback import OFF_BY_ONE, Discussion, Question, Questionnaire
+from ledgerlab import Turn, request_bytes, request_tokens, select, tokens
+from ledgerlab.course import measures
+from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Question,
+                                       Questionnaire)
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
@@ -133,6 +136,12 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz06[1], 6, "rounds up"),
     (questions.quiz06[1], 170, "one line"),
     (questions.predict01, 1, "request keeps"),
+    (questions.predict01, 0, "moved the turns out of the ledger"),
+    (questions.quiz02[1], 0, "even the newest turn does not fit"),
+    (questions.predict05_torn, 2, "loses an acknowledged turn"),
+    (questions.quiz08[3], 0, "kept turn stay"),
+    (questions.predict04, -1, "cannot be negative"),
+    (questions.predict08_turns, -1, "cannot be negative"),
     (questions.predict02_count, 4, "follows from"),
     (questions.predict05_torn, 4, "never returned"),
     (questions.predict06, 600, "part of a line"),
@@ -147,13 +156,17 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz07[4], 45, "wire bytes"),
     (questions.predict08, 30, "text alone"),
     (questions.predict08, 36, "origin included"),
+    (questions.predict08, 66, "a comma joins the fact's message"),  # a missing comma or space
+    (questions.predict08, 65, "a space follows the origin"),  # both missing
+    (questions.predict08, 61, "leaves out the origin"),
+    (questions.predict08, 60, "text alone"),
     (questions.predict08_turns, 1, "same budget, first"),
     (questions.quiz08[1], 0, "Which fact comes first now"),
     (questions.quiz08[1], 2, "101 bytes"),
     (questions.quiz08[2], 2, "token limit is a separate limit"),
     (questions.quiz08[2], 1, "facts' tokens come out of the same 60"),
     (questions.quiz08[3], 3, "retain deletes the facts"),
-    (questions.quiz08[3], 1, "two facts came from turn two"),
+    (questions.quiz08[3], 1, "whose origin is the dropped turn"),
     (questions.predict09, 2, "where the whole-turn rule would"),  # the turn, not the pair
     (questions.predict09, 0, "already refused"),
     (questions.predict09_tools, 154, "JSON Schema of the parameters alone"),
@@ -180,12 +193,50 @@ def test_a_known_mistake_is_named(question, given, says):
 
 def test_off_by_one_is_named_but_not_which_way():
     for question, answer in ANSWERS:
-        if isinstance(answer, int):
+        if isinstance(answer, int) and answer >= FEW:
             for given in (answer - 1, answer + 1):
                 if given not in question._mistakes():
                     feedback = question.check(given)
                     assert feedback.message == OFF_BY_ONE
     assert "higher" not in OFF_BY_ONE and "lower" not in OFF_BY_ONE
+
+
+@pytest.mark.parametrize("question, answer",
+                         [(q, a) for q, a in ANSWERS if isinstance(a, int) and a < FEW])
+def test_a_small_count_never_hears_that_it_is_close(question, answer):
+    """Among a few counts (0 to 3 turns), "off by one, and close" all but names the answer: a
+    neighbour hears its named mistake or the hint, never how near it is."""
+    for given in set(range(answer + 4)) - {answer}:
+        message = question.check(given).message
+        assert "off by one" not in message and "close" not in message, (given, message)
+    for given in (answer - 1, answer + 1):
+        assert question.check(given).message in {*question._mistakes().values(),
+                                                 f"not {given}. Hint: {question._hint}",
+                                                 NEGATIVE}
+
+
+@pytest.mark.parametrize("question, answer", [(q, a) for q, a in ANSWERS if isinstance(a, int)])
+def test_a_negative_count_is_refused_as_no_count(question, answer):
+    for given in (-1, -answer - 1, np.int64(-2)):
+        feedback = question.check(given)
+        assert feedback.status == "incorrect" and feedback.message == NEGATIVE
+    assert not re.search(r"\d", NEGATIVE)  # no digit: for an answer of 0 it would be a clue
+
+
+# Calls that compute an answer: a hint names the method, never a call that prints the answer.
+ANSWERING_CALL = re.compile(r"\b(?:measures|toolturns|charts|scenario)\.\w+|\brequest_bytes\b"
+                            r"|\bask select\b|\bselect\(|\.encode\(|\.fact_bytes\b|\.kept\b")
+CALL = re.compile(r"[\w.]+\([^()]*\)")
+
+
+@pytest.mark.parametrize("question", CHECKED, ids=lambda q: q.prompt[:40])
+def test_no_hint_names_a_call_that_returns_the_answer(question):
+    """predict02_count's hint named measures.count_slice(..., 120): run, it printed the answer.
+    A call may appear in a hint only as the prompt itself writes it (retain(last=1))."""
+    hint = question._hint
+    assert not ANSWERING_CALL.search(hint), hint
+    for call in CALL.findall(hint):
+        assert call in question.prompt, (call, hint)
 
 
 NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?![\w])")
@@ -408,3 +459,87 @@ def test_the_answer_key_is_the_one_the_library_computes():
     assert {id(q) for q in CHECKED} <= covered
     for question, answer in ANSWERS:
         assert f"**{answer}**. " in key.read_text(encoding="utf-8")
+
+
+# --- The figures an explanation states: computed from the fixture, none from memory ------
+
+COUNT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+               "ten", "eleven", "twelve")
+NUMERAL = re.compile(r"(?<![\w.-])\d[\d,]*(?![\w])")
+# A count in words; not "one" (a pronoun as often as a count) and not a turn's name ("turn
+# two", as the scenario names its turns).
+COUNT_WORD = re.compile(r"(?<!turn )\b(" + "|".join(COUNT_WORDS[2:]) + r")\b")
+# The rules' own numbers: UTF-8 and UTF-16 widths, base64's 4 for 3, the tile rule's numbers,
+# the cookbook's 3 per message and 3 to prime the reply, and notebook numbers (02).
+RULES = {1, 2, 3, 4, 85, 170, 512, 768, tokens.PER_MESSAGE, tokens.REPLY_PRIMING}
+
+
+def numerals(text):
+    return {int(found.replace(",", "")) for found in NUMERAL.findall(text)}
+
+
+def count_words(text):
+    return {COUNT_WORDS.index(found) for found in COUNT_WORD.findall(text)}
+
+
+def derived_figures():
+    """Each explanation's figures that its prompt does not give, as the library computes
+    them: (numerals, counts in words)."""
+    projection, ledger = questions.projection, questions.ledger
+    pinned, facts = ledger.PINNED, fixtures.PINNED_FACTS
+    slice_sizes = measures.suffix_sizes(*projection.SLICE)
+    mandatory_facts = request_tokens(pinned[0], [], pinned[2], facts=facts)
+    tiles = (-(-1365 // 512), -(-768 // 512))  # the screenshot scaled to 1365x768
+    wide = [turn for _, turn in fixtures.SCENARIO_TURNS] + [
+        Turn(fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY)]
+    return {
+        questions.predict04: ({len(fixtures.BOUNDARY_HISTORY),
+                               measures.suffix_sizes(*projection.BOUNDARY)[1]}, set()),
+        questions.predict08_turns: ({len(request_bytes(pinned[0], [], pinned[2]))}, set()),
+        questions.quiz01[2]: (set(), {len(fixtures.SLICE_HISTORY),
+                                      select(*projection.SLICE, 250).kept}),
+        questions.quiz02[1]: ({*slice_sizes[:3], slice_sizes[1] - slice_sizes[0]}, {2}),
+        questions.quiz03[1]: ({len(fixtures.BOUNDARY_QUESTION.encode())}, set()),
+        questions.quiz03[3]: ({projection._requests_mandatory(fixtures.BOUNDARY_QUESTION)
+                               - projection._requests_mandatory(projection.NO_EMOJI)}, set()),
+        questions.quiz04[2]: ({len(fixtures.BOUNDARY_SYSTEM),
+                               len(fixtures.BOUNDARY_SYSTEM.encode())},
+                              {len(projection.NO_FULL_STOP)}),  # the other characters
+        questions.quiz05[1]: (set(), {select(fixtures.SCENARIO_SYSTEM, wide, fixtures.WIDE_QUESTION,
+                                             479).kept}),
+        questions.quiz05[2]: (set(), {ledger._journal_after_torn_tail(100)[0]}),
+        questions.quiz07[1]: (set(), {2}),  # the mandatory input's two messages
+        questions.quiz08[1]: ({select(*pinned, 1_000, facts=facts[1:]).fact_bytes,
+                               select(*pinned, 1_000, facts=facts).fact_bytes}, set()),
+        questions.quiz08[2]: ({mandatory_facts,
+                               request_tokens(pinned[0], pinned[1][-1:], pinned[2], facts=facts)
+                               - mandatory_facts}, {len(facts)}),
+        questions.quiz08[3]: (set(), {questions.quiz08[3]._answer()}),
+        questions.quiz09[2]: ({*tiles, tiles[0] * tiles[1]}, set()),
+    }
+
+
+def test_every_figure_an_explanation_states_is_given_or_computed():
+    """quiz04[2] said 。 is 3 bytes "like the other ten": the system message has nine others.
+    A figure in an explanation is in its prompt, one of the rules' numbers, or computed here
+    from the fixture (a count in words apart from the numerals, so that "ten" is not excused
+    by the 10 characters); a new figure fails until it is computed."""
+    derived = derived_figures()
+    for question in CHECKED:
+        given = numerals(question.prompt) | count_words(question.prompt)
+        digits, words = derived.get(question, (set(), set()))
+        explanation = question.explanation
+        assert numerals(explanation) <= given | RULES | digits, (explanation, digits)
+        assert count_words(explanation) <= given | words, (explanation, words)
+
+
+def test_the_full_stop_explanation_counts_the_system_message():
+    system, explanation = fixtures.BOUNDARY_SYSTEM, questions.quiz04[2].explanation
+    assert system.endswith("。") and len("。".encode()) == 3
+    assert all(len(char.encode()) == 3 for char in system)  # "3 bytes, like each of the others"
+    others = re.search(r"other (\w+)", explanation).group(1)
+    assert COUNT_WORDS.index(others) == len(system) - 1 == 9
+    assert f"({len(system)} characters, {len(system.encode())} bytes)" in explanation
+    assert "(10 characters, 30 bytes)" in explanation
+    key = (ROOT / "teacher" / "answer-key.md").read_text(encoding="utf-8")
+    assert "other ten" not in key and "other nine (10 characters, 30 bytes)" in key

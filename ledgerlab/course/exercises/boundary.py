@@ -69,6 +69,9 @@ def _check_big_newest(history: object, budget: object, predicted_kept: object) -
     guess = as_integral(predicted_kept)
     if guess is None:
         return not_whole(predicted_kept, "turns")
+    if guess < 0:
+        return wrong("your history and budget are right, but not your prediction: it is a "
+                     "count of turns, and a count cannot be negative.")
     if guess != kept.kept:
         if guess == 1:
             return wrong("your history and budget are right, but not your prediction: keeping "
@@ -127,7 +130,7 @@ def _check_grow(n: object) -> Feedback:
     if count is None:
         return not_whole(n, "smileys")
     if count < 0:
-        return wrong("the answer is a count of smileys: 0 or more.")
+        return wrong("a count cannot be negative: the answer is a number of smileys, 0 or more.")
     needed = len(_mandatory(count))
     if needed <= GROW_BUDGET:
         kept = select(SYSTEM, HISTORY, grown_question(count), GROW_BUDGET).kept
@@ -167,11 +170,15 @@ q2 = Exercise(
 # --- 3. What Java's String.length() reports ------------------------------------------
 
 # Characters outside the Basic Multilingual Plane besides the fixture's smiley, so that
-# a rule special-casing one emoji does not pass.
+# a rule special-casing one emoji does not pass, and U+FFFF, the BMP's last character (one
+# unit), so that a rule that puts the edge on the wrong side (ord(c) >= 0xFFFF) does not.
+LAST_BMP = "\uffff"
 JAVA_TEXTS = ("hello", "接口", SMILE, QUESTION, "𝄞 clef", "😀🙂 and 𠀋",
-              request_bytes(SYSTEM, [], QUESTION).decode("utf-8"))
-# Grading only: more shapes (empty, combining marks, flags, a ZWJ sequence, U+2028).
-HIDDEN_JAVA_TEXTS = ("", "e\u0301", "🇫🇷", "👩\u200d💻", "a\u2028b", "𐍈" * 3)
+              request_bytes(SYSTEM, [], QUESTION).decode("utf-8"), f"end{LAST_BMP}")
+# Grading only: more shapes (empty, combining marks, flags, a ZWJ sequence, U+2028, both
+# sides of the BMP's edge).
+HIDDEN_JAVA_TEXTS = ("", "e\u0301", "🇫🇷", "👩\u200d💻", "a\u2028b", "𐍈" * 3,
+                     f"\ufffe{LAST_BMP}\U00010000")
 
 WRONG_LENGTHS = (
     ("code points (Python's len())", len),
@@ -179,6 +186,15 @@ WRONG_LENGTHS = (
     ("UTF-16 bytes, two per unit", lambda text: len(text.encode("utf-16-le"))),
     ("UTF-16 units plus a byte-order mark", lambda text: len(text.encode("utf-16")) // 2),
 )
+# The edge on the wrong side: U+FFFF is the BMP's last character, one unit; pairs start at U+10000.
+EDGE_MISTAKE = ("your function counts U+FFFF, the last character of the Basic Multilingual "
+                "Plane, as a surrogate pair (a test like ord(c) >= 0xFFFF?). Surrogate pairs "
+                "start at U+10000: U+FFFF is one UTF-16 unit.")
+
+
+def _edge_on_wrong_side(text: str, length: int) -> bool:
+    """Whether ``length`` is ``text``'s UTF-16 units with each U+FFFF counted as two."""
+    return LAST_BMP in text and length == utf16_units(text) + text.count(LAST_BMP)
 
 
 def _shape(number: int, text: str) -> str:
@@ -210,6 +226,8 @@ def _java_length_against(java_length: object, texts: tuple[str, ...]) -> Feedbac
                          f"code units.")
     for number, (text, length) in enumerate(zip(texts, results), start=1):
         expected = utf16_units(text)
+        if _edge_on_wrong_side(text, length):
+            return wrong(EDGE_MISTAKE)
         if length != expected:
             side = "more" if length > expected else "fewer"
             return wrong(f"for {_shape(number, text)} your function returned {length}, {side} "

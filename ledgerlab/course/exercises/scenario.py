@@ -16,7 +16,8 @@ from ledgerlab.wire import fact_line
 
 from .. import fixtures
 from ..display import turns as count_turns
-from ..feedback import Exercise, Feedback, as_budget, as_integral, correct, not_whole, wrong
+from ..feedback import (NEGATIVE, Exercise, Feedback, as_budget, as_integral, correct, not_whole,
+                        wrong)
 
 TORN_AFTER = 40  # bytes of the third journal line that reached the disk
 
@@ -49,6 +50,8 @@ def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feed
         return not_whole(turns_after_open, "turns")
     if size is None:
         return not_whole(file_bytes_after_open, "bytes")
+    if turns < 0 or size < 0:
+        return wrong(NEGATIVE)
     data = torn_journal()
     kept, good = reopened(data)  # the truth: what a real journal does with the file
     if (turns, size) == (good, kept):

@@ -6,6 +6,8 @@ package; ``paths`` says where it is, and a build without it says so). From them 
 module makes the student edition (no solution code, ``solution()`` explained), the
 filled edition (every answer cell solved), the generated ``11-solutions`` notebook,
 and the assignment folder that ``python -m ledgerlab.course.grading assignment`` writes.
+The student's notebooks, like every learner's copy (``ledgerlab.course.learner``), have
+no outputs: nothing shows an answer before its cell is run.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import nbformat
 
 from .. import paths
 from ..exercises import EXERCISES, GRADED
+from ..learner import clean
 
 EXERCISES_NOTEBOOK = "10-exercises.ipynb"
 SOLUTIONS_NOTEBOOK = "11-solutions.ipynb"
@@ -63,8 +66,9 @@ GRADED_NOTE = (
 
 
 def student_edition(notebook):
-    """The exercises as a student gets them: no solution code, ``solution()`` explained."""
-    notebook = nbformat.from_dict(json.loads(json.dumps(notebook)))  # a deep copy
+    """The exercises as a student gets them: no solution code, ``solution()`` explained,
+    no outputs."""
+    notebook = clean(notebook)  # a deep copy, without outputs or widget state
     cells = []
     for cell in notebook.cells:
         if _edition(cell) == "self-paced":
@@ -222,7 +226,7 @@ def build_assignment(out: Path, notebooks: Path | None = None) -> Path:
         if path.name == EXERCISES_NOTEBOOK:
             nbformat.write(student_edition(exercises), student / path.name)
             continue
-        notebook = nbformat.read(path, as_version=4)
+        notebook = clean(nbformat.read(path, as_version=4))  # no answer shown before it runs
         for cell in notebook.cells:
             if cell.cell_type == "markdown":
                 cell.source = _without_solution_links(cell.source)

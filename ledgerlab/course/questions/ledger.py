@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ledgerlab import Fact, Journal, JournalFull, Turn, request_tokens, select, tokens
 from ledgerlab.journal import encode_record
-from ledgerlab.wire import fact_line
+from ledgerlab.wire import fact_line, get_encoder
 
 from .. import fixtures, measures, scenario
 from ..feedback import Discussion, Question, Questionnaire
@@ -113,7 +113,9 @@ predict05_torn = Question(
     mistakes=lambda: {4: "30 bytes are not a turn: the fourth commit never returned, so "
                          "nothing was promised.",
                       0: "a torn tail is not corruption in the middle: the journal does not "
-                         "refuse to open over it."},
+                         "refuse to open over it.",
+                      2: "that loses an acknowledged turn with the torn bytes. What does the "
+                         "journal cut: the last line, or only what follows the last newline?"},
 )
 
 quiz05 = Questionnaire("05 · The ledger", [
@@ -280,6 +282,27 @@ def _fact_line_bytes(fact: Fact = fixtures.PINNED_FACTS[0]) -> int:
     return len(fact_line(fact).encode())
 
 
+def _fact_message_bytes(content: str) -> int:
+    """A system message holding ``content``, as gson writes it, without the comma before it."""
+    return len(get_encoder("gson").dumps({"role": "system", "content": content}))
+
+
+def _fact_message_mistakes(fact: Fact = fixtures.PINNED_FACTS[0]) -> dict[int, str]:
+    """What predict08's common miscounts leave out: a separator, or the origin."""
+    line = fact_line(fact)
+    origin = line.removesuffix(fact.text)  # '[one] '
+    separators = (f"count the separators too: a comma joins the fact's message to the message "
+                  f"before it, and a space follows the origin {origin.strip()!r}. Both travel.")
+    return {_fact_message_bytes(line): separators,
+            _fact_message_bytes(line.replace(origin, origin.strip(), 1)): separators,
+            1 + _fact_message_bytes(fact.text): f"that leaves out the origin: the fact's line "
+            f"starts with {origin!r}, the id of the turn it came from, and that travels in "
+            f"front of the text.",
+            _fact_message_bytes(fact.text): f"that is a message holding the text alone: the "
+            f"origin {origin!r} travels in front of the text, and a comma joins the message to "
+            f"the one before it."}
+
+
 def _facts_left_after_retain() -> int:
     with tempfile.TemporaryDirectory() as folder:
         with scenario.pinned_journal(Path(folder) / "conversation.log") as journal:
@@ -303,7 +326,8 @@ predict08 = Question(
                       "around it has bytes of its own.",
                       _fact_line_bytes(): "that is the fact's line, origin included; the "
                       "system message that carries it adds its keys, quotes, braces and the "
-                      "comma before it."},
+                      "comma before it.",
+                      **_fact_message_mistakes()},
 )
 
 predict08_turns = Question(
@@ -355,8 +379,10 @@ quiz08 = Questionnaire("08 · Pinned facts: explicit origins and budgets", [
              hint="which turn does retain(last=1) drop, and which facts came from it?",
              mistakes=lambda: {3: "retain deletes the facts whose origin it drops, as forget "
                                   "does.",
-                               1: "only the facts from the dropped turn go; two facts came "
-                                  "from turn two, which stays."}),
+                               1: "only the facts whose origin is the dropped turn go. How "
+                                  "many of the three came from the turn retain keeps?",
+                               0: "retain(last=1) keeps a turn, and the facts taken from the "
+                                  "kept turn stay with it."}),
     Discussion("Why does a pinned fact carry the id of the turn it came from?",
                "so that deleting the turn deletes what was taken from it: forget and retain "
                "remove the facts whose origin they remove, and nothing derived from a forgotten "

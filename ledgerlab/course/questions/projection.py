@@ -27,6 +27,15 @@ def yes_or_no(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve")
+
+
+def number_word(count: int) -> str:
+    """A small count in words, as prose writes it ("the other nine"); digits beyond twelve."""
+    return NUMBER_WORDS[count] if 0 <= count < len(NUMBER_WORDS) else str(count)
+
+
 def _mandatory_body() -> str:
     return request_bytes(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION).decode("utf-8")
 
@@ -87,7 +96,9 @@ predict01 = Question(
     mistakes=lambda: {1: "1 is how many turns the request keeps. The question is about the "
                          "ledger: does building a request change it?",
                       2: "2 is how many turns the request drops. Were they dropped from the "
-                         "request, or from the ledger?"},
+                         "request, or from the ledger?",
+                      0: "that would mean select moved the turns out of the ledger into the "
+                         "request. Does select write to the history it reads?"},
 )
 
 quiz01 = Questionnaire("01 · Storage vs context", [
@@ -141,8 +152,9 @@ predict02_count = Question(
     lambda: measures.count_slice(*SLICE, 120)[0],
     explanation="N follows from the budget: the slice takes the most recent messages, as many "
                 "as fit, and counts messages, not turns.",
-    hint="the slice takes messages from the end, U4 first, while the request still fits 120 "
-         "bytes; measures.count_slice(system, history, question, 120) measures it.",
+    hint="the slice keeps the most recent messages whose request fits: start from the "
+         "messages it sends at 175 bytes (A2 U3 A3 U4, in the chart with each one's bytes) and "
+         "take them off the front, oldest first, until the request fits 120 bytes.",
     mistakes=lambda: {4: "4 was the example's N at 175 bytes. Here N follows from a smaller "
                          "budget.",
                       1: "that would be U4 alone. Measure whether the next message from the "
@@ -157,9 +169,13 @@ quiz02 = Questionnaire("02 · Bad slice vs whole-turn slice", [
              explanation="each turn adds 67 bytes to the 108-byte mandatory input: one turn "
                          "needs 175 bytes, two need 242, so at 240 only the newest fits.",
              hint="the chart of notebook 01 gives the envelope, system, question and each "
-                  "turn's bytes; or ask select.",
-             mistakes=lambda: {2: "measure the request with the two newest turns (select or "
-                                  "measures.suffix_sizes): does it fit in 240 bytes?",
+                  "turn's bytes: add the newest turns to the mandatory input one at a time.",
+             mistakes=lambda: {2: "add up the request with the two newest turns (the chart of "
+                                  "notebook 01 gives each part's bytes): does it fit in 240 "
+                                  "bytes?",
+                               0: "no turn at all would mean even the newest turn does not "
+                                  "fit: add its bytes to the mandatory input. Is that over "
+                                  "240?",
                                3: "all three turns need the full request of notebook 01.",
                                measures.count_slice(*SLICE, 240)[0]: "that is how many messages "
                                "the message-count slice sends; the whole-turn slice keeps whole "
@@ -189,7 +205,9 @@ predict03 = Question(
     lambda: len(_mandatory_body().encode("utf-8")),
     explanation="each Chinese character is 1 UTF-16 unit but 3 UTF-8 bytes, and the emoji is "
                 "2 units but 4 bytes: the wire carries bytes.",
-    hint="request_bytes gives the body as bytes; count those.",
+    hint="Java's 114 counts UTF-16 units: 1 per ASCII or Chinese character, 2 for the emoji. "
+         "The wire counts UTF-8 bytes: 1 per ASCII character, 3 per Chinese character, 4 for "
+         "the emoji. How many Chinese characters (the full stop 。 is one) does the body hold?",
     mistakes=lambda: {**_unit_mistakes(_mandatory_body()),
                       40: "that is the raw text's UTF-8 bytes; the request adds the JSON "
                           "envelope and escaping.",
@@ -205,8 +223,8 @@ quiz03 = Questionnaire("03 · The length trap", [
              lambda: len(TWO_EMOJI.encode("utf-8")),
              explanation="10 bytes for 继续🙂, and 4 more: 👍 is outside the Basic Multilingual "
                          "Plane (BMP), like 🙂.",
-             hint=f"{TWO_EMOJI!r}.encode('utf-8'); how many bytes does an emoji outside the BMP "
-                  "take?",
+             hint="count by character: how many UTF-8 bytes does a Chinese character take, and "
+                  "an emoji outside the BMP?",
              mistakes=lambda: {**_unit_mistakes(TWO_EMOJI),
                                len(fixtures.BOUNDARY_QUESTION.encode("utf-8")): "that is the "
                                "question before the second emoji.",
@@ -271,9 +289,12 @@ quiz04 = Questionnaire("04 · The boundary table", [
     Question(f"The system message loses its final 。 (a CJK full stop): {NO_FULL_STOP}. What is "
              "the smallest budget select accepts now?",
              lambda: measures.suffix_sizes(NO_FULL_STOP, *BOUNDARY[1:])[0],
-             explanation="the mandatory input shrinks by the full stop's UTF-8 bytes: 。 is a "
-                         "CJK character, 3 bytes, like the other ten.",
-             hint="how many UTF-8 bytes is '。'? Or measure: measures.suffix_sizes(...)[0].",
+             explanation=f"the mandatory input shrinks by the full stop's UTF-8 bytes: 。 is a "
+                         f"CJK character, 3 bytes, like each of the system message's other "
+                         f"{number_word(len(NO_FULL_STOP))} ({len(fixtures.BOUNDARY_SYSTEM)} "
+                         f"characters, {len(fixtures.BOUNDARY_SYSTEM.encode())} bytes).",
+             hint="how many UTF-8 bytes is '。'? Start from the mandatory input with it, the "
+                  "smallest request in the table.",
              mistakes=lambda: {measures.suffix_sizes(*BOUNDARY)[0]: "that is the mandatory input "
                                "with the full stop; the system message is mandatory, so its "
                                "bytes count.",

@@ -102,8 +102,10 @@ predict09_tools = Question(
     explanation="the tools key, its array, and the tool's entry: the type and function "
                 "wrapper, name, description and the JSON Schema of its parameters. They are "
                 "mandatory input, like the system message: paid before any turn.",
-    hint="measure request_bytes with tools=[fixtures.LOOKUP_TOOL] and without: the difference "
-         "is the same at every budget.",
+    hint="count what the tool puts in the JSON: the JSON Schema of its parameters, its name "
+         "and description, the wrapper OpenAI wants around each tool "
+         "({\"type\":\"function\",\"function\":{...}}), and the \"tools\" key with its "
+         "brackets and a comma. None of it depends on the turns kept.",
     mistakes=lambda: {len(fixtures.LOOKUP_TOOL.parameters.encode()): "that is the JSON Schema "
                       "of the parameters alone; the tool's name, its description and the "
                       "wrapper OpenAI wants around each tool travel too.",
@@ -169,7 +171,9 @@ quiz09 = Questionnaire("09 · Tool turns: whole turns in real APIs", [
              lambda: toolturns.tools_bytes(TWO_TOOLS),
              explanation="both entries in one array, joined by a comma: the key and the "
                          "brackets are paid once.",
-             hint="measure request_bytes with both tools and with none.",
+             hint="the two entries share one \"tools\" key and one pair of brackets, and a "
+                  "comma joins them: what does the second entry add to what the lookup tool "
+                  "costs alone?",
              mistakes=lambda: {2 * toolturns.tools_bytes(): "the second tool is not a copy of "
                                "the first: measure it.",
                                toolturns.tools_bytes() + toolturns.tools_bytes(

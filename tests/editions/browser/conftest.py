@@ -30,8 +30,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 APP = ROOT / "editions" / "voila" / "budget-explorer.ipynb"
-# The course notebook with the budget slider (its number may change as the course grows).
-COURSE_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*-the-boundary-table.ipynb"))
+# The course notebook with the budget slider (its number may change as the course grows),
+# as learners open it: learner/, without outputs.
+COURSE_NOTEBOOKS = sorted((ROOT / "learner").glob("*-the-boundary-table.ipynb"))
 ARTIFACTS = ROOT / "build" / "browser"
 BIN = Path(sys.executable).parent
 # As the Makefile starts servers: kernels speak CurveZMQ on loopback (no "running over TCP
@@ -267,17 +268,16 @@ def outside(page) -> list[str]:
 
 @pytest.fixture(scope="module")
 def make_lab(tmp_path_factory) -> Iterator[tuple[str, Path]]:
-    """JupyterLab launched by `make lab` itself, over copies of every course notebook:
-    (its URL, the folder of copies). Only what a test needs is added through LAB_ARGS
-    (the copies' folder; port, no browser, no token); config, data and user settings are
+    """JupyterLab launched by `make lab` itself, over an empty folder that `make lab` fills
+    with its copies of learner/ as it does work/: (its URL, the folder of copies). Only what
+    a test needs is added through LAB_ROOT (the copies' folder) and LAB_ARGS (port, no
+    browser, no token); config, data and user settings are
     fresh ones under a temporary directory, so nothing answers the news question but the
     repository's own settings. Autosave runs every 2 s, so a notebook that opens modified
     is rewritten on disk while the test watches."""
     home = tmp_path_factory.mktemp("make-lab")
-    root = home / "root"
+    root = home / "root"  # empty: make lab fills it
     root.mkdir()
-    for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
-        shutil.copy(notebook, root)
     settings = home / "config" / "lab" / "user-settings" / "@jupyterlab" / "docmanager-extension"
     settings.mkdir(parents=True)
     (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"autosaveInterval": 2}))

@@ -150,13 +150,17 @@ def test_boundary_table_page_shows_slider_summary_and_chart(page, site_url, outs
 
 def test_figures_carry_their_text_descriptions(page, site_url, outside, artifacts):
     page.goto(site_url + boundary_page())
-    figures = page.locator(".cell_output > img")  # the notebook's figures, not widgets' images
+    # The notebook's figures, not widgets' images: a Chart is an HTML figure with a caption.
+    figures = page.locator(".cell_output img.ledgerlab-figure-image, .cell_output > img")
     expect(figures.first).to_be_visible()
     page.screenshot(path=artifacts / "book-figures.png", full_page=True)
     for alt in [figures.nth(i).get_attribute("alt") for i in range(figures.count())]:
         assert alt and alt.strip(), "a figure without alt text"
         assert not alt.startswith("<Figure size"), f"a default repr, not a description: {alt}"
         assert not alt.endswith(".png"), f"only the file name: {alt}"
+    captions = page.locator(".cell_output figure.ledgerlab-figure figcaption")
+    expect(captions.first).to_be_visible()  # the description is on the page, not only in alt
+    assert captions.count() == page.locator(".cell_output img.ledgerlab-figure-image").count()
     assert outside == []
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from frontend import expect
 
-NOTEBOOKS = sorted(p.name for p in (Path(__file__).resolve().parents[3] / "notebooks")
+ROOT = Path(__file__).resolve().parents[3]
+NOTEBOOKS = sorted(p.name for p in (ROOT / "learner")
                    .glob("[0-9][0-9]-*.ipynb"))
 SETTLE_MS = 5_000  # more than two autosave intervals (2 s in the make_lab fixture)
 
@@ -19,6 +20,7 @@ SETTLE_MS = 5_000  # more than two autosave intervals (2 s in the make_lab fixtu
 def test_opening_a_notebook_leaves_it_unmodified_and_shows_no_pop_up(page, make_lab, name):
     url, root = make_lab
     before = (root / name).read_bytes()
+    assert before == (ROOT / "learner" / name).read_bytes(), f"make lab did not copy {name}"
     page.goto(f"{url}{name}?reset", timeout=90_000)  # ?reset: only this notebook is open
     panel = page.locator(".jp-NotebookPanel")
     expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)

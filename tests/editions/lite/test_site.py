@@ -75,6 +75,16 @@ def test_every_notebook_of_the_site_starts_with_the_setup_cell(site):
         assert (first.cell_type, first.source) == ("code", build.SETUP), notebook.name
 
 
+def test_no_notebook_of_the_site_shows_an_output(site):
+    """The site's notebooks are learner/'s: no prediction's answer shows before it is run."""
+    for notebook in sorted((site / "files").glob("*.ipynb")):
+        nb = nbformat.read(notebook, as_version=4)
+        shown = [number for number, cell in enumerate(nb.cells, start=1)
+                 if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
+        assert not shown, f"{notebook.name} shows outputs in cells {shown}"
+        assert "widgets" not in nb.metadata, notebook.name
+
+
 def console_cells(page, site_url: str, *sources: str):
     """The REPL, running ``sources`` as its cells in order: those cells (source and output)."""
     page.goto(site_url + "repl/index.html?kernel=python&toolbar=1"
