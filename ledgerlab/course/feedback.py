@@ -34,8 +34,15 @@ class Feedback:
     """
 
     LABELS = {"correct": "Correct", "incorrect": "Not yet", "unanswered": "Not answered yet"}
-    # Okabe-Ito blue / vermillion / grey: told apart by colour-blind readers as well.
-    COLOURS = {"correct": "#0072B2", "incorrect": "#D55E00", "unanswered": "#767676"}
+    # Blue / vermillion / grey after Okabe-Ito, told apart by colour-blind readers as well;
+    # each at least 4.5:1 (WCAG 1.4.3) on the background it is shown on: darker shades on a
+    # light theme (white), lighter ones on a dark theme (JupyterLab's #111111 and #212121,
+    # the site's #14181E). tests/course/test_contrast.py computes the ratios.
+    COLOURS = {"correct": "#005A8C", "incorrect": "#B34700", "unanswered": "#5E5E5E"}
+    DARK_COLOURS = {"correct": "#56B4E9", "incorrect": "#FF8A4D", "unanswered": "#ABABAB"}
+    # The dark shades apply under JupyterLab's dark theme, the site's (pydata) dark theme
+    # and VS Code's; where a <style> is stripped the light shade stays, in the style attribute.
+    DARK_THEMES = ('[data-jp-theme-light="false"]', 'html[data-theme="dark"]', "body.vscode-dark")
 
     def __init__(self, status: str, message: str) -> None:
         if status not in self.LABELS:
@@ -48,11 +55,24 @@ class Feedback:
     def __repr__(self) -> str:
         return f"{self.LABELS[self.status]}: {self.message}"
 
+    @classmethod
+    def dark_css(cls) -> str:
+        """The rule that switches each status to its dark shade under a dark theme."""
+        rules = "".join(
+            ", ".join(f"{theme} .ledgerlab-feedback-{status}" for theme in cls.DARK_THEMES)
+            + f" {{ --ledgerlab-feedback-colour: {colour}; }}"
+            for status, colour in cls.DARK_COLOURS.items())
+        return f"<style>{rules}</style>"
+
     def _repr_html_(self) -> str:
-        colour = self.COLOURS[self.status]
-        return (f'<div class="ledgerlab-feedback ledgerlab-feedback-{self.status}" '
-                f'style="border-left: 6px solid {colour}; padding: 4px 10px; margin: 2px 0">'
-                f'<strong style="color: {colour}">{self.LABELS[self.status]}:</strong> '
+        # The plain shade first: a sanitizer that drops var() still leaves it.
+        light = self.COLOURS[self.status]
+        colour = f"var(--ledgerlab-feedback-colour, {light})"
+        return (f'{self.dark_css()}<div class="ledgerlab-feedback ledgerlab-feedback-{self.status}" '
+                f'style="border-left: 6px solid {light}; border-left-color: {colour}; '
+                f'padding: 4px 10px; margin: 2px 0">'
+                f'<strong style="color: {light}; color: {colour}">'
+                f'{self.LABELS[self.status]}:</strong> '
                 f'{html.escape(self.message)}</div>')
 
 

@@ -84,6 +84,37 @@ def slider_options(description: str) -> dict:
                 layout=widgets.Layout(width="100%", max_width="600px"))
 
 
+# ipywidgets 8 shows a slider's description as a label beside it, but the handle that
+# takes the focus (role=slider, from noUiSlider) is not tied to it: a screen reader
+# announces a nameless slider. The course site names each handle by its label
+# (editions/book/site/ledgerlab.js); this script does the same in a page of its own
+# (Voila, editions/voila), where widgets are drawn after the script runs, so it watches.
+SLIDER_HANDLE_NAMES_JS = """
+(() => {
+  if (window.ledgerlabSliderHandleNames) return;
+  window.ledgerlabSliderHandleNames = true;
+  const name = () => {
+    for (const handle of document.querySelectorAll(".widget-slider .noUi-handle:not([aria-label])")) {
+      const label = handle.closest(".widget-slider").querySelector(".widget-label");
+      if (label && label.textContent.trim()) handle.setAttribute("aria-label", label.textContent.trim());
+    }
+  };
+  name();
+  new MutationObserver(name).observe(document.body, {childList: true, subtree: true});
+})();
+"""
+
+
+def slider_handle_names():
+    """The script that names each slider's handle by its description, to display once
+    on a Voila page (editions/voila); the course notebooks do not show it."""
+    from IPython.display import Javascript
+    return Javascript(SLIDER_HANDLE_NAMES_JS)
+
+
+CAPTION_STYLE = {"font_size": "0.875rem"}  # 14 px at the usual 16 px root: not <small>
+
+
 def budget_slider(value: int, low: int, high: int, name: str = "budget") -> BudgetSlider:
     # Checked here too: while a slider is built, setting its max would clamp the value first.
     return BudgetSlider(value=check_in_range(value, low, high, name), min=low, max=high,
@@ -97,7 +128,7 @@ class Explorer:
         # CSS classes give a browser test (or a stylesheet) a stable handle on each part.
         self.status = widgets.HTML().add_class("ledgerlab-summary")
         self.image = widgets.Image(format="png").add_class("ledgerlab-chart")
-        self.caption = widgets.HTML().add_class("ledgerlab-chart-description")
+        self.caption = widgets.HTML(style=CAPTION_STYLE).add_class("ledgerlab-chart-description")
         self.errors = widgets.Output().add_class("ledgerlab-errors")
         self.widget = widgets.VBox([*controls, self.status, self.image, self.caption,
                                     self.errors]).add_class("ledgerlab-explorer")
@@ -111,7 +142,7 @@ class Explorer:
             self.chart = self._chart()
             self.status.value = f"<pre>{html.escape(self.summary)}</pre>"
             self.image.value = self.chart.png() if self.chart else b""
-            self.caption.value = f"<small>{html.escape(self.description)}</small>"
+            self.caption.value = html.escape(self.description)
             self.errors.outputs = ()
         except Exception as error:
             # Set as state, not printed: visible in a browser, silent under nbval. Library

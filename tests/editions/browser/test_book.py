@@ -103,7 +103,8 @@ def test_every_page_passes_axe_and_logs_no_error(page, site_url, outside, artifa
 def test_explorers_are_static_named_and_readable(page, site_url, artifacts, width):
     """On the site nothing recomputes: every explorer says so and its controls are off;
     slider handles and charts have names; charts keep a readable size (scrolling sideways
-    on a phone), and no label or summary line is cut."""
+    on a phone), the chart's description is at least 14 px, and no label, summary line or
+    text output (a quiz's questions) is cut."""
     page.set_viewport_size({"width": width, "height": 900})
     explorers = 0
     for name in course_pages():
@@ -124,6 +125,14 @@ def test_explorers_are_static_named_and_readable(page, site_url, artifacts, widt
                     '.widget-label, .ledgerlab-summary pre, .ledgerlab-chart-description')]
                 .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
             assert cut == [], f"{name} at {width} px cuts {cut}"
+            caption = explorer.locator(".ledgerlab-chart-description .widget-html-content")
+            size = caption.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+            assert size >= 14, f"{name}: the chart's description is {size} px"
+        # A quiz's lines (and every text output) wrap at the edge: none is cut off.
+        cut = page.evaluate("""() => [...document.querySelectorAll(
+                'div.cell_output .output.text_plain pre, div.cell_output .output.stream pre')]
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
+        assert cut == [], f"{name} at {width} px cuts the text output {cut}"
         if name == boundary_page():
             page.screenshot(path=artifacts / f"book-explorer-{width}.png", full_page=True)
     assert explorers >= 4  # 02, 03 (two), 04 and 07 at the time of writing

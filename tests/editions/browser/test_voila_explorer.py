@@ -1,5 +1,7 @@
 """The budget explorer page that `make present` serves, driven in Chromium as a teacher would."""
 
+import re
+
 import frontend
 from frontend import ONE_TURN, REJECTED
 from playwright.sync_api import expect
@@ -14,6 +16,13 @@ def test_budget_slider_in_voila(page, voila_url, artifacts):
     expect(budget).to_be_visible(timeout=90_000)
     expect(summary).to_contain_text("2 of 2 turns kept, 308 bytes sent")
     expect(current_row).to_have_text(["308 (slider)", "2", "0", "308"])
+    # Each slider handle has an accessible name: its description (ledgerlab.course.widgets).
+    expect(budget.locator(".noUi-handle")).to_have_attribute("aria-label", "budget")
+    for handle in page.locator(".widget-slider .noUi-handle").all():
+        expect(handle).to_have_attribute("aria-label", re.compile(r"\S"))
+    # The chart's description is not small print: at least 14 px.
+    caption = page.locator(".ledgerlab-chart-description .widget-html-content")
+    assert caption.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 14
 
     # Drag close to 235, then step the rest of the way with the arrow keys.
     before = chart.get_attribute("src")

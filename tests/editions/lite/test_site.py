@@ -60,19 +60,29 @@ def test_a_notebook_opens_with_its_setup_cell_and_the_in_memory_note(page, site_
     (ledger,) = [name for name in course() if name.startswith("05-")]
     page.goto(site_url + f"lab/index.html?path={ledger}")
     cells = page.locator(".jp-Notebook .jp-Cell")
-    expect(cells.first).to_contain_text('sys.platform == "emscripten"')
-    expect(page.locator(".jp-Notebook")).to_contain_text("the journal lives in memory")
+    # It opens on its title, then the in-memory note, then the setup cell.
+    expect(cells.nth(0)).to_contain_text("05 · The ledger")
+    expect(cells.nth(1)).to_contain_text("the journal lives in memory")
+    expect(cells.nth(2)).to_contain_text('sys.platform == "emscripten"')
     page.screenshot(path=artifacts / "lite-notebook.png")
     assert outside == []
 
 
-def test_every_notebook_of_the_site_starts_with_the_setup_cell(site):
-    """What the REPL test below runs is what each notebook of the site runs first."""
+def test_every_notebook_of_the_site_opens_on_its_title_and_runs_the_setup_cell_first(site):
+    """What the REPL test below runs is what each notebook of the site runs first, and it
+    comes below the title: a notebook opens on its title, not on the setup code."""
     notebooks = sorted((site / "files").glob("*.ipynb"))
     assert [notebook.name for notebook in notebooks] == course()
     for notebook in notebooks:
-        first = nbformat.read(notebook, as_version=4).cells[0]
-        assert (first.cell_type, first.source) == ("code", build.SETUP), notebook.name
+        cells = nbformat.read(notebook, as_version=4).cells
+        committed = nbformat.read(ROOT / "learner" / notebook.name, as_version=4).cells
+        assert (cells[0].cell_type, cells[0].source) == ("markdown", committed[0].source)
+        assert cells[0].source.startswith("# "), notebook.name
+        code = [cell for cell in cells if cell.cell_type == "code"]
+        assert code[0].source == build.SETUP, notebook.name
+        noted = notebook.name[:2] in build.IN_MEMORY
+        assert [cell.get("id") for cell in cells[1:3 if noted else 2]] == (
+            ["lite-in-memory", "lite-setup"] if noted else ["lite-setup"]), notebook.name
 
 
 def test_no_notebook_of_the_site_shows_an_output(site):
