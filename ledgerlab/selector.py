@@ -249,8 +249,8 @@ def select(
         tokens += fact_tokens
     if pinned:
         with_facts = writer.head(model, system, reserve_tokens, lines[:pinned])
-        size += len(with_facts) - len(head)
-        head, fact_bytes = with_facts, len(with_facts) - len(head)
+        fact_bytes, head = len(with_facts) - len(head), with_facts
+        size += fact_bytes
     else:
         fact_bytes = 0
     facts_kept = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned,

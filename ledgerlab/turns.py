@@ -218,9 +218,6 @@ def check_tools(tools: object) -> tuple[Tool, ...]:
     return tuple(tools)
 
 
-Question = "str | tuple[str | Image, ...]"
-
-
 def check_question(question: object, field_name: str = "question") -> str | tuple:
     """A question is a str, or a non-empty tuple of parts, each a str or an Image."""
     if isinstance(question, str):  # a str subclass (numpy.str_, say) is kept as its str
