@@ -22,6 +22,7 @@ requirement = ".[$(call extra_list,$(1))]"
 BOOK_NPM := editions/book/node_modules/.package-lock.json
 SITE := build/book/html/index.html
 LITE_NPM := editions/lite/node_modules/.package-lock.json
+SLIDES_NPM := editions/slides/node_modules/.package-lock.json
 CHP := build/classroom/npm/node_modules/.bin/configurable-http-proxy
 STUDENTS ?= 10
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
@@ -39,7 +40,7 @@ ALONE := tests/course/test_grading_hostile.py
 ENCRYPTED := --KernelManager.transport_encryption=auto
 
 .PHONY: lab check test notebooks present test-browser test-classroom book lite test-lite \
-	stress bench assignment grade deps clean
+	stress bench assignment grade slides deps clean
 
 # JupyterLab on work/ (not committed): the learner's own copies of learner/, the course
 # with no outputs. Each `make lab` adds the notebooks work/ does not have yet and never
@@ -66,7 +67,8 @@ check: $(INSTALLED)
 # tests that need the machine to themselves.
 # matplotlib's font cache is built first: on a fresh, loaded machine a kernel building it
 # prints "Matplotlib is building the font cache" into a cell's output, which strict nbval fails.
-test: $(INSTALLED)
+# Where npm is, reveal.js is installed for the slides test (without it, that test skips).
+test: $(INSTALLED) $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
 	$(BIN)/ruff check $(LINT)
 	$(BIN)/python -c "import matplotlib.font_manager"
 	$(BIN)/python -m pytest $(XDIST) tests notebooks $(NBVAL) $(NOT_IN_TEST) --ignore=$(ALONE)
@@ -83,13 +85,18 @@ notebooks: $(INSTALLED)
 
 # The budget explorer as a page of its own (Voila), for a teacher to project. The page is
 # this repository's, so it is trusted first (as `jupyter trust` records it for this user):
-# else Voila warns on every visit that the notebook is not trusted.
+# else Voila warns on every visit that the notebook is not trusted. Its template, `present`
+# (editions/voila/share/voila/templates), is Voila's lab one without the two stylesheets it
+# links from a CDN; Voila finds it on JUPYTER_PATH. PRESENT_PORT (else a free one) and
+# PRESENT_ARGS (more flags) are for tests/editions/browser, which serves the page through here.
 EXPLORER := editions/voila/budget-explorer.ipynb
 present: $(call EXTRA_STAMP,browser)
 	@$(BIN)/jupyter trust --log-level=WARN $(EXPLORER) >/dev/null
-	@port=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
+	@port=$(or $(PRESENT_PORT),$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')); \
 	echo; echo "  The budget explorer: http://127.0.0.1:$$port/   (Ctrl-C stops it)"; echo; \
-	exec $(BIN)/voila $(EXPLORER) --no-browser --Voila.ip=127.0.0.1 --port=$$port --Voila.port_retries=0 $(ENCRYPTED)
+	exec env JUPYTER_PATH=$(CURDIR)/editions/voila/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} \
+		$(BIN)/voila $(EXPLORER) --template=present --no-browser --Voila.ip=127.0.0.1 \
+		--port=$$port --Voila.port_retries=0 $(ENCRYPTED) $(PRESENT_ARGS)
 
 # Voila, JupyterLab and the course site on loopback, driven in Debian's Chromium
 # (apt-get install -y chromium).
@@ -101,11 +108,19 @@ test-browser: $(call EXTRA_STAMP,browser) $(call EXTRA_STAMP,book) $(SITE)
 # Each submission runs in a bubblewrap sandbox (apt-get install bubblewrap); where bwrap cannot
 # run, UNSAFE=1 grades without it (python -m ledgerlab.course.grading grade --help says what
 # that gives up).
+# With ROSTER=names.txt (one name per line), build/assignment/students/<name>/ instead of
+# student/: each student's exercises on a variant of their own, derived from the name and the
+# teacher's secret in SECRET_FILE (made if missing; keep it to rebuild the same variants).
+# make grade grades each submission, <name>.ipynb, on the variant of that name; it grades the
+# assignment last built, so build it first, with the roster.
+SECRET_FILE ?= $(HOME)/.ledgerlab-secret
 assignment: $(INSTALLED)
-	$(BIN)/python -m ledgerlab.course.grading assignment build/assignment
+	$(BIN)/python -m ledgerlab.course.grading assignment build/assignment \
+		$(if $(ROSTER),--roster "$(ROSTER)" --secret-file "$(SECRET_FILE)")
 
-grade: assignment
+grade: $(INSTALLED)
 	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
+	@test -f build/assignment/autograder/assignment.json || { echo "make assignment first (with ROSTER= for a class's own variants)"; exit 2; }
 	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv $(if $(UNSAFE),--unsafe-no-sandbox)
 
 # The course as a static site in build/book/html: the notebooks as committed, with their
@@ -123,6 +138,17 @@ $(SITE): $(call EXTRA_STAMP,book) $(BOOK_NPM) notebooks/. $(wildcard editions/bo
 $(BOOK_NPM): editions/book/package.json editions/book/package-lock.json
 	@command -v npm >/dev/null || { echo "make book needs npm (apt-get install -y nodejs npm)"; exit 1; }
 	npm ci --prefix editions/book --ignore-scripts --no-audit --no-fund
+
+# One reveal.js deck per session (notebooks 01-09, as committed, with their outputs) in
+# build/slides, and an index.html: each heading a slide, a prediction's answer on the slide
+# after its question. reveal.js from npm (editions/slides/package.json), copied beside the
+# decks, so no deck loads anything from another host.
+slides: $(INSTALLED) $(SLIDES_NPM)
+	$(BIN)/python editions/slides/build.py
+
+$(SLIDES_NPM): editions/slides/package.json editions/slides/package-lock.json
+	@command -v npm >/dev/null || { echo "make slides needs npm (apt-get install -y nodejs npm)"; exit 1; }
+	npm ci --prefix editions/slides --ignore-scripts --no-audit --no-fund
 
 # A simulated class on a local JupyterHub (loopback only): STUDENTS=N students (default 10),
 # then a class of 3 in which one student's kernel is killed partway. Needs node and npm.
@@ -185,4 +211,4 @@ $(CHP):
 		configurable-http-proxy@$$(node -p 'process.versions.node.split(".")[0] >= 20 ? 5 : "4.6"')
 
 clean:
-	rm -rf $(VENV) build editions/book/node_modules .pytest_cache .hypothesis
+	rm -rf $(VENV) build editions/book/node_modules editions/slides/node_modules .pytest_cache .hypothesis

@@ -17,9 +17,9 @@ SOLUTIONS = {
     ),
     'q2': (
         'n = 0\n'
-        'while len(request_bytes(SYSTEM, [], grown_question(n))) <= 235:\n'
+        'while len(request_bytes(SYSTEM, [], grown_question(n))) <= GROW_BUDGET:\n'
         '    n += 1\n'
-        'q2.check(n)  # 24: 236 bytes; 23 smileys need 232'
+        'q2.check(n)  # the article\'s fixture: 24 (236 bytes; 23 smileys need 232)'
     ),
     'q3': (
         'def java_length(text):\n'
@@ -29,12 +29,12 @@ SOLUTIONS = {
     ),
     'q4': (
         'body = request_bytes(SYSTEM, [], QUESTION)\n'
-        "java_budget = len(body.decode('utf-8').encode('utf-16-le')) // 2   # 114 units\n"
-        'q4.check(java_budget)  # any budget from 114 to 139 bytes'
+        "java_budget = len(body.decode('utf-8').encode('utf-16-le')) // 2   # its UTF-16 units\n"
+        'q4.check(java_budget)  # the article\'s fixture: any budget from 114 to 139 bytes'
     ),
     'q5': (
         "requests_budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder='requests'))\n"
-        'q5.check(requests_budget)  # 399'
+        'q5.check(requests_budget)  # the article\'s fixture: 399'
     ),
     'q6': (
         'import tempfile\n'
@@ -45,21 +45,20 @@ SOLUTIONS = {
         '    with Journal(path) as journal:\n'
         '        turns_after_open = len(journal)\n'
         '    file_bytes_after_open = path.stat().st_size\n'
-        'q6.check(turns_after_open, file_bytes_after_open)  # 2 turns, 348 bytes'
+        'q6.check(turns_after_open, file_bytes_after_open)  # the article\'s fixture: 2 turns, 348 bytes'
     ),
     'q7': (
         "needed = request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='o200k_base')\n"
-        'max_tokens = needed + 20   # the request, and the reserve for the reply\n'
+        'max_tokens = needed + WINDOW_RESERVE   # the request, and the reserve for the reply\n'
         'q7.check(max_tokens)'
     ),
     'q8': (
-        'pinned = select(fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION,\n'
-        '                10_000, facts=EXERCISE_FACTS)\n'
-        'with_newest = len(request_bytes(fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY[-1:],\n'
-        '                                fixtures.NEXT_STEP_QUESTION))\n'
+        'pinned = select(*PINNED, 10_000, facts=EXERCISE_FACTS)\n'
+        'system, turns, question = PINNED   # not history: that name is exercise 1\'s answer\n'
+        'with_newest = len(request_bytes(system, turns[-1:], question))\n'
         '# the facts add the same bytes whatever turns are kept, so the parts add up\n'
         'facts_budget = with_newest + pinned.fact_bytes\n'
-        'q8.check(facts_budget)   # 264 + 132'
+        'q8.check(facts_budget)   # the article\'s fixture: 264 + 132'
     ),
     'q9': (
         'def find_orphans(messages):\n'

@@ -146,18 +146,21 @@ class Exercise:
     """One exercise: a checker plus the hint and solution texts.
 
     The checker's parameter names are the answers ``check`` takes, in order; the
-    exercises notebook names its answer variables the same. ``hidden`` is an extra
+    exercises notebook names its answer variables the same. With ``fixture`` (a function
+    returning the fixture to check against, a student's variant) the checker and
+    ``hidden`` take that fixture first: ``check`` passes ``fixture()``, a grader the
+    fixture of the student a submission is filed under. ``hidden`` is an extra
     test for grading only: it gets the same answers once ``check`` has passed. An
     answer that is a function is graded by its outputs on ``inputs``, which the
     grader's sandbox computes (a function itself never leaves a student's kernel).
     """
 
-    def __init__(self, number: int, title: str, checker, hint: str, *, hidden=None,
-                 inputs: tuple = ()) -> None:
+    def __init__(self, number: int, title: str, checker, hint: str, *, fixture=None,
+                 hidden=None, inputs: tuple = ()) -> None:
         self.number, self.title, self.name = number, title, f"q{number}"
-        self._checker, self._hint = checker, hint
+        self._checker, self._hint, self._fixture = checker, hint, fixture
         self._hidden, self.inputs = hidden, tuple(inputs)
-        self.answers = tuple(inspect.signature(checker).parameters)
+        self.answers = tuple(inspect.signature(checker).parameters)[1 if fixture else 0:]
 
     @property
     def solution_code(self) -> str:
@@ -165,7 +168,7 @@ class Exercise:
         check), or "" where the teacher's file is not installed."""
         return worked_solutions().get(self.name, "")
 
-    def check(self, *answer: object) -> Feedback:
+    def check(self, *answer: object, fixture: object = None) -> Feedback:
         if len(answer) != len(self.answers):
             names = ", ".join(self.answers)
             return wrong(f"q{self.number}.check takes {len(self.answers)} "
@@ -174,18 +177,24 @@ class Exercise:
         if any(part is Ellipsis for part in answer):
             return UNANSWERED
         try:
-            return self._checker(*answer)
+            return self._checker(*self._given(fixture), *answer)
         except InvalidText as error:  # its message names a field and a size, never text
             return wrong(f"{error}. Every text must be valid Unicode.")
         except UnicodeError:  # its message would quote the offending character
             return wrong("a text in your answer is not valid Unicode (a lone surrogate?).")
 
-    def grade(self, *answer: object) -> Feedback:
+    def grade(self, *answer: object, fixture: object = None) -> Feedback:
         """What a grader counts: ``check``, then the hidden test if there is one."""
-        feedback = self.check(*answer)
+        feedback = self.check(*answer, fixture=fixture)
         if feedback and self._hidden is not None:
-            return self._hidden(*answer)
+            return self._hidden(*self._given(fixture), *answer)
         return feedback
+
+    def _given(self, fixture: object) -> tuple:
+        """The fixture argument the checker takes first, if it takes one."""
+        if self._fixture is None:
+            return ()
+        return (self._fixture() if fixture is None else fixture,)
 
     def hint(self) -> PlainText:
         return PlainText(f"Hint: {self._hint}")
@@ -302,6 +311,7 @@ class Questionnaire:
         lines = [f"Check your understanding: {self.title}"]
         for number, question in enumerate(self.questions, start=1):
             how = (f"check it: quiz[{number}].check(...)" if isinstance(question, Question)
-                   else f"in words; quiz[{number}].solution() shows a model answer")
+                   else f"in words, in the cell below; quiz[{number}].solution() shows a "
+                        f"model answer")
             lines.append(f"{number}. {question.prompt}  ({how})")
         return "\n".join(lines)

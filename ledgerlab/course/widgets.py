@@ -84,11 +84,13 @@ def slider_options(description: str) -> dict:
                 layout=widgets.Layout(width="100%", max_width="600px"))
 
 
-# ipywidgets 8 shows a slider's description as a label beside it, but the handle that
-# takes the focus (role=slider, from noUiSlider) is not tied to it: a screen reader
-# announces a nameless slider. The course site names each handle by its label
-# (editions/book/site/ledgerlab.js); this script does the same in a page of its own
-# (Voila, editions/voila), where widgets are drawn after the script runs, so it watches.
+# ipywidgets 8 names neither the handle of a slider (role=slider, from noUiSlider: its
+# description is a label beside it, not tied to it) nor an Image (no alt): a screen reader
+# announces a nameless slider and an unlabelled picture. This script names each handle by
+# its label and each chart by its description, kept in step as both are redrawn;
+# widgets are drawn after it runs, so it watches. Each explorer carries it (``names``), so
+# it runs wherever a kernel shows the explorer (JupyterLab, Voila, Lite run the scripts of
+# an Output widget); the course site does the same in editions/book/site/ledgerlab.js.
 SLIDER_HANDLE_NAMES_JS = """
 (() => {
   if (window.ledgerlabSliderHandleNames) return;
@@ -98,18 +100,34 @@ SLIDER_HANDLE_NAMES_JS = """
       const label = handle.closest(".widget-slider").querySelector(".widget-label");
       if (label && label.textContent.trim()) handle.setAttribute("aria-label", label.textContent.trim());
     }
+    for (const chart of document.querySelectorAll(".ledgerlab-explorer img.ledgerlab-chart")) {
+      const caption = chart.closest(".ledgerlab-explorer").querySelector(".ledgerlab-chart-description");
+      const text = caption ? caption.textContent.trim() : "";
+      if (text && chart.alt !== text) chart.alt = text;
+    }
   };
   name();
-  new MutationObserver(name).observe(document.body, {childList: true, subtree: true});
+  // Classes too: a box gets its class (ledgerlab-explorer) after its children are drawn.
+  new MutationObserver(name).observe(document.body, {childList: true, subtree: true,
+                                                     attributeFilter: ["class"]});
 })();
 """
 
 
 def slider_handle_names():
-    """The script that names each slider's handle by its description, to display once
-    on a Voila page (editions/voila); the course notebooks do not show it."""
+    """The naming script as a display (each explorer already carries it, in ``names``)."""
     from IPython.display import Javascript
     return Javascript(SLIDER_HANDLE_NAMES_JS)
+
+
+def names_output() -> widgets.Output:
+    """A hidden Output widget holding the naming script (hidden, so a page that does not
+    run it, such as the site's static widgets, shows nothing of it either)."""
+    output = widgets.Output(layout=widgets.Layout(display="none"))
+    output.outputs = ({"output_type": "display_data", "metadata": {},
+                       "data": {"application/javascript": SLIDER_HANDLE_NAMES_JS,
+                                "text/plain": ""}},)
+    return output
 
 
 CAPTION_STYLE = {"font_size": "0.875rem"}  # 14 px at the usual 16 px root: not <small>
@@ -130,8 +148,9 @@ class Explorer:
         self.image = widgets.Image(format="png").add_class("ledgerlab-chart")
         self.caption = widgets.HTML(style=CAPTION_STYLE).add_class("ledgerlab-chart-description")
         self.errors = widgets.Output().add_class("ledgerlab-errors")
+        self.names = names_output()  # the handles' and the chart's accessible names
         self.widget = widgets.VBox([*controls, self.status, self.image, self.caption,
-                                    self.errors]).add_class("ledgerlab-explorer")
+                                    self.errors, self.names]).add_class("ledgerlab-explorer")
         for control in controls:
             control.observe(self._refresh, names="value")
         self._refresh()

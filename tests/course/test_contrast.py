@@ -114,3 +114,14 @@ def test_the_voila_page_names_each_slider_handle_by_its_description():
     cells = json.loads(VOILA_APP.read_text(encoding="utf-8"))["cells"]
     code = "".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
     assert "display(slider_handle_names())" in code
+
+
+def test_each_explorer_carries_the_naming_script_hidden():
+    # JupyterLab runs a script that an Output widget holds: that names the handle and the chart
+    # there, where the widget library gives neither a name.
+    explorer = BudgetExplorer()
+    assert explorer.names in explorer.widget.children
+    assert explorer.names.layout.display == "none"
+    (output,) = explorer.names.outputs
+    assert output["data"]["application/javascript"] == SLIDER_HANDLE_NAMES_JS
+    assert "img.ledgerlab-chart" in SLIDER_HANDLE_NAMES_JS and "chart.alt" in SLIDER_HANDLE_NAMES_JS

@@ -65,7 +65,7 @@ def test_student_edition_ships_no_solutions(assignment):
                     and not line.startswith(("import ", "from "))):  # the setup cell imports too
                 assert line.strip() not in "\n".join(cell.source for cell in exercises.cells)
         assert f"# q{exercise.number}.hint()" in text
-    assert "hide_solutions()" in exercises.cells[3].source
+    assert "hide_solutions()" in exercises.cells[2].source  # before the imports
     assert all(not cell.get("outputs") for cell in exercises.cells if cell.cell_type == "code")
     manifest = json.loads((assignment / "autograder" / "assignment.json").read_text())
     assert [entry["name"] for entry in manifest["exercises"]] == [f"q{e.number}" for e in EXERCISES]

@@ -135,10 +135,10 @@ def test_unusable_outputs_are_refused_before_grading_and_nothing_written(tmp_pat
 def test_the_graders_work_per_answer_is_bounded(monkeypatch):
     built = []
 
-    def grown_question(count):  # exercise 2's check builds QUESTION + 🙂 * count
+    def grown_question(count, v):  # exercise 2's check builds the variant's QUESTION + 🙂 * count
         built.append(count)
         assert count <= 10**6, f"a question of {count} smileys"  # answers.MAX_INT
-        return boundary.QUESTION + boundary.SMILE * count
+        return v.question + boundary.SMILE * count
 
     monkeypatch.setattr(boundary, "grown_question", grown_question)
     verdict = judge.judge("q2", {"n": {"int": 5 * 10**7}})

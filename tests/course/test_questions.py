@@ -18,8 +18,9 @@ QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz0
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
            questions.quiz09]
 PREDICTIONS = [questions.predict01, questions.predict02, questions.predict02_count,
-               questions.predict03, questions.predict04, questions.predict05,
-               questions.predict05_torn, questions.predict06, questions.predict07,
+               questions.predict03, questions.predict04_ceiling, questions.predict04_reject,
+               questions.predict04, questions.predict05_narrow, questions.predict05,
+               questions.predict05_wide, questions.predict05_torn, questions.predict06, questions.predict07,
                questions.predict07_tokens, questions.predict08, questions.predict08_turns,
                questions.predict09, questions.predict09_tools, questions.predict09_dialect,
                questions.predict09_image, questions.predict09_loop]
@@ -30,10 +31,12 @@ ANSWERS = [
     (questions.predict01, 3), (questions.predict02, "no"), (questions.predict02_count, 2),
     (questions.predict03, 140), (questions.predict04, 0), (questions.predict05, "yes"),
     (questions.predict05_torn, 3), (questions.predict06, 526),
+    (questions.predict04_ceiling, 308), (questions.predict04_reject, "refuse"),
+    (questions.predict05_narrow, 264), (questions.predict05_wide, 480),
     (questions.quiz01[1], 488), (questions.quiz01[2], 242),
     (questions.quiz02[1], 1), (questions.quiz02[2], 118),
     (questions.quiz03[1], 14), (questions.quiz03[2], 6), (questions.quiz03[3], 182),
-    (questions.quiz04[1], 308), (questions.quiz04[2], 137), (questions.quiz04[3], 1),
+    (questions.quiz04[1], 355), (questions.quiz04[2], 137), (questions.quiz04[3], 1),
     (questions.quiz05[1], 379), (questions.quiz05[2], 526),
     (questions.quiz06[1], 5), (questions.quiz06[2], "no"),
     (questions.predict07, 1), (questions.predict07_tokens, 2),
@@ -116,9 +119,12 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz03[3], 194, "emoji still in it"),
     (questions.quiz03[3], 190, "4 UTF-8 bytes"),
     (questions.quiz03[3], 136, "gson and httpx"),
-    (questions.quiz04[1], 1000, "ceiling"),
-    (questions.quiz04[1], 309, "notebooks 01 and 02"),  # the other fixture's full request
-    (questions.quiz04[1], 307, "off by one"),
+    (questions.quiz04[1], 408, "ceiling"),
+    (questions.quiz04[1], 428, "full request now"),  # the grown request, over the budget
+    (questions.quiz04[1], 354, "off by one"),
+    (questions.predict04_ceiling, 408, "ceiling"),  # the budget as a target
+    (questions.predict04_reject, "trim", "mandatory input"),
+    (questions.predict05_wide, 530, "both questions"),
     (questions.quiz04[2], 140, "with the full stop"),
     (questions.quiz04[2], 139, "3 UTF-8 bytes"),  # the full stop as one byte
     (questions.quiz04[2], 138, "off by one"),
@@ -286,7 +292,7 @@ def test_questionnaires_number_their_questions_and_refuse_other_numbers():
     quiz = questions.quiz04
     text = repr(quiz)
     assert text.splitlines()[0] == "Check your understanding: 04 · The boundary table"
-    assert "1. How many bytes does select send at a 1,000-byte budget?" in text
+    assert "1. The newer turn's answer grows by 120 ASCII bytes" in text
     assert "quiz[1].check(...)" in text
     for bad in (0, len(quiz) + 1, "1", 1.0):
         with pytest.raises(IndexError, match="numbered 1 to 3"):

@@ -14,22 +14,52 @@ solutions notebook and the graded edition from it. The exercises are split by th
 fixture they use: ``boundary`` (1 to 5, and 7), ``scenario`` (6 and 8) and ``pairing``
 (9, notebook 09's tool turns); every name a notebook or the grader uses is importable from
 here.
+
+What exercises 1 to 8 ask about is a ``variants.Variant``: the article's fixture, or in a
+graded class each student's own (``use_variant``). ``SYSTEM``, ``QUESTION``, ``HISTORY`` and
+the other names below that depend on it are read from the variant in use when they are
+imported, so the graded notebook calls ``use_variant`` before its imports.
 """
 
 from __future__ import annotations
 
-from .boundary import (GROW_BUDGET, HIDDEN_JAVA_TEXTS, HISTORY, JAVA_TEXTS, MANDATORY_UNITS,
-                       MUCH_LARGER, QUESTION, SMILE, SYSTEM, WINDOW_RESERVE, WINDOW_TOKENIZER,
-                       grown_question, q1, q2, q3, q4, q5, q7, unit_mistake)
+from .boundary import (HIDDEN_JAVA_TEXTS, JAVA_TEXTS, MUCH_LARGER, SMILE, WINDOW_TOKENIZER,
+                       grow_answer, grown_question, java_gap, q1, q2, q3, q4, q5, q7, requests_full,
+                       unit_mistake, window_figures)
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
-from .scenario import EXERCISE_FACTS, PINNED, TORN_AFTER, q6, q8, reopened, torn_journal
+from .scenario import facts_figures, q6, q8, reopened, torn_journal
+from .variants import ARTICLE, Variant, VariantError, active, use_variant, variant, variant_key
 
 EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9)
 # What the graded edition grades, by the names its answers are reported under.
 GRADED = {exercise.name: exercise for exercise in EXERCISES}
 
-__all__ = ["EXERCISES", "EXERCISE_FACTS", "GRADED", "GROW_BUDGET", "HIDDEN_JAVA_TEXTS", "HISTORY",
-           "JAVA_TEXTS", "MANDATORY_UNITS", "MUCH_LARGER", "PINNED", "QUESTION", "SLICED_MESSAGES",
-           "SMILE", "SYSTEM", "TOOL_MESSAGES", "TORN_AFTER", "WINDOW_RESERVE", "WINDOW_TOKENIZER",
-           "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9",
-           "reopened", "torn_journal", "unit_mistake"]
+# The names a notebook imports that are the variant's: name -> how the variant gives it.
+_FROM_VARIANT = {
+    "SYSTEM": lambda v: v.system, "QUESTION": lambda v: v.question,
+    "HISTORY": lambda v: v.history, "GROW_BUDGET": lambda v: v.grow_budget,
+    "WINDOW_RESERVE": lambda v: v.window_reserve, "TORN_AFTER": lambda v: v.torn_after,
+    "PINNED": lambda v: v.pinned, "EXERCISE_FACTS": lambda v: v.facts,
+}
+
+
+def __getattr__(name: str):
+    if name in _FROM_VARIANT:
+        return _FROM_VARIANT[name](active())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def expected(v: Variant) -> dict[str, tuple]:
+    """The right answers of the exercises whose answers are values, on ``v``: one tuple per
+    exercise (exercise 4's is every budget that is right; exercise 1 has many answers)."""
+    return {"q2": (grow_answer(v),), "q4": tuple(java_gap(v)),
+            "q5": (requests_full(v),), "q6": reopened(torn_journal(v)),
+            "q7": (window_figures(v)["answer"],), "q8": (facts_figures(v)["answer"],)}
+
+
+__all__ = ["ARTICLE", "EXERCISES", "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
+           "HIDDEN_JAVA_TEXTS", "HISTORY", "JAVA_TEXTS", "MUCH_LARGER", "PINNED", "QUESTION",
+           "SLICED_MESSAGES", "SMILE", "SYSTEM", "TOOL_MESSAGES", "TORN_AFTER", "Variant",
+           "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active", "expected",
+           "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "reopened",
+           "torn_journal", "unit_mistake", "use_variant", "variant", "variant_key"]

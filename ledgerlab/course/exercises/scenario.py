@@ -1,8 +1,9 @@
 """Exercises 6 and 8, on the projection scenario's turns (notebooks 05 and 08).
 
 A journal whose third line a crash tore (what does opening it leave?), and the smallest
-budget for notebook 08's pinned facts, a third one added, and the newest turn.
-``ledgerlab.course.exercises`` says how every exercise is checked.
+budget for notebook 08's pinned facts, a third one added, and the newest turn. Each checker
+is given the variant it checks against first (``variants``); ``ledgerlab.course.exercises``
+says how every exercise is checked.
 """
 
 from __future__ import annotations
@@ -14,25 +15,22 @@ from ledgerlab import BudgetError, Journal, request_bytes, select
 from ledgerlab.journal import encode_record
 from ledgerlab.wire import fact_line
 
-from .. import fixtures
 from ..display import turns as count_turns
 from ..feedback import (NEGATIVE, Exercise, Feedback, as_budget, as_integral, correct, not_whole,
                         wrong)
-
-TORN_AFTER = 40  # bytes of the third journal line that reached the disk
-
+from .variants import Variant, active
 
 # --- 6. A torn tail in the journal ---------------------------------------------------
 
-def _scenario_lines() -> list[bytes]:
-    return [encode_record(turn_id, turn.question, turn.answer)
-            for turn_id, turn in fixtures.SCENARIO_TURNS]
 
-
-def torn_journal() -> bytes:
-    """Journal bytes: the scenario's turns one and two, then a third line torn by a crash."""
-    third = encode_record("three", fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY)
-    return b"".join(_scenario_lines()) + third[:TORN_AFTER]
+def torn_journal(v: Variant | None = None) -> bytes:
+    """Journal bytes: two complete turns, then a third line torn by a crash (the scenario's
+    turns one and two in the article's fixture)."""
+    v = v or active()
+    lines = [encode_record(turn_id, turn.question, turn.answer)
+             for turn_id, turn in v.journal_turns]
+    third = encode_record("three", v.torn_turn.question, v.torn_turn.answer)
+    return b"".join(lines) + third[:v.torn_after]
 
 
 def reopened(data: bytes) -> tuple[int, int]:
@@ -44,7 +42,7 @@ def reopened(data: bytes) -> tuple[int, int]:
             return len(journal), path.stat().st_size
 
 
-def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feedback:
+def _check_torn(v: Variant, turns_after_open: object, file_bytes_after_open: object) -> Feedback:
     turns, size = as_integral(turns_after_open), as_integral(file_bytes_after_open)
     if turns is None:
         return not_whole(turns_after_open, "turns")
@@ -52,7 +50,7 @@ def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feed
         return not_whole(file_bytes_after_open, "bytes")
     if turns < 0 or size < 0:
         return wrong(NEGATIVE)
-    data = torn_journal()
+    data = torn_journal(v)
     kept, good = reopened(data)  # the truth: what a real journal does with the file
     if (turns, size) == (good, kept):
         return wrong("your two answers look swapped: check() takes the turns first, then the "
@@ -78,7 +76,7 @@ def _check_torn(turns_after_open: object, file_bytes_after_open: object) -> Feed
 
 
 q6 = Exercise(
-    6, "a torn tail in the journal", _check_torn,
+    6, "a torn tail in the journal", _check_torn, fixture=active,
     hint="Write the bytes to a file in a temporary directory (tempfile.TemporaryDirectory) "
          "and open a Journal on it: len(journal) and the file's size afterwards. "
          "ledgerlab.journal.examine(data) shows each line's offset, length and problem.",
@@ -87,37 +85,34 @@ q6 = Exercise(
 
 # --- 8. Notebook 08's exercise: the smallest budget for three pinned facts and a turn -------
 
-PINNED = (fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION)
-EXERCISE_FACTS = fixtures.PINNED_FACTS + (fixtures.DEADLINE_FACT,)
-
-
-def _facts_figures() -> dict[str, int]:
+def facts_figures(v: Variant) -> dict[str, int]:
     """The right answer and the sums a learner may add up instead."""
-    system, history, question = PINNED
+    system, history, question = v.pinned
+    *first, third = v.facts
     mandatory = len(request_bytes(system, [], question))
     with_newest = len(request_bytes(system, history[-1:], question))
-    facts = select(system, history, question, 10**6, facts=EXERCISE_FACTS).fact_bytes
-    two_facts = select(system, history, question, 10**6, facts=fixtures.PINNED_FACTS).fact_bytes
-    alone = select(system, history, question, 10**6, facts=[fixtures.DEADLINE_FACT]).fact_bytes
-    line = len(fact_line(fixtures.DEADLINE_FACT).encode())
+    facts = select(system, history, question, 10**6, facts=v.facts).fact_bytes
+    two_facts = select(system, history, question, 10**6, facts=first).fact_bytes
+    alone = select(system, history, question, 10**6, facts=[third]).fact_bytes
+    line = len(fact_line(third).encode())
     return {"answer": with_newest + facts, "mandatory": mandatory, "facts": facts,
             "newest": with_newest - mandatory, "no_facts": with_newest,
             "two_facts": with_newest + two_facts,
             "no_separator": with_newest + two_facts + line,
             "own_message": with_newest + two_facts + alone,
-            "lines_only": with_newest + sum(len(fact_line(f).encode()) for f in EXERCISE_FACTS)}
+            "lines_only": with_newest + sum(len(fact_line(f).encode()) for f in v.facts)}
 
 
-def _check_facts_budget(facts_budget: object) -> Feedback:
+def _check_facts_budget(v: Variant, facts_budget: object) -> Feedback:
     budget = as_budget(facts_budget)
     if isinstance(budget, Feedback):
         return budget
-    f = _facts_figures()
+    f = facts_figures(v)
     known = {
         f["no_facts"]: "that is the request with turn two and no fact (notebook 05's narrow "
                        "request). The facts are paid first, out of the same budget.",
-        f["two_facts"]: "that makes room for the two facts of section 3; the deadline is a "
-                        "third fact, pinned after them, and it costs bytes too.",
+        f["two_facts"]: "that makes room for the two facts of section 3; the last of "
+                        "EXERCISE_FACTS is a third, pinned after them, and it costs bytes too.",
         f["no_separator"]: "close: the facts share one message, one line each, and the lines "
                            "are joined by a newline, which JSON writes as \\n (2 bytes).",
         f["own_message"]: "that gives the third fact a message of its own. The facts share "
@@ -126,16 +121,16 @@ def _check_facts_budget(facts_budget: object) -> Feedback:
                          "message that carries them: its keys, quotes, braces, the comma "
                          "before it and the newlines between the lines.",
     }
-    if budget in known:
+    if budget in known and budget != f["answer"]:  # on a variant a sum may happen to be right
         return wrong(known[budget])
     try:
-        chosen = select(*PINNED, budget, facts=EXERCISE_FACTS)
+        chosen = select(*v.pinned, budget, facts=v.facts)
     except BudgetError:
         return wrong(f"{budget} bytes is below the mandatory input ({f['mandatory']} bytes): "
                      f"select raises BudgetError.")
-    if chosen.facts_kept < len(EXERCISE_FACTS) or chosen.kept == 0:
+    if chosen.facts_kept < len(v.facts) or chosen.kept == 0:
         return wrong(f"at {budget} bytes select keeps {chosen.facts_kept} of "
-                     f"{len(EXERCISE_FACTS)} facts and {count_turns(chosen.kept)}: the "
+                     f"{len(v.facts)} facts and {count_turns(chosen.kept)}: the "
                      f"exercise asks for every fact and the newest turn.")
     if budget > f["answer"]:
         return wrong(f"{budget} bytes keeps every fact and {count_turns(chosen.kept)}, but a "
@@ -148,6 +143,7 @@ def _check_facts_budget(facts_budget: object) -> Feedback:
 
 q8 = Exercise(
     8, "the smallest budget for three pinned facts and the newest turn", _check_facts_budget,
+    fixture=active,
     hint="select(..., facts=EXERCISE_FACTS) returns fact_bytes, whatever the budget; the "
          "request is the mandatory input + the facts + the kept turns. Measure each part, or "
          "ask what one more fact adds to the facts message.",

@@ -1,6 +1,7 @@
 """``python -m ledgerlab.course.grading``: build the assignment, grade, write 11-solutions.
 
     python -m ledgerlab.course.grading assignment build/assignment
+    python -m ledgerlab.course.grading assignment build/assignment --roster names.txt --secret-file S
     python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
     python -m ledgerlab.course.grading solutions notebooks/11-solutions.ipynb
 """
@@ -12,8 +13,9 @@ import sys
 from pathlib import Path
 
 from .. import paths
-from . import sandbox
-from .editions import SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, write_solutions
+from . import roster, sandbox
+from .editions import (SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, check_destination,
+                       write_solutions)
 from .judge import Graded, grade
 from .reports import OutputError, printable
 
@@ -34,6 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     assignment = commands.add_parser("assignment", help="build student/, solutions/, autograder/")
     assignment.add_argument("out", type=Path)
+    assignment.add_argument("--roster", type=Path, help="one student name per line: each gets "
+                            "exercises on a variant of their own, in students/<file name>/")
+    assignment.add_argument("--secret-file", type=Path, help="the teacher's secret the variants "
+                            "are derived from (made, mode 0600, if it does not exist); keep it "
+                            "to rebuild the same variants")
     grading = commands.add_parser("grade", help="grade every .ipynb in a folder")
     grading.add_argument("submissions", type=Path)
     grading.add_argument("--out", type=Path, default=Path("build/grades.csv"))
@@ -46,12 +53,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "assignment":
+        if bool(args.roster) != bool(args.secret_file):
+            parser.error("--roster and --secret-file go together")
         try:
-            out = build_assignment(args.out)
-        except (AssignmentError, paths.CheckoutMissing) as error:
+            if args.roster:
+                check_destination(args.out)  # before a secret is made
+                made = not args.secret_file.exists()
+                names = roster.read_roster(args.roster)
+                secret = roster.read_secret(args.secret_file, create=True)
+                if made:
+                    print(f"made a new secret in {args.secret_file}: keep it (and private) to "
+                          f"rebuild the same variants")
+                out = build_assignment(args.out, names=names, secret=secret)
+            else:
+                out = build_assignment(args.out)
+        except (AssignmentError, roster.RosterError, paths.CheckoutMissing) as error:
             print(f"assignment: {error}", file=sys.stderr)
             return 2
-        print(f"wrote {out}/student, {out}/solutions and {out}/autograder")
+        students = (f"{out}/students ({len(names)} students, a variant each)" if args.roster
+                    else f"{out}/student")
+        print(f"wrote {students}, {out}/solutions and {out}/autograder")
     elif args.command == "grade":
         if not args.submissions.is_dir():
             parser.error(f"{args.submissions} is not a folder")
@@ -73,14 +94,15 @@ def main(argv: list[str] | None = None) -> int:
             results = grade(args.submissions, args.out, args.autograder,
                             cell_timeout=args.cell_timeout, jobs=args.jobs,
                             sandboxed=not args.unsafe_no_sandbox, progress=progress)
-        except OutputError as error:
+        except (OutputError, roster.RosterError) as error:
             print(f"grade: {error} (nothing was graded or written)", file=sys.stderr)
             return 2
         except FileNotFoundError as error:
             parser.error(str(error))
         out = printable(str(args.out))
-        print(f"wrote {out} ({len(results)} submissions), "
-              f"{printable(args.out.stem)}-feedback/ and {printable(args.out.stem)}-summary.md")
+        stem = printable(args.out.stem)
+        print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/, {stem}-summary.md "
+              f"and {stem}-written.md (the answers in words, for reading)")
     else:
         try:
             path = args.path or paths.notebooks() / SOLUTIONS_NOTEBOOK

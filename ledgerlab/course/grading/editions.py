@@ -21,8 +21,10 @@ from pathlib import Path
 import nbformat
 
 from .. import paths
-from ..exercises import EXERCISES, GRADED
+from ..exercises import EXERCISES, GRADED, Variant, variant
 from ..learner import clean
+from ..written import written_section
+from . import roster
 
 EXERCISES_NOTEBOOK = "10-exercises.ipynb"
 SOLUTIONS_NOTEBOOK = "11-solutions.ipynb"
@@ -65,9 +67,39 @@ GRADED_NOTE = (
 )
 
 
-def student_edition(notebook):
+def _variant_texts(v: Variant) -> tuple[tuple[str, str], ...]:
+    """What the exercises notebook says about the article's fixture, and what it says instead
+    on the variant ``v``: every figure it states, and what its fixture is."""
+    return (
+        ("All exercises use the boundary fixture's `SYSTEM` and `QUESTION` (notebook 04); its two "
+         "turns are\n`HISTORY`.",
+         "All exercises use **a fixture of your own**, made like notebook 04's: `SYSTEM`, "
+         "`QUESTION` and its two turns\n`HISTORY`. They are not the article's, so the figures "
+         "the other notebooks print are not your answers: measure yours."),
+        ("a\n235-byte budget (`GROW_BUDGET`)", f"a\n{v.grow_budget}-byte budget (`GROW_BUDGET`)"),
+        ("keeps **20** tokens for the reply", f"keeps **{v.window_reserve}** tokens for the reply"),
+        ("`The deadline is Friday.`", f"`{v.facts[-1].text}`"),
+        ("`PINNED` is notebook 05's scenario: its system message, its\ntwo turns and its next "
+         "question.", "`PINNED` is notebook 05's scenario's system message and next question, "
+         "with\ntwo turns of your own."),
+    )
+
+
+def _on_variant(cells: list, v: Variant) -> None:
+    """Say the variant's figures where the notebook says the article's (each is found once:
+    a notebook edited so that one is not is refused here, not shipped saying the wrong one)."""
+    text = [cell for cell in cells if cell.cell_type == "markdown"]
+    for old, new in _variant_texts(v):
+        found = [cell for cell in text if old in cell.source]
+        if len(found) != 1 or found[0].source.count(old) != 1:
+            raise AssignmentError(f"the exercises notebook no longer says {old!r} once: update "
+                                  f"editions._variant_texts")
+        found[0].source = found[0].source.replace(old, new)
+
+
+def student_edition(notebook, student: tuple[str, Variant] | None = None):
     """The exercises as a student gets them: no solution code, ``solution()`` explained,
-    no outputs."""
+    no outputs; with ``student`` (a name and a variant), on that student's own fixture."""
     notebook = clean(notebook)  # a deep copy, without outputs or widget state
     cells = []
     for cell in notebook.cells:
@@ -81,10 +113,16 @@ def student_edition(notebook):
         cells.append(cell)
     first_code = next(i for i, cell in enumerate(cells) if cell.cell_type == "code")
     cells.insert(1, _cell("markdown", GRADED_NOTE, "graded-note"))
-    cells.insert(first_code + 2, _cell(
-        "code", "from ledgerlab.course.feedback import hide_solutions\n\n"
-                "hide_solutions()   # the graded edition: solution() explains instead of answering",
-        "graded-hide"))
+    setup = ("from ledgerlab.course.feedback import hide_solutions\n\n"
+             "hide_solutions()   # the graded edition: solution() explains instead of answering")
+    if student:
+        name, v = student
+        _on_variant(cells, v)
+        setup = ("from ledgerlab.course.exercises import use_variant\n" + setup +
+                 f"\nuse_variant({v.key!r})   # {name}'s own exercises: "
+                 f"keep this line")
+    cells.insert(first_code + 1, _cell("code", setup, "graded-setup"))  # before the imports
+    cells[-1:-1] = written_section()  # the questions in words, before the closing links
     notebook.cells = cells
     return notebook
 
@@ -159,9 +197,9 @@ def solutions_notebook():
         _cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
         _cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
                       "request_tokens, select\n"
-                      "from ledgerlab.course import fixtures\n"
-                      "from ledgerlab.course.exercises import (EXERCISE_FACTS, HISTORY, QUESTION,\n"
-                      "                                        SYSTEM, grown_question, torn_journal,\n"
+                      "from ledgerlab.course.exercises import (EXERCISE_FACTS, GROW_BUDGET, HISTORY,\n"
+                      "                                        PINNED, QUESTION, SYSTEM, WINDOW_RESERVE,\n"
+                      "                                        grown_question, torn_journal,\n"
                       "                                        q1, q2, q3, q4, q5, q6, q7, q8, q9)",
               "solutions-imports"),
     ]
@@ -203,38 +241,46 @@ class AssignmentError(Exception):
     """The assignment cannot be built where asked; nothing was changed."""
 
 
-def build_assignment(out: Path, notebooks: Path | None = None) -> Path:
-    """``student/`` (the course without solutions), ``solutions/``, ``autograder/``, from
-    ``notebooks`` (the checkout's, by default)."""
-    out, notebooks = Path(out), paths.notebooks() if notebooks is None else Path(notebooks)
-    parts = ("student", "solutions", "autograder")
+PARTS = ("student", "students", "solutions", "autograder")
+
+
+def check_destination(out: Path) -> None:
+    """Raise AssignmentError unless ``out`` is new, empty, or an earlier build (which the
+    build replaces): a folder of the teacher's own is never deleted."""
+    out = Path(out)
     if out.exists() and not (out.is_dir() and (out / BUILD_MARK).is_file()
-                             and set(os.listdir(out)) <= {*parts, BUILD_MARK}):
+                             and set(os.listdir(out)) <= {*PARTS, BUILD_MARK}):
         if not out.is_dir() or os.listdir(out):
             raise AssignmentError(f"{out} exists and is not an earlier assignment build: "
                                   f"choose a new or empty folder (nothing was changed)")
-    for part in parts:
+
+
+def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[str] | None = None,
+                     secret: bytes | None = None) -> Path:
+    """``student/`` (the course without solutions), ``solutions/``, ``autograder/``, from
+    ``notebooks`` (the checkout's, by default). With a roster's ``names`` and the teacher's
+    ``secret``, ``students/<file name>/`` instead of ``student/``: each student's course, its
+    exercises on a variant of their own, recorded in ``autograder/roster.json``."""
+    out, notebooks = Path(out), paths.notebooks() if notebooks is None else Path(notebooks)
+    check_destination(out)
+    course = {path.name: nbformat.read(path, as_version=4)
+              for path in sorted(notebooks.glob("*.ipynb")) if path.name != SOLUTIONS_NOTEBOOK}
+    students = (roster.assign(names, secret, roster.shown_numbers(list(course.values())))
+                if names else None)  # before anything is written: a roster error changes nothing
+    for part in PARTS:
         shutil.rmtree(out / part, ignore_errors=True)
-    student, solutions, autograder = (out / part for part in parts)
-    for folder in (student, solutions, autograder):
+    solutions, autograder = out / "solutions", out / "autograder"
+    for folder in (solutions, autograder):
         folder.mkdir(parents=True)
     (out / BUILD_MARK).write_text("written by python -m ledgerlab.course.grading assignment\n")
-    exercises = nbformat.read(notebooks / EXERCISES_NOTEBOOK, as_version=4)
-    for path in sorted(notebooks.glob("*.ipynb")):
-        if path.name == SOLUTIONS_NOTEBOOK:
-            continue
-        if path.name == EXERCISES_NOTEBOOK:
-            nbformat.write(student_edition(exercises), student / path.name)
-            continue
-        notebook = clean(nbformat.read(path, as_version=4))  # no answer shown before it runs
-        for cell in notebook.cells:
-            if cell.cell_type == "markdown":
-                cell.source = _without_solution_links(cell.source)
-            else:
-                cell.source = _without_solution_calls(cell.source)
-        nbformat.write(notebook, student / path.name)
-    for extra in notebooks.glob("*.cfg"):
-        shutil.copy(extra, student / extra.name)
+    if students is None:
+        _write_student(out / "student", course, notebooks, None)
+    else:
+        for file, entry in students.items():
+            student = (entry["name"], variant(entry["key"]))
+            _write_student(out / "students" / file, course, notebooks, student)
+        roster.write_roster(autograder, students)
+    exercises = course[EXERCISES_NOTEBOOK]
     nbformat.write(filled_edition(exercises), solutions / EXERCISES_NOTEBOOK)
     shutil.copy(notebooks / SOLUTIONS_NOTEBOOK, solutions / SOLUTIONS_NOTEBOOK)
     manifest = {
@@ -246,3 +292,23 @@ def build_assignment(out: Path, notebooks: Path | None = None) -> Path:
     }
     (autograder / "assignment.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return out
+
+
+def _write_student(folder: Path, course: dict, notebooks: Path,
+                   student: tuple[str, Variant] | None) -> None:
+    """One student's course: every notebook without outputs or solutions; the exercises as
+    ``student_edition`` makes them."""
+    folder.mkdir(parents=True)
+    for name, notebook in course.items():
+        if name == EXERCISES_NOTEBOOK:
+            nbformat.write(student_edition(notebook, student), folder / name)
+            continue
+        notebook = clean(notebook)  # no answer shown before it runs
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                cell.source = _without_solution_links(cell.source)
+            else:
+                cell.source = _without_solution_calls(cell.source)
+        nbformat.write(notebook, folder / name)
+    for extra in notebooks.glob("*.cfg"):
+        shutil.copy(extra, folder / extra.name)

@@ -19,22 +19,25 @@ import os
 import stat
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from ledgerlab import InvalidText
 
-from ..exercises import GRADED
+from ..exercises import ARTICLE, GRADED, Variant, variant
 from ..feedback import Feedback, wrong
-from . import sandbox
+from ..written import collect_written
+from . import roster, sandbox
 from .answers import MAX_INT, AnswerTooLarge, from_plain
 from .editions import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
 from .reports import check_outputs, write_grades
 
 MAX_NOTEBOOK_BYTES = 5 * 1024**2
 NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
+NOT_ON_ROSTER = ("not filed under a name on the roster (each student's notebook is handed in as "
+                 "<their file name>.ipynb, the name of their folder in students/): not graded")
 
 
 @dataclass(frozen=True)
@@ -45,13 +48,15 @@ class Graded:
     verdicts: dict[str, Feedback]
     note: str  # "" when the notebook ran to the end
     seconds: float
+    written: dict[str, str] = field(default_factory=dict)  # the answers in words, not scored
 
     def score(self, points: dict[str, int]) -> dict[str, int]:
         return {name: points[name] * bool(self.verdicts[name]) for name in points}
 
 
-def judge(name: str, answers: dict) -> Feedback:
-    """The verdict on one exercise's plain answers, by the learner's own checks."""
+def judge(name: str, answers: dict, fixture: Variant = ARTICLE) -> Feedback:
+    """The verdict on one exercise's plain answers, by the learner's own checks, on the
+    variant of the student the submission is filed under."""
     exercise = GRADED[name]
     values = []
     for variable in exercise.answers:
@@ -66,7 +71,7 @@ def judge(name: str, answers: dict) -> Feedback:
         except (InvalidText, TypeError):
             return wrong(f"{variable} holds a Turn whose texts are not valid strings.")
     try:
-        return exercise.grade(*values)
+        return exercise.grade(*values, fixture=fixture)
     except Exception as error:  # a replayed function that raises, an odd value: wrong
         return wrong(f"grading raised {type(error).__name__}.")
 
@@ -94,24 +99,35 @@ def read_submission(path: Path) -> bytes | str:
 
 
 def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_TIMEOUT,
-                     notebook_timeout: int = NOTEBOOK_TIMEOUT, sandboxed: bool = True) -> Graded:
-    """Run one submission in the sandbox and judge the answers it hands back."""
+                     notebook_timeout: int = NOTEBOOK_TIMEOUT, sandboxed: bool = True,
+                     keys: dict[str, str] | None = None) -> Graded:
+    """Run one submission in the sandbox and judge the answers it hands back: on the variant
+    ``keys`` gives the name it is filed under (the file name without .ipynb), or on the
+    article's fixture for an assignment built without a roster."""
     started = time.monotonic()
+    fixture = ARTICLE
+    if keys is not None:  # "Ada Lovelace.ipynb", as a course site may rename it, is ada-lovelace
+        filed = roster.file_name(path.name.removesuffix(".ipynb"))
+        if filed not in keys:
+            verdicts = {name: Feedback("unanswered", NOT_ON_ROSTER) for name in names}
+            return Graded(path.name, verdicts, NOT_ON_ROSTER, time.monotonic() - started)
+        fixture = variant(keys[filed])
     data = read_submission(path)
     if isinstance(data, str):
         verdicts = {name: Feedback("unanswered", data) for name in names}
         return Graded(path.name, verdicts, data, time.monotonic() - started)
+    written = collect_written(nbformat.reads(data.decode("utf-8"), as_version=4))
     outcome = sandbox.run(data, names, cell_timeout=cell_timeout,
                           notebook_timeout=notebook_timeout, sandboxed=sandboxed)
     verdicts = {}
     for name in names:
         if name in outcome.answers:
-            verdicts[name] = judge(name, outcome.answers[name])
+            verdicts[name] = judge(name, outcome.answers[name], fixture)
         else:
             verdicts[name] = Feedback("unanswered", "no answers came back: the notebook did "
                                       "not reach the grader's cells (a crash, a kernel that "
                                       "died, or the time limit).")
-    return Graded(path.name, verdicts, outcome.problem, time.monotonic() - started)
+    return Graded(path.name, verdicts, outcome.problem, time.monotonic() - started, written)
 
 
 def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
@@ -121,9 +137,11 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     per submission and a summary for the teacher. Every entry gets its row.
 
     The outputs are checked first (reports.OutputError), so nothing is graded for grades
-    that could not be written."""
+    that could not be written. An assignment built with a roster grades each submission on
+    the variant of the name it is filed under, and a name not on the roster is not graded."""
     manifest = (json.loads((Path(autograder) / "assignment.json").read_text())
                 if autograder else None)
+    keys = roster.read_keys(Path(autograder)) if autograder else None
     entries = manifest["exercises"] if manifest else [
         {"name": name, "points": 1} for name in GRADED]
     points = {entry["name"]: entry["points"] for entry in entries}
@@ -136,7 +154,7 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     check_outputs(Path(out))
 
     def one(path: Path) -> Graded:
-        result = grade_submission(path, names, cell_timeout=timeout,
+        result = grade_submission(path, names, cell_timeout=timeout, keys=keys,
                                   notebook_timeout=notebook_timeout, sandboxed=sandboxed)
         if progress:
             progress(result, sum(result.score(points).values()), sum(points.values()))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..exercises import GRADED
 from ..feedback import Feedback
+from ..written import written_report
 
 if TYPE_CHECKING:  # judge writes the reports; the reports only read its results
     from .judge import Graded
@@ -39,6 +40,11 @@ def summary_path(out: Path) -> Path:
     return out.with_name(out.stem + "-summary.md")
 
 
+def written_path(out: Path) -> Path:
+    """The teacher's page of answers in words: each question, its model answer, every answer."""
+    return out.with_name(out.stem + "-written.md")
+
+
 def check_outputs(out: Path) -> None:
     """Raise OutputError unless grades, feedback pages and summary can be written as ``out``
     asks: checked before grading, so that no one waits for grades that cannot be written.
@@ -47,7 +53,7 @@ def check_outputs(out: Path) -> None:
     if out.name in ("", ".", "..") or out.is_dir():
         raise OutputError(f"{printable(str(out))} is a folder: --out names the grades file, "
                           f"e.g. build/grades.csv")
-    for path, kind in ((out, "file"), (summary_path(out), "file"),
+    for path, kind in ((out, "file"), (summary_path(out), "file"), (written_path(out), "file"),
                        (feedback_folder(out), "folder")):
         if path.exists() and not (path.is_dir() if kind == "folder" else path.is_file()):
             raise OutputError(f"{printable(str(path))} exists and is not a {kind}")
@@ -76,6 +82,7 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> No
     for result in results:
         _write_atomically(folder / feedback_name(result.submission), feedback_page(result, points))
     _write_atomically(summary_path(out), summary_page(results, points))
+    written_report([(result.submission, result.written) for result in results], written_path(out))
 
 
 def _write_atomically(path: Path, text: str) -> None:

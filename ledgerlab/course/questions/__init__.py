@@ -18,16 +18,18 @@ never load matplotlib.
 from __future__ import annotations
 
 from ..feedback import Discussion, Question, Questionnaire
-from .ledger import (predict05, predict05_torn, predict06, predict07, predict07_tokens, predict08,
-                     predict08_turns, quiz05, quiz06, quiz07, quiz08)
-from .projection import (predict01, predict02, predict02_count, predict03, predict04, quiz01,
-                         quiz02, quiz03, quiz04)
+from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide, predict06,
+                     predict07, predict07_tokens, predict08, predict08_turns, quiz05, quiz06,
+                     quiz07, quiz08)
+from .projection import (predict01, predict02, predict02_count, predict03, predict04,
+                         predict04_ceiling, predict04_reject, quiz01, quiz02, quiz03, quiz04)
 from .tools import (predict09, predict09_dialect, predict09_image, predict09_loop, predict09_tools,
                     quiz09)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
-           "predict04", "quiz04", "predict05", "predict05_torn", "quiz05", "predict06", "quiz06",
+           "predict04_ceiling", "predict04_reject", "predict04", "quiz04", "predict05_narrow",
+           "predict05", "predict05_wide", "predict05_torn", "quiz05", "predict06", "quiz06",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
            "predict09", "predict09_tools", "predict09_dialect", "predict09_image",
            "predict09_loop", "quiz09"]
@@ -39,8 +41,11 @@ NOTEBOOK_QUESTIONS = {
     "02 · Bad slice vs whole-turn slice": (("Predict", predict02_count),
                                            ("Think about it", predict02), ("Quiz", quiz02)),
     "03 · The length trap": (("Predict", predict03), ("Quiz", quiz03)),
-    "04 · The boundary table": (("Predict", predict04), ("Quiz", quiz04)),
-    "05 · The ledger": (("Predict", predict05), ("Predict", predict05_torn), ("Quiz", quiz05)),
+    "04 · The boundary table": (("Predict", predict04_ceiling), ("Predict", predict04_reject),
+                                ("Predict", predict04), ("Quiz", quiz04)),
+    "05 · The ledger": (("Predict", predict05_narrow), ("Predict", predict05),
+                        ("Predict", predict05_wide), ("Predict", predict05_torn),
+                        ("Quiz", quiz05)),
     "06 · The costs of a ledger": (("Predict", predict06), ("Quiz", quiz06)),
     "07 · Two limits: bytes and tokens": (("Predict", predict07), ("Predict", predict07_tokens),
                                           ("Quiz", quiz07)),

@@ -11,7 +11,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ledgerlab import Fact, Journal, JournalFull, Turn, request_tokens, select, tokens
+from ledgerlab import (Fact, Journal, JournalFull, Turn, byte_breakdown, request_tokens,
+                       select, tokens)
 from ledgerlab.journal import encode_record
 from ledgerlab.wire import fact_line, get_encoder
 
@@ -90,6 +91,86 @@ def _full_request_tokens() -> int:
 
 
 # --- 05 · The ledger ---------------------------------------------------------------------
+
+
+def _scenario_parts(step: int) -> dict:
+    """The scenario's full request in parts at step 2 (two turns, the next-step question) or
+    step 4 (three turns, after the reply; the wide question)."""
+    turns = [turn for _, turn in fixtures.SCENARIO_TURNS]
+    if step == 2:
+        return byte_breakdown(fixtures.SCENARIO_SYSTEM, turns, fixtures.NEXT_STEP_QUESTION)
+    turns.append(Turn(fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY))
+    return byte_breakdown(fixtures.SCENARIO_SYSTEM, turns, fixtures.WIDE_QUESTION)
+
+
+def _total(parts: dict, *, turns: list[int] | None = None, question: int | None = None) -> int:
+    """The request ``parts`` add up to, with other turns or another question if given."""
+    return (parts["envelope"] + parts["system"] + sum(parts["turns"] if turns is None else turns)
+            + (parts["question"] if question is None else question))
+
+
+def _narrow_mistakes() -> dict[int, str]:
+    parts = _scenario_parts(2)
+    older, newer = parts["turns"]
+    return {_total(parts): "that holds both turns; the narrow budget has room for turn two only.",
+            _total(parts, turns=[older]): "that keeps turn one, the older. Turn two is the "
+            "second in the list, the newest.",
+            _total(parts, turns=[]): "that is the mandatory input alone; the narrow request "
+            "holds turn two as well.",
+            newer: "that is turn two alone: the request also carries the envelope, the system "
+                   "message and the question.",
+            _total(parts, turns=[newer]) - parts["envelope"]: "that leaves out the envelope "
+            "(the model field, brackets and separators): it is sent too.",
+            _total(parts, turns=[newer]) - parts["system"]: "that leaves out the system "
+            "message: it is in every request.",
+            _total(parts, turns=[newer], question=0): "that leaves out the question: it is in "
+            "every request."}
+
+
+def _wide_mistakes() -> dict[int, str]:
+    before, now = _scenario_parts(2), _scenario_parts(4)
+    one, two, three = now["turns"]
+    return {_scenario_report()["narrow_request_bytes"]: "that is step 2's narrow request; the "
+            "wide budget has room for every stored turn.",
+            _total(before): "that is step 2's full request: two turns and the old question. The "
+            "ledger holds three turns now, and the question changed.",
+            _total(now, turns=[one, two]): "that leaves out turn three: the reply committed in "
+            "step 3 is a stored turn now.",
+            _total(now, turns=[two, three]): "that leaves out turn one. A budget the full "
+            "request fits keeps every turn.",
+            _total(now) + before["question"]: "that sends both questions. The old one is inside "
+            "turn three now; a request ends with one question, the new one.",
+            _total(now, question=before["question"]): "that counts step 2's question; the new "
+            "question has other bytes.",
+            _total(now) - now["envelope"]: "that leaves out the envelope (the model field, "
+            "brackets and separators): it is sent too.",
+            _total(now) - now["system"]: "that leaves out the system message: it is in every "
+            "request."}
+
+
+predict05_narrow = Question(
+    "How many bytes is step 2's budget: the request holding turn two only, and the question "
+    f"{fixtures.NEXT_STEP_QUESTION!r}?",
+    lambda: _scenario_report()["narrow_request_bytes"],
+    explanation="a request is its parts: the envelope, the system message, the turns it keeps "
+                "and the question. At exactly that size, select keeps turn two and has no room "
+                "for turn one.",
+    hint="a request is the envelope, the system message, the turns it keeps and the question: "
+         "add up those parts, with the newer of the two turns only.",
+    mistakes=_narrow_mistakes,
+)
+
+predict05_wide = Question(
+    "After the reopen, the wide budget is the size of the full request: every stored turn and "
+    f"the new question {fixtures.WIDE_QUESTION!r}. How many bytes is it?",
+    lambda: _scenario_report()["wide_request_bytes"],
+    explanation="every stored turn fits, so the request is all of its parts: the envelope and "
+                "the system message, turn one and turn two as in step 2, turn three (step 3's "
+                "question and its reply) and the new question.",
+    hint="start from step 2's parts (envelope, system message, turns one and two), add turn "
+         "three, and end with one question: which one is asked now?",
+    mistakes=_wide_mistakes,
+)
 
 predict05 = Question(
     "After closing and reopening the journal, with a budget the full request fits, is "

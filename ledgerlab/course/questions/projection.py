@@ -8,7 +8,7 @@ checked is ``ledgerlab.course.feedback``; what the package says about them all i
 
 from __future__ import annotations
 
-from ledgerlab import Turn, request_bytes, select
+from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select
 from ledgerlab.journal import encode_record
 from ledgerlab.wire import utf16_units
 
@@ -78,6 +78,10 @@ TWO_EMOJI = fixtures.BOUNDARY_QUESTION + "👍"                  # 03: a second 
 NO_EMOJI = fixtures.BOUNDARY_QUESTION.replace("🙂", "")        # 03: the emoji removed
 NO_FULL_STOP = fixtures.BOUNDARY_SYSTEM.removesuffix("。")     # 04: the system's full stop gone
 LONGER_OLDER = (Turn("hello", "world, and more"), fixtures.BOUNDARY_HISTORY[1])  # 04
+MORE = " more" * 24                                              # 04: 120 bytes
+LONGER_NEWER = (fixtures.BOUNDARY_HISTORY[0],
+                Turn(fixtures.BOUNDARY_HISTORY[1].question,
+                     fixtures.BOUNDARY_HISTORY[1].answer + MORE))             # 04
 
 
 def _requests_mandatory(question: str) -> int:
@@ -264,6 +268,75 @@ quiz03 = Questionnaire("03 · The length trap", [
 
 # --- 04 · The boundary table -------------------------------------------------------------
 
+
+def _boundary_parts() -> dict:
+    """The boundary fixture's full request in parts: envelope, system, each turn, question."""
+    return byte_breakdown(*BOUNDARY)
+
+
+def _table_sent(budget: int) -> int:
+    return select(*BOUNDARY, budget).size
+
+
+def _without(part: str) -> int:
+    """The full request less one of its parts: what a learner who forgets that part adds up."""
+    parts = _boundary_parts()
+    return _table_sent(max(fixtures.BOUNDARY_BUDGETS)) - (
+        sum(parts["turns"]) if part == "turns" else parts[part])
+
+
+def _below_mandatory() -> str:
+    """What select does one byte below the mandatory input: refuse, trim or exceed."""
+    try:
+        chosen = select(*BOUNDARY, fixtures.REJECTED_BUDGET)
+    except BudgetError:
+        return "refuse"
+    return "exceed" if chosen.size > fixtures.REJECTED_BUDGET else "trim"
+
+
+predict04_ceiling = Question(
+    f"At the table's largest budget, {max(fixtures.BOUNDARY_BUDGETS)} bytes, how many bytes "
+    "does select send?",
+    lambda: _table_sent(max(fixtures.BOUNDARY_BUDGETS)),
+    explanation="both turns fit, so select keeps them, and the request is the sum of its parts: "
+                "a budget is a ceiling, not a target, and nothing is added to reach it.",
+    hint="add up every part of the full request (envelope, system, both turns, question): does "
+         "the sum fit the budget? select sends what it keeps, and nothing to fill the rest.",
+    mistakes=lambda: {max(fixtures.BOUNDARY_BUDGETS): "that is the budget. Is a budget a target "
+                      "to fill, or a ceiling the request must stay under?",
+                      _without("turns") + _boundary_parts()["turns"][-1]: "that keeps only the "
+                      "newest turn. Does the older one fit as well?",
+                      _without("turns"): "that is the mandatory input alone. Do the stored turns "
+                      "fit as well?",
+                      _without("envelope"): "that leaves out the envelope (the model field, "
+                      "brackets and separators): it is sent too.",
+                      _without("system"): "that leaves out the system message: it is in every "
+                      "request.",
+                      _without("question"): "that leaves out the question: it is in every "
+                      "request.",
+                      sum(_boundary_parts()["turns"]): "that is the two turns alone: the "
+                      "request also carries the envelope, the system message and the question."},
+)
+
+predict04_reject = Question(
+    f"At {fixtures.REJECTED_BUDGET} bytes, one byte below what the system message and the "
+    f"question need ({measures.suffix_sizes(*BOUNDARY)[0]} bytes), what does select do? Answer "
+    "'refuse' (it raises an error and sends nothing), 'trim' (it shortens the system message or "
+    "the question to fit) or 'exceed' (it sends the mandatory input anyway).",
+    _below_mandatory,
+    explanation="the system message and the question are never cut, and the budget is never "
+                "exceeded: with no stored turn left to drop, select raises BudgetError, which "
+                "gives both sizes, and changes nothing.",
+    hint="what may the whole-turn rule drop: whole stored turns, or parts of a message? And may "
+         "a request be larger than its budget?",
+    choices=("refuse", "trim", "exceed"),
+    mistakes=lambda: {"trim": "the system message and the question are the mandatory input: "
+                              "cut either and the model gets other instructions or another "
+                              "question. Does the whole-turn rule ever cut inside a message?",
+                      "exceed": "a budget is a ceiling: a request over it is what the budget "
+                                "is there to stop. Would select send more than it allows?"},
+)
+
 predict04 = Question(
     "At a 234-byte budget, how many turns will select keep?",
     lambda: select(*BOUNDARY, 234).kept,
@@ -276,16 +349,26 @@ predict04 = Question(
 )
 
 quiz04 = Questionnaire("04 · The boundary table", [
-    Question("How many bytes does select send at a 1,000-byte budget?",
-             lambda: select(*BOUNDARY, 1_000).size,
-             explanation="every turn fits, and the request is as large as it is: a budget is a "
-                         "ceiling, not a target.",
-             hint="what is the largest request this fixture can make?",
-             mistakes=lambda: {1_000: "that is the budget. Is a budget a target to fill, or a "
-                                      "ceiling?",
-                               measures.suffix_sizes(*SLICE)[-1]: "that is the full request of "
-                               "notebooks 01 and 02 (U1 A1 … U4); this table's fixture is the "
-                               "Chinese one."}),
+    Question(f"The newer turn's answer grows by {len(MORE.encode())} ASCII bytes ({MORE[:5]!r}, "
+             f"{MORE.count(MORE[:5])} times). At the table's largest budget, "
+             f"{max(fixtures.BOUNDARY_BUDGETS)} bytes, how many bytes does select send?",
+             lambda: select(BOUNDARY[0], LONGER_NEWER, BOUNDARY[2],
+                            max(fixtures.BOUNDARY_BUDGETS)).size,
+             explanation="the full request has grown past the budget, so the older turn is "
+                         "dropped; the newer one, grown, still fits, and select sends it with the "
+                         "mandatory input and nothing more: a budget is a ceiling, not a target.",
+             hint="which requests grow: the one with the newer turn alone, the full one, or both? "
+                  "Add the new bytes to each and compare with the budget.",
+             mistakes=lambda: {max(fixtures.BOUNDARY_BUDGETS): "that is the budget. Is a budget "
+                               "a target to fill, or a ceiling?",
+                               len(request_bytes(BOUNDARY[0], LONGER_NEWER, BOUNDARY[2])): "that is "
+                               "the full request now: does it still fit the budget?",
+                               select(*BOUNDARY, max(fixtures.BOUNDARY_BUDGETS)).size: "that is "
+                               "the request before the answer grew.",
+                               measures.suffix_sizes(*BOUNDARY)[1]: "that is the request with the "
+                               "newer turn as it was: the answer's new bytes are sent too.",
+                               measures.suffix_sizes(*BOUNDARY)[0]: "the newer turn, grown, still "
+                               "fits: add its new bytes to the request with it alone."}),
     Question(f"The system message loses its final 。 (a CJK full stop): {NO_FULL_STOP}. What is "
              "the smallest budget select accepts now?",
              lambda: measures.suffix_sizes(NO_FULL_STOP, *BOUNDARY[1:])[0],

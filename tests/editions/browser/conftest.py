@@ -29,7 +29,6 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-APP = ROOT / "editions" / "voila" / "budget-explorer.ipynb"
 # The course notebook with the budget slider (its number may change as the course grows),
 # as learners open it: learner/, without outputs.
 COURSE_NOTEBOOKS = sorted((ROOT / "learner").glob("*-the-boundary-table.ipynb"))
@@ -215,12 +214,12 @@ def page(browser, artifacts, request):
 
 @pytest.fixture(scope="module")
 def voila_url(tmp_path_factory) -> Iterator[str]:
-    """Voilà serving the budget explorer, as `make present` does."""
+    """Voilà serving the budget explorer, started by `make present` itself (its template,
+    its flags) on a port of the test's; config, data and runtime directories of its own."""
     home = tmp_path_factory.mktemp("voila")
     port = free_port()
-    yield from serve([str(BIN / "voila"), str(APP), "--no-browser", "--Voila.ip=127.0.0.1",
-                      f"--port={port}", "--Voila.port_retries=0", "--show_tracebacks=True",
-                      ENCRYPTED],
+    yield from serve(["make", "-s", "-C", str(ROOT), "present", f"PRESENT_PORT={port}",
+                      "PRESENT_ARGS=--show_tracebacks=True"],
                      port, "/", home, cwd=home)
 
 

@@ -11,7 +11,11 @@ import pytest
 if not os.environ.get("CI"):  # in CI a missing Playwright is an import error: a failure
     pytest.importorskip("playwright", reason="Playwright is not installed: run `make test-browser`")
 
+from conftest import ROOT, missing  # noqa: E402
 from playwright.sync_api import Locator, Page, expect  # noqa: E402
+
+# From npm (editions/book/package.json pins it; `make book` runs npm ci), never a CDN.
+AXE = ROOT / "editions" / "book" / "node_modules" / "axe-core" / "axe.min.js"
 
 # What the explorer's summary says at the article's two boundary budgets.
 ONE_TURN = "1 of 2 turns kept, 235 bytes sent"
@@ -63,3 +67,16 @@ def chart_redrawn(page: Page, chart: Locator, before: str) -> None:
     expect(chart).not_to_have_attribute("src", before)
     page.wait_for_function("img => img.complete && img.naturalWidth > 0",
                            arg=chart.element_handle())
+
+
+def serious_violations(page: Page, context: dict | None = None) -> list[str]:
+    """axe-core over the page, or over ``context`` (axe's include/exclude): each critical or
+    serious violation, as its rule and the element it is on."""
+    if not AXE.is_file():
+        missing(f"no axe-core at {AXE}: run `make book` (npm ci --prefix editions/book)")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "context => axe.run(context || document, {resultTypes: ['violations']})", context)
+    return [f"{violation['id']} ({violation['impact']}) at {node['target']}"
+            for violation in result["violations"] if violation["impact"] in ("critical", "serious")
+            for node in violation["nodes"]]

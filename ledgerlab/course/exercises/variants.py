@@ -1,0 +1,184 @@
+"""Each student's own exercises: the same questions on a fixture of their own.
+
+The self-paced edition asks about the article's fixture, whose figures the earlier notebooks
+print (03 prints exercise 5's 399, 05 exercise 6's 348). A graded class gets a *variant* per
+student: other texts, budgets, turns and facts, made from a key. The key comes from the
+student's name and a secret the teacher keeps (HMAC-SHA256), so a classmate cannot make
+another's variant, and the same roster and secret always give the same variants.
+
+The student's notebook holds their key (``use_variant(key)``, before anything else is
+imported); ``check()`` then checks against it, and the grader checks each submission
+against the key of the name it is filed under, whatever key the notebook holds: a notebook
+copied from a classmate is graded on the copier's variant. PrairieLearn's seeded variants
+are the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ledgerlab import Fact, Turn, request_bytes
+from ledgerlab.journal import encode_record
+
+from .. import fixtures
+
+KEY = re.compile(r"[0-9a-f]{16}")
+
+
+class VariantError(ValueError):
+    """A key or a roster name that cannot make a variant."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What the graded exercises ask about. ``key`` is "" for the article's fixture."""
+
+    key: str
+    system: str
+    question: str
+    history: tuple[Turn, Turn]
+    grow_budget: int  # exercise 2: the budget the question is grown against
+    journal_turns: tuple[tuple[str, Turn], tuple[str, Turn]]  # exercise 6: the complete lines
+    torn_turn: Turn  # exercise 6: the record a crash cut
+    torn_after: int  # exercise 6: the bytes of that record that reached the disk
+    window_reserve: int  # exercise 7: the tokens kept for the reply
+    pinned: tuple[str, tuple[Turn, ...], str]  # exercise 8: system, history, question
+    facts: tuple[Fact, ...]  # exercise 8: the facts pinned
+
+    def __repr__(self) -> str:  # the texts are fixtures, but a repr stays short
+        return f"Variant({self.key or 'the article'!r})"
+
+
+ARTICLE = Variant(
+    key="",
+    system=fixtures.BOUNDARY_SYSTEM,
+    question=fixtures.BOUNDARY_QUESTION,
+    history=fixtures.BOUNDARY_HISTORY,
+    grow_budget=235,
+    journal_turns=fixtures.SCENARIO_TURNS,
+    torn_turn=Turn(fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY),
+    torn_after=40,
+    window_reserve=20,
+    pinned=(fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION),
+    facts=fixtures.PINNED_FACTS + (fixtures.DEADLINE_FACT,),
+)
+
+# The variants' texts. A variant's system message is several of these sentences, so that its
+# requests run to several hundred bytes, past most of the figures the course prints; each
+# sentence has characters of more than one UTF-8 byte, so that UTF-16 units, code points and
+# bytes differ (exercises 3 to 5).
+SENTENCES = ("只根据已知信息回答。", "Réponds seulement à partir des faits connus.",
+             "既知の情報だけで答えてください。", "Отвечай только по известным фактам.",
+             "Antworte nur mit dem, was bekannt ist. ✅", "Απάντησε μόνο με όσα είναι γνωστά.",
+             "알려진 정보로만 답하세요.", "Responde solo con lo que ya sabes 📘",
+             "如果不知道，就说不知道。", "Sê breve e não inventes nada.",
+             "Nie zgaduj: zapytaj, jeśli czegoś brakuje.", "Cite the turn a fact came from — always.",
+             "不要重复用户的原话。", "Ne répète pas les données privées 🔒")
+QUESTIONS = ("继续🙂", "Et ensuite ? 🙂", "続けて 🙂", "Дальше? 🙂", "Weiter bitte 🙂",
+             "Συνέχισε 🙂", "계속 🙂", "¿Y después? 🙂")
+TURNS = (Turn("hello", "world"), Turn('接口 "是什么"', "Java\n接口"),
+         Turn("Quelle version ?", "Java 8, café ☕"), Turn("いつ？", "金曜日までに"),
+         Turn("Где лог?", "В папке logs/"), Turn("Which port?", "Port 8080 🔌"),
+         Turn("Wer prüft?", "Jürgen prüft."), Turn("Τι ώρα;", "Στις 10:30"),
+         Turn("What is the code name?", "ORCHID-17 🌸"), Turn("Dónde está?", "En el índice"))
+TORN = (Turn("Explain the next step.", "Local fixture reply."),
+        Turn("Summarise the plan.", "Three steps, then review."),
+        Turn("What changed?", "The budget, in bytes."))
+THIRD_FACTS = (("deadline", "Friday"), ("deadline", "3 March"), ("deadline", "next Tuesday"),
+               ("reviewer", "Dana"), ("reviewer", "Zoë"), ("release day", "Thursday"),
+               ("meeting room", "B-204"), ("meeting room", "会议室 3"),
+               ("build server", "ci-07"), ("build server", "ci-12"))
+RESERVES = (8, 12, 16, 24, 32, 40, 48)
+
+
+def normalized(name: str) -> str:
+    """A roster name as the key is made from: NFC, trimmed, case folded."""
+    return unicodedata.normalize("NFC", name).strip().casefold()
+
+
+def variant_key(secret: bytes, name: str, attempt: int = 0) -> str:
+    """The key of ``name``'s variant: 16 hex digits of HMAC-SHA256(secret, name).
+
+    ``attempt`` picks the next key when a variant is refused (its answers show in the
+    course's outputs); the assignment's roster records the key it took."""
+    if not normalized(name):
+        raise VariantError("a roster name is empty")
+    message = f"{normalized(name)}\n{attempt}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:16]
+
+
+class _Draws:
+    """Choices made from a key by SHA-256 alone. Not ``random``: its ``choice`` and ``sample``
+    may change between Python versions, and a student's kernel and the grader must make the
+    same variant from the same key."""
+
+    def __init__(self, key: str) -> None:
+        self.key, self.count = key, 0
+
+    def below(self, limit: int) -> int:
+        self.count += 1
+        digest = hashlib.sha256(f"{self.key}:{self.count}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % limit
+
+    def choice(self, items):
+        return items[self.below(len(items))]
+
+    def between(self, low: int, high: int) -> int:
+        return low + self.below(high - low + 1)
+
+    def sample(self, items, count: int) -> list:
+        pool = list(items)
+        return [pool.pop(self.below(len(pool))) for _ in range(count)]
+
+
+def variant(key: str) -> Variant:
+    """The variant a key makes; the same key always makes the same variant."""
+    if key == "":
+        return ARTICLE
+    if not isinstance(key, str) or not KEY.fullmatch(key):
+        raise VariantError("a variant key is 16 lowercase hex digits, as use_variant was given "
+                           "it in the graded notebook")
+    rng = _Draws(key)
+    system = " ".join(rng.sample(SENTENCES, rng.between(6, 10)))
+    question = rng.choice(QUESTIONS)
+    older, newest, one, two, pinned_turn = rng.sample(TURNS, 5)
+
+    def longer(turn: Turn) -> Turn:  # a turn of several hundred bytes, past most printed figures
+        return Turn(turn.question, " ".join([turn.answer, *rng.sample(SENTENCES, rng.between(1, 4))]))
+
+    one, two, pinned_turn = longer(one), longer(two), longer(pinned_turn)
+    torn = rng.choice(TORN)
+    torn_length = len(encode_record("three", torn.question, torn.answer))
+    thing, value = rng.choice(THIRD_FACTS)
+    third = Fact(thing.replace(" ", "-"), f"The {thing} is {value}.", origin="one")
+    return Variant(
+        key=key, system=system, question=question, history=(older, newest),
+        grow_budget=len(request_bytes(system, [], question)) + rng.between(40, 120),
+        journal_turns=(("one", one), ("two", two)), torn_turn=torn,
+        torn_after=rng.between(8, torn_length - 2), window_reserve=rng.choice(RESERVES),
+        pinned=(fixtures.SCENARIO_SYSTEM, (fixtures.SCENARIO_HISTORY[0], pinned_turn),
+                fixtures.NEXT_STEP_QUESTION),
+        facts=fixtures.PINNED_FACTS + (third,))
+
+
+# --- The variant a learner's checks use ------------------------------------------------
+
+_active = ARTICLE
+
+
+def use_variant(key: str) -> Variant:
+    """Check every exercise against the variant of ``key`` from now on, in this kernel
+    (the graded notebook's first cell); names such as ``SYSTEM`` imported afterwards are
+    the variant's."""
+    global _active
+    _active = variant(key)
+    return _active
+
+
+def active() -> Variant:
+    """The variant ``check()`` uses: the article's, unless ``use_variant`` chose another."""
+    return _active

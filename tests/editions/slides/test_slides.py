@@ -1,0 +1,215 @@
+"""make slides: a deck per session from the executed notebooks, nothing from another host.
+
+Two decks are built into a temporary folder (01: the diagrams and a prediction; 04: an
+explorer, an error and three predictions). reveal.js comes from npm, installed by make slides
+and by make test where npm is: without it this module skips (it fails in CI, which has npm).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+_spec = importlib.util.spec_from_file_location("slides_build",
+                                               ROOT / "editions" / "slides" / "build.py")
+slides = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = slides  # dataclasses look their module up there
+_spec.loader.exec_module(slides)
+
+DECKS = ["01-storage-vs-context.ipynb", "04-the-boundary-table.ipynb"]
+
+
+def reveal_installed() -> bool:
+    return all((slides.REVEAL / name).is_file() for name in slides.REVEAL_FILES)
+
+
+@pytest.fixture(scope="module")
+def reveal() -> Path:
+    """editions/slides/node_modules/reveal.js, as make slides (and make test) install it."""
+    if not reveal_installed():
+        reason = ("reveal.js is not installed: make slides installs it from npm "
+                  "(apt-get install -y npm)")
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set: this test may not be skipped)", pytrace=False)
+        pytest.skip(reason)
+    return slides.REVEAL
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def built(reveal, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("slides")
+    sources = [slides.NOTEBOOKS / name for name in DECKS]
+    before = {path: digest(path) for path in sources}
+    written = slides.build(out, sources, reveal)
+    assert [path.name for path in written] == [name.replace(".ipynb", ".slides.html")
+                                              for name in DECKS]
+    # The notebooks are read, never written: no slideshow metadata lands in them.
+    assert {path: digest(path) for path in sources} == before
+    return out
+
+
+def deck(out: Path, name: str) -> str:
+    return (out / name.replace(".ipynb", ".slides.html")).read_text(encoding="utf-8")
+
+
+def notebook(name: str):
+    return nbformat.read(slides.NOTEBOOKS / name, as_version=4)
+
+
+class Page(HTMLParser):
+    """The src/href each script, link and img loads, the headings' text, and each slide's
+    text in order (a slide is what follows one <section> up to the next)."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.loads: list[tuple[str, str]] = []
+        self.headings: list[str] = []
+        self.slides: list[str] = []
+        self._heading: list[str] | None = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "link", "img", "iframe", "source"):
+            self.loads += [(tag, value) for name, value in attrs if name in ("src", "href")
+                           and value]
+        if tag == "section":
+            self.slides.append("")
+        if re.fullmatch(r"h[1-6]", tag):
+            self._heading = []
+
+    def handle_endtag(self, tag):
+        if re.fullmatch(r"h[1-6]", tag) and self._heading is not None:
+            self.headings.append(" ".join("".join(self._heading).replace("¶", "").split()))
+            self._heading = None
+
+    def handle_data(self, data):
+        if self._heading is not None:
+            self._heading.append(data)
+        if self.slides:
+            self.slides[-1] += data
+
+
+def headings_of(name: str) -> list[str]:
+    """Each markdown heading of the notebook as a reader sees it: no #, backticks or stars."""
+    found = []
+    for cell in notebook(name).cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if re.match(r"^#{1,6}\s", line):
+                    found.append(" ".join(re.sub(r"[`*]", "", line.lstrip("#")).split()))
+    return found
+
+
+@pytest.mark.parametrize("name", DECKS)
+def test_each_deck_has_every_heading_of_its_notebook_each_on_a_slide_of_its_own(built, name):
+    page = Page(deck(built, name))
+    expected = headings_of(name)
+    assert expected and [h for h in page.headings if h in expected] == expected
+    for heading in expected:  # a heading starts a slide: the first text on it
+        assert any(text.strip().startswith(heading.split()[0]) and heading in
+                   " ".join(text.replace("¶", "").split()) for text in page.slides), heading
+    assert len(page.slides) >= len(expected)
+
+
+@pytest.mark.parametrize("name", DECKS)
+def test_a_prediction_is_asked_on_one_slide_and_answered_on_a_later_one(built, name):
+    page = Page(deck(built, name))
+    checks = [match.group(1) for cell in notebook(name).cells if cell.cell_type == "code"
+              for match in [slides.PREDICT_CHECK.search(cell.source)] if match]
+    assert checks
+    from ledgerlab.course import questions
+    for prediction in checks:
+        asked = [i for i, text in enumerate(page.slides) if f"{prediction}.check(my_answer)" in text]
+        answer = str(getattr(questions, prediction).solution())
+        answered = [i for i, text in enumerate(page.slides) if f"{prediction}.solution()" in text]
+        assert len(asked) == 1 and len(answered) == 1, prediction
+        assert answered[0] > asked[0], prediction
+        assert answer in " ".join(page.slides[answered[0]].split())
+        assert "Answer:" not in page.slides[asked[0]]
+        # The saved "Not answered yet" output is not projected.
+        assert "Not answered yet" not in page.slides[asked[0]]
+
+
+@pytest.mark.parametrize("name", [*DECKS, "index.html"])
+def test_nothing_is_loaded_from_another_host_and_what_is_loaded_is_there(built, name):
+    page = Page((built / name).read_text(encoding="utf-8") if name == "index.html"
+                else deck(built, name))
+    remote = [(tag, url) for tag, url in page.loads if re.match(r"^\s*(https?:)?//", url, re.I)]
+    assert not remote
+    local = [url for _, url in page.loads if not url.startswith(("data:", "#"))]
+    if name != "index.html":
+        assert sorted(set(local)) == sorted(f"reveal.js/{file}" for file in slides.REVEAL_FILES
+                                            if file != "LICENSE")
+    for url in local:
+        assert (built / url).is_file(), url
+
+
+def test_setup_cells_are_skipped_outputs_kept_and_explorers_shown_as_their_text(built):
+    first = deck(built, DECKS[0])
+    assert "from ledgerlab.course.questions import" not in first
+    assert "%matplotlib inline" not in first
+    # The pictures of notebook 01, with their descriptions as alt text and caption.
+    for drawn in ("309 bytes (gson encoder) as one bar", "Diagram of storage and context."):
+        assert first.count(drawn) == 2, drawn  # alt and figcaption
+    boundary = deck(built, DECKS[1])
+    assert "application/vnd.jupyter.widget-view+json" not in boundary
+    assert "BudgetError" in boundary  # an error output is kept
+    explorer = next(output["data"]["text/plain"] for cell in notebook(DECKS[1]).cells
+                    if cell.cell_type == "code" for output in cell.outputs
+                    if slides.WIDGET_VIEW in output.get("data", {}))
+    assert explorer.splitlines()[0] in boundary
+
+
+def test_links_point_at_decks_or_are_dropped(built):
+    page = deck(built, DECKS[0])
+    hrefs = re.findall(r'<a [^>]*href="([^"]+)"', page)
+    assert not [href for href in hrefs if ".ipynb" in href]
+    # 02's deck was not built in this run, so its link is text only; 01's own links work.
+    assert all((built / href.split("#")[0]).is_file() for href in hrefs
+               if not href.startswith(("http", "#")))
+
+
+def test_the_index_lists_every_deck(built):
+    index = (built / "index.html").read_text(encoding="utf-8")
+    for name in DECKS:
+        target = name.replace(".ipynb", ".slides.html")
+        assert f'href="{target}"' in index
+        assert slides.title_of(notebook(name)) in index
+
+
+def test_markdown_splits_at_headings_and_between_paragraphs_never_inside_a_fence():
+    long = "\n\n".join(f"Paragraph {n}. " + "word " * 150 for n in range(6))
+    pieces = slides.split_markdown("## A\n\ntext\n\n### B\n\n```\ncode\n\nmore code\n```\n\n" + long)
+    assert pieces[0] == "## A\n\ntext"
+    assert pieces[1].startswith("### B\n\n```\ncode\n\nmore code\n```")
+    assert len(pieces) > 3
+    assert "\n\n".join(pieces) == "## A\n\ntext\n\n### B\n\n```\ncode\n\nmore code\n```\n\n" + long
+    assert all(slides.markdown_lines(piece) <= slides.SLIDE_LINES for piece in pieces[2:])
+
+
+def test_bad_input_is_refused_and_writes_nothing(reveal, tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(slides.SlidesError, match="reveal.js is not installed"):
+        slides.build(out, [slides.NOTEBOOKS / DECKS[0]], tmp_path / "no-reveal")
+    unrun = notebook(DECKS[0])
+    next(cell for cell in unrun.cells if cell.cell_type == "code").execution_count = None
+    path = tmp_path / DECKS[0]
+    nbformat.write(unrun, path)
+    with pytest.raises(slides.SlidesError, match="have not been run"):
+        slides.build(out, [slides.NOTEBOOKS / DECKS[1], path], reveal)
+    with pytest.raises(slides.SlidesError, match="not a session notebook"):
+        slides.build(out, [slides.NOTEBOOKS / "10-exercises.ipynb"], reveal)
+    assert not out.exists()
