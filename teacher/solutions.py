@@ -30,7 +30,7 @@ SOLUTIONS = {
     'q4': (
         'body = request_bytes(SYSTEM, [], QUESTION)\n'
         "java_budget = len(body.decode('utf-8').encode('utf-16-le')) // 2   # its UTF-16 units\n"
-        'q4.check(java_budget)  # the article\'s fixture: any budget from 114 to 139 bytes'
+        'q4.check(java_budget)  # the article\'s fixture: 114 (every budget up to 139 slips through)'
     ),
     'q5': (
         "requests_budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder='requests'))\n"

@@ -9,7 +9,9 @@ types are assigned here, on a copy: the notebooks carry no slideshow metadata.
 - Each markdown heading starts a slide; a slide that would overflow the screen continues
   on the next one down (a subslide); a long markdown cell is split between paragraphs.
 - The setup cell (the imports) is skipped, and so are the quiz's unanswered
-  ``quiz[n].check(...)`` cells: the questions are listed in the cell above them.
+  ``quiz[n].check(...)`` cells: the questions are listed in the cell above them. So is the
+  cell a learner writes discussion answers in (``ledgerlab.course.written``): a class
+  discusses them aloud, and "double-click this cell" means nothing on a slide.
 - A prediction is asked before it is answered: its question and check cell on one slide,
   then its answer, ``predictNN.solution()``, on the next. (Its saved output, "Not answered
   yet", says nothing to a class.)
@@ -249,6 +251,8 @@ def slide_cells(notebook, decks: set[str]) -> list:
     """The deck's cells, each with ``metadata.slideshow.slide_type`` set."""
     cells: list = []
     for cell in notebook.cells:
+        if "written" in cell.metadata.get("ledgerlab", {}):
+            continue  # the learner's answer cell: nothing to project
         if cell.cell_type == "markdown":
             for number, piece in enumerate(split_markdown(relink(cell.source, decks))):
                 part = nbformat.v4.new_markdown_cell(piece, id=f"{cell.id}-{number}")
@@ -381,7 +385,7 @@ a {{ color: #0057a0; }}
 <body>
 <h1>ledgerlab: slides</h1>
 <p>One deck per session, made from the executed notebooks. In a deck: the arrow keys or
-space move on, <kbd>F</kbd> is full screen, <kbd>Esc</kbd> the overview, <kbd>S</kbd> the
+space step through every slide in order, <kbd>F</kbd> is full screen, <kbd>Esc</kbd> the overview, <kbd>S</kbd> the
 speaker view. A prediction's answer is on the slide after its question.</p>
 <ol>
 {rows}

@@ -118,8 +118,9 @@ def _new_figure(width: float, height: float) -> tuple[Figure, object]:
     return figure, figure.subplots()
 
 
-def _draw_row(ax, y: float, segments: Sequence[Segment]) -> int:
-    """Sent segments solid from zero, then the dropped ones hatched after them.
+def _draw_row(ax, y: float, segments: Sequence[Segment], *, with_bytes: bool = False) -> int:
+    """Sent segments solid from zero, then the dropped ones hatched after them; each wide
+    enough is labelled with its name (and, ``with_bytes``, its bytes below the name).
 
     Returns the bytes sent, where the solid part ends.
     """
@@ -135,8 +136,9 @@ def _draw_row(ax, y: float, segments: Sequence[Segment]) -> int:
                     edgecolor=colour, hatch="///", linewidth=1)
         if segment.label != "envelope" and segment.nbytes >= 14:
             dark = segment.kept and colour in (SYSTEM_COLOUR, QUESTION_COLOUR, TOOLS_COLOUR)
-            ax.text(left + segment.nbytes / 2, y, segment.label, ha="center", va="center",
-                    fontsize=8, color="white" if dark else "black")
+            label = f"{segment.label}\n{segment.nbytes}" if with_bytes else segment.label
+            ax.text(left + segment.nbytes / 2, y, label, ha="center", va="center",
+                    fontsize=8, color="white" if dark else "black", gid=f"segment:{y}")
         left += segment.nbytes
     return sent
 
@@ -181,20 +183,29 @@ def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
     whole_row = message_segments(system, history, current, whole_flags, encoder=encoder)
 
     figure = slices_figure(count_row, whole_row, f"{count_bytes} bytes", whole_note,
-                           f"bytes of the request (UTF-8, {encoder} encoder)", budget)
+                           f"bytes of the request (UTF-8, {encoder} encoder)", budget,
+                           with_bytes=True)
     return Chart(figure, (
         f"Bar chart of bytes per message at a {budget}-byte budget ({encoder} encoder); sent "
         f"messages solid, dropped ones hatched, the budget a dashed line. Message-count slice: "
         f"sends {join_labels(count_labels)}, {count_bytes} bytes ({problems}). "
-        f"Whole-turn slice: {whole_text}."))
+        f"Whole-turn slice: {whole_text}. Each message's bytes, the separator before it "
+        f"included except in the first one sent: message-count row {_row_bytes(count_row)}; "
+        f"whole-turn row {_row_bytes(whole_row)}."))
+
+
+def _row_bytes(segments: Sequence[Segment]) -> str:
+    """A row's parts in words, as drawn: ``envelope 41, SYSTEM 37 (dropped), ...``."""
+    return ", ".join(f"{s.label} {s.nbytes}{'' if s.kept else ' (dropped)'}" for s in segments)
 
 
 def slices_figure(count_row: list, whole_row: list, count_note: str, whole_note: str,
-                  xlabel: str, budget: int):
-    """Two bars, the message-count slice above the whole-turn one: sent solid, dropped hatched."""
+                  xlabel: str, budget: int, *, with_bytes: bool = False):
+    """Two bars, the message-count slice above the whole-turn one: sent solid, dropped hatched
+    (each message labelled with its bytes too, ``with_bytes``)."""
     figure, ax = _new_figure(9, 3.4)
-    _draw_row(ax, 1, count_row)
-    _draw_row(ax, 0, whole_row)
+    _draw_row(ax, 1, count_row, with_bytes=with_bytes)
+    _draw_row(ax, 0, whole_row, with_bytes=with_bytes)
     ax.set_yticks([1, 0], [f"message-count slice\n{count_note}", f"whole-turn slice\n{whole_note}"])
     ax.set_xlabel(xlabel)
     ax.set_title(f"Budget {budget} bytes: what each slice sends (solid) and drops (hatched)")

@@ -4,8 +4,9 @@
 it holds the system message, the pinned facts that fit, a contiguous suffix of whole
 turns and the question, within the budget, and the ledger is left as it was.
 
-``request_anatomy``: a request's bytes in wire order, as one bar (widths in proportion
-to bytes) and a key that says what each part is.
+``request_anatomy``: a request's bytes as one bar (widths in proportion to bytes), the
+envelope's bytes drawn together first and the messages after it in wire order, and a key
+that says what each part is.
 
 Every byte count drawn is measured here (``select``, ``byte_breakdown``), never typed in.
 Like ``charts``, figures are ``matplotlib.figure.Figure`` (no pyplot, nothing kept open),
@@ -167,11 +168,14 @@ def _numbered(numbers: Sequence[int]) -> str:
 
 def request_anatomy(system: str, history: Sequence[Turn], question: str,
                     *, encoder: str = "gson") -> Chart:
-    """A request's bytes as one bar in wire order, widths in proportion, with a key.
+    """A request's bytes as one bar, widths in proportion, with a key.
 
-    The sizes are ``byte_breakdown``'s: the envelope (drawn first; its bytes are the
-    opening before the messages and the closing after them), the system message, each
-    turn (its user and assistant messages, with their separators) and the question.
+    The sizes are ``byte_breakdown``'s: the envelope, the system message, each turn (its
+    user and assistant messages, with their separators) and the question. The messages are
+    drawn in wire order; the envelope is not one run of bytes on the wire (its opening
+    ``{"model":…,"messages":[`` comes before the messages, the comma before the question
+    between them and its closing ``]}`` after them; each turn carries its own comma), so
+    it is drawn first, as one piece, and the words say so.
     """
     parts = byte_breakdown(system, history, question, encoder=encoder)
     pieces = [("envelope", parts["envelope"], ENVELOPE_COLOUR, ENVELOPE_TEXT),
@@ -212,7 +216,9 @@ def request_anatomy(system: str, history: Sequence[Turn], question: str,
                 if what.startswith("{") else None)
     listed = ", ".join(f"{name} {size}" for name, size, _, _ in pieces)
     return Chart(figure, (
-        f"Diagram of a request's {total} bytes ({encoder} encoder) as one bar in wire order, "
-        f"each part's width in proportion to its bytes: {listed} bytes. The envelope is "
+        f"Diagram of a request's {total} bytes ({encoder} encoder) as one bar, each part's "
+        f"width in proportion to its bytes: {listed} bytes. The envelope (its opening, the "
+        f"comma before the question and its closing) is drawn together first, then the "
+        f"messages in wire order. The envelope is "
         f"{ENVELOPE_TEXT}; each turn is a user message and an assistant message; the "
         f"question is the last user message. The parts add up to the request's length."))

@@ -311,7 +311,7 @@ class Questionnaire:
         lines = [f"Check your understanding: {self.title}"]
         for number, question in enumerate(self.questions, start=1):
             how = (f"check it: quiz[{number}].check(...)" if isinstance(question, Question)
-                   else f"in words, in the cell below; quiz[{number}].solution() shows a "
+                   else f"in words, in the cell after the checks; quiz[{number}].solution() shows a "
                         f"model answer")
             lines.append(f"{number}. {question.prompt}  ({how})")
         return "\n".join(lines)

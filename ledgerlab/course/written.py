@@ -1,7 +1,8 @@
 """Written answers: where a learner answers the discussion questions, and what the teacher reads.
 
 A ``Discussion`` in a notebook's quiz (``quiz01[3]``, ...) is answered in words, and nothing
-checks it. Each notebook with one has a markdown cell right after its quiz cell to write in
+checks it. Each notebook with one has a markdown cell to write in after its quiz, below the
+``quiz[n].check(...)`` cells, so that the questions that are checked come first
 (``written_cell``; ``add_written_cells`` puts it there). The graded edition's exercises
 notebook ends with every discussion question and an answer cell each (``written_section``);
 ``collect_written`` reads a submission's answers from those cells and ``written_report``
@@ -31,7 +32,6 @@ from .questions import NOTEBOOK_QUESTIONS
 CELL_ID = "written-answers"
 PLACEHOLDER = "*Your answer:*"
 MAX_ANSWER_CHARS = 10_000  # a few paragraphs is plenty; a huge cell must not swamp the report
-CUT = f"[cut here by the grader: the answer was longer than {MAX_ANSWER_CHARS:,} characters]"
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,19 @@ WRITTEN = _written()
 BY_ID = {question.id: question for question in WRITTEN}
 
 
+class Answer(str):
+    """A submitted answer's text, and ``cut``: whether the grader cut it at MAX_ANSWER_CHARS.
+    The flag travels beside the text, never in it, so that no answer can pass for a cut one
+    by ending with the grader's words. A plain ``str`` is an answer that was not cut."""
+
+    cut: bool
+
+    def __new__(cls, text: str, cut: bool = False) -> Answer:
+        answer = super().__new__(cls, text)
+        answer.cut = cut
+        return answer
+
+
 class WrittenError(ValueError):
     """A notebook the written cell cannot be placed in; nothing was written."""
 
@@ -85,12 +98,13 @@ def _solutions(questions: list[Written]) -> str:
 
 
 def written_cell(notebook: int):
-    """The markdown cell a learner writes in, right after notebook ``notebook``'s quiz cell."""
+    """The markdown cell a learner writes in, after notebook ``notebook``'s quiz."""
     questions = [question for question in WRITTEN if question.notebook == notebook]
     if not questions:
         raise WrittenError(f"notebook {notebook:02} has no discussion question")
-    lines = ["**Your answers in words.** Double-click this cell to write here, Shift+Enter to "
-             f"show it. Nothing checks them: compare with {_solutions(questions)}. In a "
+    lines = ["**Your answers in words.** Double-click this cell, replace each "
+             f"{PLACEHOLDER} with your answer and press Shift+Enter to show it. Nothing checks "
+             f"them: compare with {_solutions(questions)}. In a "
              "graded course, write them at the end of [10 · Exercises](10-exercises.ipynb): "
              "that copy is the one your teacher reads."]
     for question in questions:
@@ -103,26 +117,36 @@ ADDED, UPDATED, UNCHANGED, NO_DISCUSSION = ("written cell added", "written cell 
                                             "unchanged", "skipped: no discussion question")
 
 
+def _quiz_run_end(cells: list, quiz: int) -> int:
+    """The index just after the quiz cell ``cells[quiz]`` and the code cells right after it
+    that use the quiz (``quiz[1].check(...)``, ...): the checked questions come before the
+    ones answered in words."""
+    end = quiz + 1
+    while end < len(cells) and cells[end].cell_type == "code" and "quiz[" in cells[end].source:
+        end += 1
+    return end
+
+
 def with_written_cell(notebook) -> str:
-    """Put the written cell right after ``notebook``'s quiz cell, in place; what was done
-    (ADDED, UPDATED, UNCHANGED, or NO_DISCUSSION for a notebook with no quiz or no
-    discussion question in it, left as it is)."""
-    quiz = [index for index, cell in enumerate(notebook.cells)
+    """Put the written cell after ``notebook``'s quiz cell and its ``quiz[n]`` cells, in
+    place; what was done (ADDED, UPDATED, UNCHANGED, or NO_DISCUSSION for a notebook with no
+    quiz or no discussion question in it, left as it is)."""
+    # Any written cell already there is left out first: an older version, or one out of place.
+    kept = [cell for cell in notebook.cells if cell.get("id") != CELL_ID]
+    quiz = [index for index, cell in enumerate(kept)
             if cell.cell_type == "code" and QUIZ_LINE.search(cell.source)]
     if len(quiz) > 1:
         raise WrittenError(f"{len(quiz)} cells hold `quiz = quizNN`: expected one")
-    number = int(QUIZ_LINE.search(notebook.cells[quiz[0]].source).group(1)) if quiz else None
+    number = int(QUIZ_LINE.search(kept[quiz[0]].source).group(1)) if quiz else None
     if number not in {question.notebook for question in WRITTEN}:
         return NO_DISCUSSION
-    index, fresh = quiz[0], written_cell(number)
-    old = [i for i, cell in enumerate(notebook.cells) if cell.get("id") == CELL_ID]
-    if old == [index + 1] and notebook.cells[index + 1] == fresh:
+    at = _quiz_run_end(kept, quiz[0])
+    cells = [*kept[:at], written_cell(number), *kept[at:]]
+    if cells == notebook.cells:
         return UNCHANGED
-    for i in reversed(old):  # an older version of the cell, or one out of place
-        del notebook.cells[i]
-        index -= i < index
-    notebook.cells.insert(index + 1, fresh)
-    return UPDATED if old else ADDED
+    had = len(kept) < len(notebook.cells)
+    notebook.cells = cells
+    return UPDATED if had else ADDED
 
 
 def _read(path: Path):
@@ -135,7 +159,7 @@ def _read(path: Path):
 
 
 def add_written_cells(*paths: Path) -> dict[Path, str]:
-    """Put the written cell after the quiz cell of each notebook at ``paths``; what was done
+    """Put the written cell after the quiz of each notebook at ``paths``; what was done
     to each (``with_written_cell``). Idempotent; only that cell changes, never an output.
     Every file is read and checked before any is written: on an error (WrittenError,
     OSError) no file has changed."""
@@ -203,11 +227,11 @@ def _answer(source: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def collect_written(notebook: object) -> dict[str, str]:
-    """{question id: text} from a submitted notebook's answer cells, found by their metadata
+def collect_written(notebook: object) -> dict[str, Answer]:
+    """{question id: Answer} from a submitted notebook's answer cells, found by their metadata
     (never by position), whatever the cell's type. A cell left as it was given, or empty, is
     not answered, and neither is anything that is not text. Two cells for one question are
-    joined. Each answer is cut at MAX_ANSWER_CHARS characters, and then ends with ``CUT``."""
+    joined. An answer longer than MAX_ANSWER_CHARS characters is cut there, its ``cut`` set."""
     cells = notebook.get("cells") if isinstance(notebook, Mapping) else None
     found: dict[str, str] = {}
     for cell in cells if isinstance(cells, list) else ():
@@ -222,8 +246,8 @@ def collect_written(notebook: object) -> dict[str, str]:
         text = "" if source is None else _answer(source)
         if text:
             found[key] = f"{found[key]}\n\n{text}" if key in found else text
-    return {question.id: found[question.id] if len(found[question.id]) <= MAX_ANSWER_CHARS
-            else f"{found[question.id][:MAX_ANSWER_CHARS]}\n\n{CUT}"
+    return {question.id: Answer(found[question.id][:MAX_ANSWER_CHARS],
+                                cut=len(found[question.id]) > MAX_ANSWER_CHARS)
             for question in WRITTEN if question.id in found}
 
 
@@ -260,7 +284,8 @@ def quoted(text: str) -> str:
 
 def written_page(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
     """The teacher's page: per question, its prompt, the model answer, then each
-    submission's answer quoted (``quoted``), or that it was not answered."""
+    submission's answer quoted (``quoted``), or that it was not answered. An ``Answer``
+    whose ``cut`` is set is followed by the grader's note that it was cut."""
     from .grading.reports import markdown_name
 
     rows = list(rows)
@@ -282,10 +307,8 @@ def written_page(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
                   f"**Model answer.** {model[:1].upper()}{model[1:]}", "",
                   f"Answered by {len(answered)} of {len(rows)}.", ""]
         for name, text in answered:
-            cut = text.endswith(CUT)
-            lines += [f"### {markdown_name(name)}", "",
-                      quoted(text.removesuffix(CUT).rstrip() if cut else text), ""]
-            if cut:
+            lines += [f"### {markdown_name(name)}", "", quoted(text), ""]
+            if getattr(text, "cut", False) is True:
                 lines += [f"*Cut at {MAX_ANSWER_CHARS:,} characters by the grader.*", ""]
         if missing:
             lines += [f"*Not answered:* {', '.join(missing)}.", ""]
@@ -307,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add = commands.add_parser("add", help="put the written cell after each notebook's quiz "
-                              "cell (idempotent; a notebook without a discussion is skipped)")
+                              "(idempotent; a notebook without a discussion is skipped)")
     add.add_argument("notebooks", nargs="+", type=Path, metavar="NOTEBOOK")
     args = parser.parse_args(argv)
     try:

@@ -246,6 +246,22 @@ def test_slice_chart_description_names_both_slices():
     assert ("Message-count slice: sends A2 | U3 A3 | U4, 174 bytes (orphan answer A2; "
             "no system message). Whole-turn slice: sends SYSTEM | U3 A3 | U4, 175 bytes.") in text
     assert "rejected, the mandatory input needs 108 bytes" in charts.slice_chart(*SLICE, 100).description
+    # predict02_count's hint sends the learner to this chart for each message's bytes.
+    assert ("message-count row envelope 41, SYSTEM 37 (dropped), U1 31 (dropped), A1 36 "
+            "(dropped), U2 31 (dropped), A2 35, U3 31, A3 36, U4 31; whole-turn row envelope 41, "
+            "SYSTEM 36, U1 31 (dropped)") in text
+
+
+def test_slice_chart_labels_each_message_with_its_bytes():
+    chart = charts.slice_chart(*SLICE, 175)
+    last, _ = measures.count_slice(*SLICE, 175)
+    total = 2 * len(SLICE[1]) + 2
+    row = measures.message_segments(*SLICE, [i >= total - last for i in range(total)])
+    drawn = [t.get_text() for t in chart.figure.findobj(match=lambda a: hasattr(a, "get_gid")
+                                                         and a.get_gid() == "segment:1")]
+    # Every message, sent or dropped, named with its bytes; the envelope is in the legend.
+    assert sorted(drawn) == sorted(f"{s.label}\n{s.nbytes}" for s in row if s.label != "envelope")
+    assert "A2\n35" in drawn and sum(s.nbytes for s in row if s.kept) == 174
 
 
 def test_retained_chart_description_has_every_step_and_mark():

@@ -41,6 +41,13 @@ def test_the_articles_request_in_words():
     assert ("envelope 42, system 60, turn 1 73, turn 2 95, question 38 bytes"
             in chart.description)
     assert "Diagram of a request's 308 bytes (gson encoder)" in chart.description
+    # The envelope is not one run of bytes on the wire, and the words do not say it is: its
+    # opening, the comma before the question and its closing, drawn first as one piece.
+    opening = b'{"model":"agnes-3.0-flash","messages":['
+    assert byte_breakdown(*BOUNDARY)["envelope"] == len(opening) + len(b",") + len(b"]}")
+    assert ("The envelope (its opening, the comma before the question and its closing) is "
+            "drawn together first, then the messages in wire order." in chart.description)
+    assert "as one bar in wire order" not in chart.description
 
 
 @pytest.mark.parametrize("budget", [108, 175, 242, 400])

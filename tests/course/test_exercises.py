@@ -283,16 +283,18 @@ def test_q3_hidden_test_refuses_u_ffff_as_a_pair_even_where_the_check_passes():
 
 # --- 4 ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("budget, ok", [(113, False), (114, True), (139, True), (140, False),
-                                        (np.int16(120), True)])
-def test_q4_accepts_exactly_the_hidden_gap(budget, ok):
+@pytest.mark.parametrize("budget, ok", [(113, False), (114, True), (120, False), (139, False),
+                                        (140, False), (np.int16(114), True)])
+def test_q4_accepts_only_the_smallest_budget_java_lets_through(budget, ok):
     assert bool(q4.check(budget)) is ok
 
 
 @pytest.mark.parametrize("budget, says", [
     (113, "code points"),  # the wrong unit
-    (100, "rejects too"),
-    (140, "no gap"),  # off by one
+    (100, "rejects"),
+    (140, "UTF-8 bytes"),  # what the wire needs
+    (139, "the largest such budget"),
+    (120, "a smaller budget passes it too"),
     (114.0, "whole number of bytes"),
     (0, "positive"),
 ])

@@ -146,7 +146,12 @@ def test_the_new_predictions_accept_the_articles_figures(question, answer):
     (questions.predict04_ceiling, 140, "mandatory input alone"),
     (questions.predict04_ceiling, 266, "envelope"),        # a part left out
     (questions.predict04_ceiling, 168, "two turns alone"),
-    (questions.predict04_ceiling, 309, "off by one"),
+    (questions.predict04_ceiling, 309, "a byte miscounted in one of the parts"),
+    (questions.predict04_ceiling, 307, "a byte miscounted in one of the parts"),
+    (questions.predict04_ceiling, 2, "that counts turns; the question asks for bytes"),
+    (questions.predict03, 138, "nothing for the emoji"),     # 114 + 24: the emoji forgotten
+    (questions.predict03, 138, "the full stop 。 is one too"),  # or the 。 forgotten
+    (questions.predict03, 142, "on top of its 2 UTF-16 units"),  # the emoji counted +4
     (questions.predict04_reject, "trim", "cut inside a message"),
     (questions.predict04_reject, "exceed", "ceiling"),
     (questions.predict05_narrow, 365, "both turns"),
@@ -162,6 +167,8 @@ def test_the_new_predictions_accept_the_articles_figures(question, answer):
     (questions.predict05_wide, 530, "both questions"),     # the old question kept as well
     (questions.predict05_wide, 470, "step 2's question"),
     (questions.predict05_wide, 481, "off by one"),
+    (questions.predict05_wide, 429, "to step 2's narrow request"),  # the old question kept
+    (questions.predict05_wide, 420, "leaves out the question"),
     (questions.quiz04[1], 408, "ceiling"),
     (questions.quiz04[1], 428, "full request now"),
     (questions.quiz04[1], 308, "before the answer grew"),
@@ -170,6 +177,26 @@ def test_the_new_predictions_accept_the_articles_figures(question, answer):
 def test_the_likely_mistakes_are_named(question, given, says):
     feedback = question.check(given)
     assert feedback.status == "incorrect" and says in feedback.message, feedback.message
+
+
+def test_the_named_mistakes_are_the_fixtures_sums_not_typed_numbers():
+    # Each is the answer less what the learner forgot: computed from the fixture's parts.
+    from ledgerlab.course.questions import ledger, projection
+    from ledgerlab.wire import utf16_units
+
+    body = projection._mandatory_body()
+    units = utf16_units(body)
+    assert (units, questions.predict03._answer()) == (114, 140)
+    chinese = sum(1 for char in body if len(char.encode()) == 3)
+    assert chinese == 12 and "。" in body and "🙂" in body
+    assert set(projection._length_trap_mistakes()) == {units + 2 * chinese,
+                                                       units + 2 * chinese + 4}
+    before, now = ledger._scenario_parts(2), ledger._scenario_parts(4)
+    narrow = before["envelope"] + before["system"] + before["turns"][1] + before["question"]
+    wide = ledger._wide_mistakes()
+    assert narrow + now["turns"][2] + now["question"] == 429 and 429 in wide
+    assert sum(now["turns"]) + now["envelope"] + now["system"] == 420 and 420 in wide
+    assert len(wide) == 10  # no two mistakes share a sum, so none hides another
 
 
 def test_the_new_predictions_are_in_the_answer_key_in_notebook_order():

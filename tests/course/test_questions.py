@@ -549,3 +549,22 @@ def test_the_full_stop_explanation_counts_the_system_message():
     assert "(10 characters, 30 bytes)" in explanation
     key = (ROOT / "teacher" / "answer-key.md").read_text(encoding="utf-8")
     assert "other ten" not in key and "other nine (10 characters, 30 bytes)" in key
+
+
+def test_no_solution_opens_with_a_code_name_it_would_capitalize():
+    """solution() capitalizes an explanation's first letter: predict01's read "Answer: 3.
+    Select reads ...", a function that does not exist. No explanation, and no model answer
+    (the teacher's page capitalizes those), starts with a name from the code."""
+    import ledgerlab
+    from ledgerlab import Journal
+
+    names = {*ledgerlab.__all__, *ledgerlab.ENCODERS, *ledgerlab.DIALECTS,
+             *(name for name in dir(Journal) if not name.startswith("_"))}
+    assert {"select", "requests", "retain"} <= names  # the three this test was written for
+    texts = [q.explanation for q in CHECKED] + [q.model_answer for quiz in QUIZZES
+                                                for q in quiz.questions
+                                                if isinstance(q, Discussion)]
+    for text in texts:
+        first = text.split()[0]
+        assert first[:1].isupper() or first[:1].isdigit() or (
+            first.rstrip(",:;") not in names and not re.search(r"[(_=.`]", first)), text

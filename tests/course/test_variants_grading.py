@@ -57,7 +57,7 @@ def test_a_notebook_copied_from_a_classmate_scores_only_what_is_right_for_the_co
     right = {e.name: str(int(bool(e.grade(*answers[e.name], fixture=grace)))) for e in EXERCISES}
     assert {name: row[name] for name in right} == right
     assert right["q3"] == right["q9"] == "1"
-    assert [right[name] for name in ("q2", "q5", "q6", "q7", "q8")] == ["0"] * 5
+    assert [right[name] for name in ("q2", "q4", "q5", "q6", "q7", "q8")] == ["0"] * 6
     assert int(row["score"]) <= 4
 
 

@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 
 from ledgerlab.course import paths, questions, written
 from ledgerlab.course.feedback import Discussion, Questionnaire
-from ledgerlab.course.written import (CUT, MAX_ANSWER_CHARS, PLACEHOLDER, WRITTEN,
+from ledgerlab.course.written import (MAX_ANSWER_CHARS, PLACEHOLDER, WRITTEN, Answer,
                                       WrittenError, add_written_cells, collect_written, quoted,
                                       written_cell, written_page, written_report,
                                       written_section)
@@ -59,7 +59,9 @@ def test_the_written_cell_names_each_question_and_leaves_a_line_to_replace():
     assert cell.metadata == {"ledgerlab": {"written": ["07-2", "07-3"]}}
     for question in (written.BY_ID["07-2"], written.BY_ID["07-3"]):
         assert f"**{question.number}.** {question.prompt}\n\n{PLACEHOLDER}" in cell.source
-    assert cell.source.count(PLACEHOLDER) == 2 and "quiz[3].solution()" in cell.source
+    assert cell.source.count(PLACEHOLDER) == 3 and "quiz[3].solution()" in cell.source
+    # It says what to do with the placeholder: the first line names it.
+    assert f"replace each {PLACEHOLDER} with your answer" in cell.source.splitlines()[0]
     assert len(written_cell(2).source) < 500  # short: one line of how, then the question
     # A markdown cell that says "predict" makes the next code cell a Predict cell.
     assert not re.search(r"\bpredict", cell.source, re.I)
@@ -82,13 +84,27 @@ def outputs(notebook) -> list:
             for cell in notebook.cells if cell.cell_type == "code"]
 
 
-def test_insertion_goes_after_the_quiz_cell_is_idempotent_and_changes_no_output(tmp_path):
+def quiz_run(notebook, number: int) -> tuple[int, int]:
+    """The index of the quiz cell, and that of the last ``quiz[n]`` cell right after it."""
+    quiz = next(i for i, cell in enumerate(notebook.cells)
+                if cell.source == f"quiz = quiz{number:02}\nquiz")
+    last = quiz
+    while notebook.cells[last + 1].source.startswith("quiz["):
+        last += 1
+    return quiz, last
+
+
+def test_insertion_goes_after_the_quizs_check_cells_is_idempotent_and_changes_no_output(
+        tmp_path):
     path = without_written_cell(8, tmp_path)
     before = nbformat.read(path, as_version=4)
+    quiz, last = quiz_run(before, 8)
+    assert last - quiz == 3  # quiz[1], quiz[2], quiz[3]: checked before the one in words
     assert add_written_cells(path) == {path: written.ADDED}
     after = nbformat.read(path, as_version=4)
-    quiz = next(i for i, cell in enumerate(after.cells) if cell.source == "quiz = quiz08\nquiz")
-    assert after.cells[quiz + 1] == written_cell(8)
+    assert after.cells[last + 1] == written_cell(8)
+    assert [c.source for c in after.cells[quiz + 1:last + 1]] == [
+        f"quiz[{n}].check(...)" for n in (1, 2, 3)]
     assert [c for c in after.cells if c.id != written.CELL_ID] == before.cells
     assert outputs(after) == outputs(before) and outputs(before)
     text = path.read_bytes()
@@ -106,8 +122,17 @@ def test_a_stale_or_misplaced_written_cell_is_replaced_where_it_belongs(tmp_path
     assert add_written_cells(path) == {path: written.UPDATED}
     after = nbformat.read(path, as_version=4)
     assert [i for i, c in enumerate(after.cells) if c.id == written.CELL_ID] == [
-        next(i for i, c in enumerate(after.cells) if "quiz = quiz06" in c.source) + 1]
+        quiz_run(after, 6)[1] + 1]
     assert len(after.cells) == len(notebook.cells)
+    # Where an earlier version of the tool put it, right after the quiz cell, above the
+    # checked questions: moved below them, the other cells as they were.
+    moved = nbformat.read(path, as_version=4)
+    cell = moved.cells.pop(quiz_run(after, 6)[1] + 1)
+    moved.cells.insert(quiz_run(moved, 6)[0] + 1, cell)
+    nbformat.write(moved, path)
+    assert add_written_cells(path) == {path: written.UPDATED}
+    assert nbformat.read(path, as_version=4) == after
+    assert add_written_cells(path) == {path: written.UNCHANGED}
 
 
 def test_a_notebook_without_a_discussion_is_left_as_it_is(tmp_path):
@@ -202,9 +227,23 @@ def test_collect_survives_a_hostile_notebook():
     huge = "A" * (10 * 1024**2)
     for source in (huge, [huge[i:i + 1000] + "\n" for i in range(0, len(huge), 1000)]):
         text = collect_written({"cells": [cell(source)]})["01-3"]
-        assert text.endswith(CUT) and len(text) == MAX_ANSWER_CHARS + len(CUT) + 2
+        assert text.cut is True and len(text) == MAX_ANSWER_CHARS and text.startswith("AAA")
     many = {"cells": [cell("B" * 6000)] * 1000}  # many cells for one question: cut as one
-    assert len(collect_written(many)["01-3"]) == MAX_ANSWER_CHARS + len(CUT) + 2
+    assert len(collect_written(many)["01-3"]) == MAX_ANSWER_CHARS
+    assert collect_written(many)["01-3"].cut is True
+    exact = collect_written({"cells": [cell("C" * MAX_ANSWER_CHARS)]})["01-3"]
+    assert exact.cut is False and exact == "C" * MAX_ANSWER_CHARS
+
+
+def test_an_answer_cannot_pass_for_one_the_grader_cut():
+    # The cut is a flag beside the text: writing the grader's words does not set it.
+    note = f"*Cut at {MAX_ANSWER_CHARS:,} characters by the grader.*"
+    fake = f"A short answer.\n\n{note}"
+    answers = collect_written(submitted({"01-3": fake}))
+    assert answers == {"01-3": fake} and answers["01-3"].cut is False
+    section = page_sections(written_page([("eve.ipynb", answers)]))["01-3"]
+    assert note not in section  # only quoted and escaped, inside the student's answer
+    assert "> A short answer." in section and "> \\*Cut at" in section
 
 
 # --- The teacher's page -----------------------------------------------------------------
@@ -235,7 +274,7 @@ def page_sections(page: str) -> dict[str, str]:
 
 def test_the_page_puts_the_model_answer_beside_each_submissions_answer():
     rows = [("alice.ipynb", {"01-3": HOSTILE, "07-3": "Because the reserve leaves no room."}),
-            ("bob`s <b>.ipynb", {"01-3": "x" * MAX_ANSWER_CHARS + "\n\n" + CUT})]
+            ("bob`s <b>.ipynb", {"01-3": Answer("x" * MAX_ANSWER_CHARS, cut=True)})]
     page = written_page(rows)
     sections = page_sections(page)
     assert list(sections) == IDS

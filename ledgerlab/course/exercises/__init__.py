@@ -24,10 +24,9 @@ imported, so the graded notebook calls ``use_variant`` before its imports.
 from __future__ import annotations
 
 from .boundary import (HIDDEN_JAVA_TEXTS, JAVA_TEXTS, MUCH_LARGER, SMILE, WINDOW_TOKENIZER,
-                       grow_answer, grown_question, java_gap, q1, q2, q3, q4, q5, q7, requests_full,
-                       unit_mistake, window_figures)
+                       grown_question, q1, q2, q3, q4, q5, q7, unit_mistake)
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
-from .scenario import facts_figures, q6, q8, reopened, torn_journal
+from .scenario import q6, q8, reopened, torn_journal
 from .variants import ARTICLE, Variant, VariantError, active, use_variant, variant, variant_key
 
 EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9)
@@ -49,17 +48,9 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def expected(v: Variant) -> dict[str, tuple]:
-    """The right answers of the exercises whose answers are values, on ``v``: one tuple per
-    exercise (exercise 4's is every budget that is right; exercise 1 has many answers)."""
-    return {"q2": (grow_answer(v),), "q4": tuple(java_gap(v)),
-            "q5": (requests_full(v),), "q6": reopened(torn_journal(v)),
-            "q7": (window_figures(v)["answer"],), "q8": (facts_figures(v)["answer"],)}
-
-
 __all__ = ["ARTICLE", "EXERCISES", "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
            "HIDDEN_JAVA_TEXTS", "HISTORY", "JAVA_TEXTS", "MUCH_LARGER", "PINNED", "QUESTION",
            "SLICED_MESSAGES", "SMILE", "SYSTEM", "TOOL_MESSAGES", "TORN_AFTER", "Variant",
-           "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active", "expected",
+           "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active",
            "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "reopened",
            "torn_journal", "unit_mistake", "use_variant", "variant", "variant_key"]

@@ -275,20 +275,26 @@ def _check_java_gap(v: Variant, java_budget: object) -> Feedback:
     units, wire = gap.start, gap.stop
     if budget < units:
         if budget == len(body.decode("utf-8")):
-            return wrong("at that budget Java's check rejects too: Python's len() counts code "
+            return wrong("at that budget Java's check rejects: Python's len() counts code "
                          "points, but Java's length() counts UTF-16 units, and they differ here.")
-        return wrong(f"at {budget} Java's check rejects too: the body has more UTF-16 units "
-                     f"than that.")
-    if budget >= wire:
-        return wrong(f"at {budget} bytes the wire bytes fit: there is no gap to catch. Find a "
-                     f"budget Java's units pass but the UTF-8 bytes exceed.")
-    return correct(f"Java's length() says {units} <= {budget} and sends; the wire "
+        return wrong(f"at {budget} Java's check rejects: the body has more UTF-16 units than "
+                     f"that.")
+    if budget == wire:
+        return wrong("that is the body's UTF-8 bytes, the smallest budget the wire bytes fit; "
+                     "Java's check compares another count, and accepts smaller budgets.")
+    if budget == wire - 1:
+        return wrong("Java's check accepts that budget and the wire bytes do not fit it, but it "
+                     "is the largest such budget: the exercise asks for the smallest.")
+    if budget > units:
+        return wrong(f"Java's check accepts {budget}, but a smaller budget passes it too: "
+                     f"find the smallest.")
+    return correct(f"{units}: Java's length() says {units} <= {budget} and sends, but the wire "
                    f"carries {wire} bytes, {wire - budget} over the budget. Every budget from "
-                   f"{units} to {wire - 1} hides the gap.")
+                   f"{units} to {wire - 1} lets the oversized request through.")
 
 
 q4 = Exercise(
-    4, "a budget Java's length check lets through", _check_java_gap, fixture=active,
+    4, "the smallest budget Java's length check accepts", _check_java_gap, fixture=active,
     hint="Measure the mandatory request both ways: UTF-16 units of the body (what Java's "
          "body.length() <= budget compares) and UTF-8 bytes (what the wire carries).",
 )

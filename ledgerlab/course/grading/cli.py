@@ -30,6 +30,23 @@ UNSAFE_HELP = ("grade without the bubblewrap sandbox (where bwrap cannot run: ma
                "kernel, so printed or forged verdicts still earn nothing.")
 
 
+def _keys(out: Path) -> dict[str, str]:
+    """file name -> key of the assignment built in ``out``, if one with a roster is there."""
+    try:
+        return roster.read_keys(out / "autograder") or {}
+    except roster.RosterError:
+        return {}
+
+
+def _say_rekeyed(before: dict[str, str], after: dict[str, str]) -> None:
+    """Name the students whose variant a rebuild changed: their handed-out notebooks are on
+    the old one, so they need the new ones."""
+    changed = sorted(file for file in before.keys() & after.keys() if before[file] != after[file])
+    if changed:
+        print(f"{len(changed)} students have a new variant (a name spelt anew, or another "
+              f"secret): hand out their new notebooks: {', '.join(changed)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.grading",
                                      description=DESCRIPTION)
@@ -64,7 +81,12 @@ def main(argv: list[str] | None = None) -> int:
                 if made:
                     print(f"made a new secret in {args.secret_file}: keep it (and private) to "
                           f"rebuild the same variants")
+                elif roster.readable_by_others(args.secret_file):
+                    print(f"warning: other users can read {args.secret_file} "
+                          f"(chmod 600 it): with it, anyone can make every student's key")
+                before = _keys(args.out)
                 out = build_assignment(args.out, names=names, secret=secret)
+                _say_rekeyed(before, _keys(out))
             else:
                 out = build_assignment(args.out)
         except (AssignmentError, roster.RosterError, paths.CheckoutMissing) as error:

@@ -80,8 +80,8 @@ def _variant_texts(v: Variant) -> tuple[tuple[str, str], ...]:
         ("keeps **20** tokens for the reply", f"keeps **{v.window_reserve}** tokens for the reply"),
         ("`The deadline is Friday.`", f"`{v.facts[-1].text}`"),
         ("`PINNED` is notebook 05's scenario: its system message, its\ntwo turns and its next "
-         "question.", "`PINNED` is notebook 05's scenario's system message and next question, "
-         "with\ntwo turns of your own."),
+         "question.", "`PINNED` is notebook 05's system message, first turn and next "
+         "question,\nwith a second turn of your own."),
     )
 
 
@@ -97,30 +97,39 @@ def _on_variant(cells: list, v: Variant) -> None:
         found[0].source = found[0].source.replace(old, new)
 
 
-def student_edition(notebook, student: tuple[str, Variant] | None = None):
-    """The exercises as a student gets them: no solution code, ``solution()`` explained,
-    no outputs; with ``student`` (a name and a variant), on that student's own fixture."""
+def _without_solutions(notebook):
+    """A copy of ``notebook`` with no outputs (no answer shown before it runs), no link to
+    the solutions and no ``solution()`` call."""
     notebook = clean(notebook)  # a deep copy, without outputs or widget state
-    cells = []
     for cell in notebook.cells:
-        if _edition(cell) == "self-paced":
-            continue
         if cell.cell_type == "markdown":
             cell.source = _without_solution_links(cell.source)
         else:
             cell.source = _without_solution_calls(cell.source)
-        _clear(cell)
-        cells.append(cell)
+    return notebook
+
+
+def student_edition(notebook, student: tuple[str, Variant] | None = None):
+    """The exercises as a student gets them: no solution code, ``solution()`` explained,
+    no outputs; with ``student`` (a name and a variant), on that student's own fixture."""
+    notebook = _without_solutions(notebook)
+    cells = [cell for cell in notebook.cells if _edition(cell) != "self-paced"]
     first_code = next(i for i, cell in enumerate(cells) if cell.cell_type == "code")
-    cells.insert(1, _cell("markdown", GRADED_NOTE, "graded-note"))
-    setup = ("from ledgerlab.course.feedback import hide_solutions\n\n"
-             "hide_solutions()   # the graded edition: solution() explains instead of answering")
+    note = GRADED_NOTE
     if student:
         name, v = student
         _on_variant(cells, v)
-        setup = ("from ledgerlab.course.exercises import use_variant\n" + setup +
-                 f"\nuse_variant({v.key!r})   # {name}'s own exercises: "
-                 f"keep this line")
+        # In the cell that imports the names it changes: a kernel restarted and that cell run
+        # again is on the student's variant, never back on the article's.
+        cells[first_code].source = (
+            f"from ledgerlab.course.exercises import use_variant\n\n"
+            f"use_variant({v.key!r})   # {name}'s own exercises: keep this line first\n\n"
+            + cells[first_code].source)
+        note += (f" Hand it in as **`{roster.file_name(name)}.ipynb`**: the grader grades "
+                 f"each notebook on the exercises of the name it is handed in under.")
+    cells.insert(1, _cell("markdown", note, "graded-note"))
+    setup = ("from ledgerlab.course.feedback import hide_solutions\n\n"
+             "hide_solutions()   # the graded edition: solution() explains instead of answering")
     cells.insert(first_code + 1, _cell("code", setup, "graded-setup"))  # before the imports
     cells[-1:-1] = written_section()  # the questions in words, before the closing links
     notebook.cells = cells
@@ -265,8 +274,11 @@ def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[st
     check_destination(out)
     course = {path.name: nbformat.read(path, as_version=4)
               for path in sorted(notebooks.glob("*.ipynb")) if path.name != SOLUTIONS_NOTEBOOK}
-    students = (roster.assign(names, secret, roster.shown_numbers(list(course.values())))
-                if names else None)  # before anything is written: a roster error changes nothing
+    students = None  # made before anything is written: a roster error changes nothing
+    if names:
+        previous = roster.read_students(out / "autograder") if (out / BUILD_MARK).is_file() else None
+        students = roster.assign(names, secret, roster.shown_numbers(list(course.values())),
+                                 previous)
     for part in PARTS:
         shutil.rmtree(out / part, ignore_errors=True)
     solutions, autograder = out / "solutions", out / "autograder"
@@ -303,12 +315,6 @@ def _write_student(folder: Path, course: dict, notebooks: Path,
         if name == EXERCISES_NOTEBOOK:
             nbformat.write(student_edition(notebook, student), folder / name)
             continue
-        notebook = clean(notebook)  # no answer shown before it runs
-        for cell in notebook.cells:
-            if cell.cell_type == "markdown":
-                cell.source = _without_solution_links(cell.source)
-            else:
-                cell.source = _without_solution_calls(cell.source)
-        nbformat.write(notebook, folder / name)
+        nbformat.write(_without_solutions(notebook), folder / name)
     for extra in notebooks.glob("*.cfg"):
         shutil.copy(extra, folder / extra.name)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
@@ -36,6 +37,9 @@ from .reports import check_outputs, write_grades
 
 MAX_NOTEBOOK_BYTES = 5 * 1024**2
 NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
+# The key a graded notebook chooses its variant with (editions.student_edition writes it).
+USE_VARIANT = re.compile(r"""use_variant\(\s*['"]([0-9a-f]{16})['"]\s*\)""")
+NOTHING_HANDED_IN = "nothing was handed in under this name"
 NOT_ON_ROSTER = ("not filed under a name on the roster (each student's notebook is handed in as "
                  "<their file name>.ipynb, the name of their folder in students/): not graded")
 
@@ -107,7 +111,7 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
     started = time.monotonic()
     fixture = ARTICLE
     if keys is not None:  # "Ada Lovelace.ipynb", as a course site may rename it, is ada-lovelace
-        filed = roster.file_name(path.name.removesuffix(".ipynb"))
+        filed = filed_as(path)
         if filed not in keys:
             verdicts = {name: Feedback("unanswered", NOT_ON_ROSTER) for name in names}
             return Graded(path.name, verdicts, NOT_ON_ROSTER, time.monotonic() - started)
@@ -116,9 +120,13 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
     if isinstance(data, str):
         verdicts = {name: Feedback("unanswered", data) for name in names}
         return Graded(path.name, verdicts, data, time.monotonic() - started)
-    written = collect_written(nbformat.reads(data.decode("utf-8"), as_version=4))
+    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+    written = collect_written(notebook)
     outcome = sandbox.run(data, names, cell_timeout=cell_timeout,
                           notebook_timeout=notebook_timeout, sandboxed=sandboxed)
+    note = outcome.problem
+    if keys is not None:
+        note = "; ".join(filter(None, [note, _whose_key(notebook, filed, keys)]))
     verdicts = {}
     for name in names:
         if name in outcome.answers:
@@ -127,7 +135,25 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
             verdicts[name] = Feedback("unanswered", "no answers came back: the notebook did "
                                       "not reach the grader's cells (a crash, a kernel that "
                                       "died, or the time limit).")
-    return Graded(path.name, verdicts, outcome.problem, time.monotonic() - started, written)
+    return Graded(path.name, verdicts, note, time.monotonic() - started, written)
+
+
+def filed_as(path: Path) -> str:
+    """The roster file name a submission is filed under: its name without .ipynb, as
+    ``roster.file_name`` makes file names."""
+    return roster.file_name(re.sub(r"\.ipynb$", "", path.name, flags=re.IGNORECASE))
+
+
+def _whose_key(notebook, filed: str, keys: dict[str, str]) -> str:
+    """A note for the teacher when the notebook chooses another variant than its student's:
+    copied from a classmate, or handed in under the wrong name. "" when it is theirs."""
+    found = {key for cell in notebook.cells if cell.cell_type == "code"
+             for key in USE_VARIANT.findall(cell.source)}
+    if not found or keys[filed] in found:
+        return ""
+    owners = sorted(file for file, key in keys.items() if key in found)
+    whose = f"{', '.join(owners)}'s" if owners else "no student's"
+    return f"the notebook holds {whose} variant key, not {filed}'s: graded on {filed}'s"
 
 
 def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
@@ -148,7 +174,8 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     names = list(points)
     timeout = cell_timeout or (manifest or {}).get("cell_timeout", CELL_TIMEOUT)
     notebook_timeout = (manifest or {}).get("notebook_timeout", NOTEBOOK_TIMEOUT)
-    paths = sorted(path for path in Path(submissions).iterdir() if path.name.endswith(".ipynb"))
+    paths = sorted(path for path in Path(submissions).iterdir()
+                   if path.name.lower().endswith(".ipynb"))
     if not paths:
         raise FileNotFoundError(f"no .ipynb files in {submissions}")
     check_outputs(Path(out))
@@ -163,5 +190,22 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     # Each submission is its own sandbox: grading several at once only overlaps them.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, paths))
+    if keys is not None:
+        results = _with_roster_notes(results, paths, keys, names)
     write_grades(results, points, Path(out))
     return results
+
+
+def _with_roster_notes(results: list[Graded], paths: list[Path], keys: dict[str, str],
+                       names: list[str]) -> list[Graded]:
+    """Say when two submissions are filed under one student, and give each student who
+    handed nothing in a row of their own."""
+    filed = [filed_as(path) for path in paths]
+    twice = {name for name in filed if filed.count(name) > 1 and name in keys}
+    noted = [replace(result, note="; ".join(filter(None, [
+                 result.note, f"another submission is filed as {name} too"])))
+             if name in twice else result for result, name in zip(results, filed)]
+    missing = [Graded(f"{file}.ipynb", {name: Feedback("unanswered", NOTHING_HANDED_IN)
+                                        for name in names}, NOTHING_HANDED_IN, 0.0)
+               for file in sorted(set(keys) - set(filed))]
+    return noted + missing

@@ -19,7 +19,9 @@ import secrets
 import unicodedata
 from pathlib import Path
 
-from ..exercises import ARTICLE, Variant, VariantError, expected, variant, variant_key
+from ..exercises import ARTICLE, Variant, variant, variant_key
+from ..exercises.boundary import grow_answer, java_gap, requests_full, window_figures
+from ..exercises.scenario import facts_figures, reopened, torn_journal
 from ..exercises.variants import normalized
 
 ROSTER_FILE = "roster.json"
@@ -27,7 +29,8 @@ MAX_STUDENTS = 5_000
 MAX_NAME = 100  # characters
 MAX_ATTEMPTS = 1_000  # keys tried per name before giving up (about two are needed)
 SECRET_BYTES = 32
-# A whole number as the course prints it: 1,234 or 1234, not part of 1.5 or of a longer number.
+# A whole number as the course prints it: 1,234 or 1234. The lookarounds keep the digits of
+# 1.5 or of "12,34" from reading as numbers of their own, and "(12, 7)" reads as 12 and 7.
 NUMBER = re.compile(r"(?<![\d.])(?<!\d,)\d{1,3}(?:,\d{3})+(?!\d|,\d)|(?<![\d.])(?<!\d,)\d+(?!\d|,\d)")
 
 
@@ -36,39 +39,48 @@ class RosterError(ValueError):
 
 
 def file_name(name: str) -> str:
-    """The name a student's folder and submission are filed under: lowercase ASCII letters,
-    digits and dashes (Zoë Ní Bhriain -> zoe-ni-bhriain)."""
-    ascii_name = unicodedata.normalize("NFKD", normalized(name)).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_name).strip("-")
+    """The name a student's folder and submission are filed under: lowercase letters, digits
+    and dashes, in ASCII where every letter has an ASCII form (Zoë Ní Bhriain ->
+    zoe-ni-bhriain), else in the name's own script (李小龙 -> 李小龙)."""
+    name = normalized(name)
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    if all(unicodedata.normalize("NFKD", char).encode("ascii", "ignore")
+           for char in name if char.isalpha()):
+        name = ascii_name
+    return re.sub(r"[\W_]+", "-", name).strip("-")
 
 
 def read_roster(path: Path) -> list[str]:
     """The names in a roster file: one per line; blank lines and lines starting with # are
-    skipped. Refused: no names, a name too long or with a control character, two names that
-    are the same student (the same once trimmed and case folded) or share a file name."""
+    skipped, and runs of spaces (a no-break space pasted from a spreadsheet too) are one
+    space. Refused, by line number and never by name: no names, a name too long or with a
+    control character, two names that would be filed under one name."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise RosterError(f"cannot read the roster ({type(error).__name__}): it is a text file "
                           f"in UTF-8, one name per line") from None
-    names = [line.strip() for line in text.splitlines()
-             if line.strip() and not line.lstrip().startswith("#")]
+    lines = [(number, " ".join(line.split())) for number, line in
+             enumerate(text.splitlines(), start=1)]
+    names = [(number, name) for number, name in lines if name and not name.startswith("#")]
     if not names:
         raise RosterError("the roster has no names: one name per line")
     if len(names) > MAX_STUDENTS:
         raise RosterError(f"the roster has {len(names):,} names; at most {MAX_STUDENTS:,}")
     seen: dict[str, int] = {}
-    for number, name in enumerate(names, start=1):
-        if len(name) > MAX_NAME or not name.isprintable():
-            raise RosterError(f"name {number} is longer than {MAX_NAME} characters or holds a "
-                              f"control character")
-        if not file_name(name):
-            raise RosterError(f"name {number} has no letter or digit to file it under")
-        if file_name(name) in seen:
-            raise RosterError(f"names {seen[file_name(name)]} and {number} would be filed under "
-                              f"the same name: make them differ in a letter or digit")
-        seen[file_name(name)] = number
-    return names
+    for number, name in names:
+        if len(name) > MAX_NAME:
+            raise RosterError(f"line {number}: a name longer than {MAX_NAME} characters")
+        if not name.isprintable():
+            raise RosterError(f"line {number}: a name with a control or formatting character")
+        filed = file_name(name)
+        if not filed:
+            raise RosterError(f"line {number}: a name with no letter or digit to file it under")
+        if filed in seen:
+            raise RosterError(f"lines {seen[filed]} and {number} would be filed under the same "
+                              f"name: make them differ in a letter or digit")
+        seen[filed] = number
+    return [name for _, name in names]
 
 
 def read_secret(path: Path, *, create: bool = False) -> bytes:
@@ -87,6 +99,12 @@ def read_secret(path: Path, *, create: bool = False) -> bytes:
     if len(secret) < 16:
         raise RosterError("the secret file holds fewer than 16 bytes: too easy to guess")
     return secret
+
+
+def readable_by_others(path: Path) -> bool:
+    """Whether the secret file's mode lets another user read it (then anyone with their own
+    key could try secrets offline, and make a classmate's key from the right one)."""
+    return bool(os.stat(path).st_mode & 0o077)
 
 
 def shown_numbers(notebooks: list[dict]) -> set[int]:
@@ -109,34 +127,42 @@ def shown_numbers(notebooks: list[dict]) -> set[int]:
     return numbers
 
 
+def expected(v: Variant) -> dict[str, tuple]:
+    """The right answers on ``v`` of the exercises whose answer is a value, exercise 1 aside
+    (its history is the learner's own). Grading's, not the learner's: it is no check."""
+    return {"q2": (grow_answer(v),), "q4": (java_gap(v).start,), "q5": (requests_full(v),),
+            "q6": reopened(torn_journal(v)), "q7": (window_figures(v)["answer"],),
+            "q8": (facts_figures(v)["answer"],)}
+
+
 def shown_answers(v: Variant, shown: set[int]) -> list[str]:
     """The exercises of ``v`` whose answer a learner could read instead of work out: the
     article's own answer (what the course's figures lead to), or for an answer of three
-    digits or more a number the course prints. Exercise 4's answer is a range: its ends
-    (the mandatory request's UTF-16 units and bytes) must not show, nor any article budget
-    fall in it. Small counts are printed everywhere, so only the article's are avoided."""
+    digits or more a number the course prints. Small counts (turns, smileys) are printed
+    everywhere, so for them only the article's own is avoided."""
     article, answers = expected(ARTICLE), expected(v)
-    found = []
-    for name, right in answers.items():
-        if name == "q4":
-            ends = {right[0], right[-1] + 1}
-            if ends & shown or set(right) & set(article[name]):
-                found.append(name)
-        elif right == article[name] or any(value >= 100 and value in shown for value in right):
-            found.append(name)
-    return found
+    return [name for name, right in answers.items()
+            if right == article[name] or any(value >= 100 and value in shown for value in right)]
 
 
-def assign(names: list[str], secret: bytes, shown: set[int]) -> dict[str, dict[str, str]]:
-    """file name -> {"name", "key"}: each student's first key whose answers do not show."""
+def assign(names: list[str], secret: bytes, shown: set[int],
+           previous: dict[str, dict[str, str]] | None = None) -> dict[str, dict[str, str]]:
+    """file name -> {"name", "key"}: each student's first key whose answers do not show.
+
+    A student in ``previous`` (the roster of the build this one replaces) under the same name
+    keeps the key they have, if this secret makes it: their handed-out notebook holds it, so
+    a rebuild (a late student added, the course pulled again) must not re-key them, even if
+    the course now prints one of their answers."""
     students = {}
     for name in names:
-        for attempt in range(MAX_ATTEMPTS):
-            key = variant_key(secret, name, attempt)
-            if not shown_answers(variant(key), shown):
-                break
+        keys = [variant_key(secret, name, attempt) for attempt in range(MAX_ATTEMPTS)]
+        had = (previous or {}).get(file_name(name), {})
+        if had.get("name") == name and had.get("key") in keys:
+            key = had["key"]
         else:
-            raise RosterError(f"no variant for {file_name(name)} after {MAX_ATTEMPTS} keys")
+            key = next((key for key in keys if not shown_answers(variant(key), shown)), None)
+            if key is None:
+                raise RosterError(f"no variant for {file_name(name)} after {MAX_ATTEMPTS} keys")
         students[file_name(name)] = {"name": name, "key": key}
     return students
 
@@ -146,17 +172,26 @@ def write_roster(autograder: Path, students: dict[str, dict[str, str]]) -> None:
                                                            ensure_ascii=False) + "\n")
 
 
-def read_keys(autograder: Path) -> dict[str, str] | None:
-    """file name -> key from an assignment's roster, or None for an assignment built without
-    one (every submission is graded on the article's fixture)."""
+def read_students(autograder: Path) -> dict[str, dict[str, str]] | None:
+    """file name -> {"name", "key"} from an assignment's roster, or None for an assignment
+    built without one (every submission is graded on the article's fixture)."""
     path = Path(autograder) / ROSTER_FILE
     if not path.is_file():
         return None
-    students = json.loads(path.read_text())
     try:
-        keys = {str(file): entry["key"] for file, entry in students.items()}
-        for key in keys.values():
-            variant(key)
-    except (TypeError, KeyError, AttributeError, VariantError):
+        students = json.loads(path.read_text(encoding="utf-8"))
+        for file, entry in students.items():
+            if not (isinstance(file, str) and isinstance(entry["name"], str)):
+                raise TypeError
+            variant(entry["key"])
+    except (ValueError, TypeError, KeyError, AttributeError):  # VariantError and JSON's too
         raise RosterError(f"{ROSTER_FILE} is not one that make assignment wrote") from None
-    return keys
+    if not students:
+        raise RosterError(f"{ROSTER_FILE} has no students")
+    return students
+
+
+def read_keys(autograder: Path) -> dict[str, str] | None:
+    """file name -> key, as ``read_students`` reads them."""
+    students = read_students(autograder)
+    return None if students is None else {file: entry["key"] for file, entry in students.items()}

@@ -130,8 +130,14 @@ def _narrow_mistakes() -> dict[int, str]:
 def _wide_mistakes() -> dict[int, str]:
     before, now = _scenario_parts(2), _scenario_parts(4)
     one, two, three = now["turns"]
-    return {_scenario_report()["narrow_request_bytes"]: "that is step 2's narrow request; the "
-            "wide budget has room for every stored turn.",
+    narrow = _scenario_report()["narrow_request_bytes"]
+    return {narrow: "that is step 2's narrow request; the wide budget has room for every "
+            "stored turn.",
+            narrow + three + now["question"]: "that adds turn three and the new question to "
+            "step 2's narrow request, which still holds its old question and leaves out turn "
+            "one. The old question is inside turn three now, and every stored turn fits.",
+            _total(now, question=0): "that leaves out the question: the request ends with the "
+            "new one.",
             _total(before): "that is step 2's full request: two turns and the old question. The "
             "ledger holds three turns now, and the question changed.",
             _total(now, turns=[one, two]): "that leaves out turn three: the reply committed in "
@@ -454,9 +460,9 @@ quiz08 = Questionnaire("08 · Pinned facts: explicit origins and budgets", [
     Question("A journal like section 3's (both turns, both facts pinned) gets a third fact "
              "from turn two. Then retain(last=1). How many pinned facts remain?",
              _facts_left_after_retain,
-             explanation="retain(last=1) keeps turn two and drops turn one, with every fact "
-                         "whose origin is turn one: ORCHID-17 goes, the two facts from turn two "
-                         "stay.",
+             explanation="with last=1, retain keeps turn two and drops turn one, with every "
+                         "fact whose origin is turn one: ORCHID-17 goes, the two facts from turn "
+                         "two stay.",
              hint="which turn does retain(last=1) drop, and which facts came from it?",
              mistakes=lambda: {3: "retain deletes the facts whose origin it drops, as forget "
                                   "does.",

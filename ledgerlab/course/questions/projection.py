@@ -48,6 +48,29 @@ def _unit_mistakes(text: str) -> dict[int, str]:
                        "UTF-8 bytes."}
 
 
+def _extra_bytes(text: str, width: int) -> int:
+    """What the characters of ``text`` that take ``width`` UTF-8 bytes add to its UTF-16
+    units: 2 per Chinese character (3 bytes, 1 unit), 2 per emoji (4 bytes, 2 units)."""
+    return sum(width - utf16_units(char) for char in text if len(char.encode("utf-8")) == width)
+
+
+def _length_trap_mistakes() -> dict[int, str]:
+    """predict03's sums from Java's units that leave a character out or count one twice."""
+    body = _mandatory_body()
+    units, chinese, emoji = utf16_units(body), _extra_bytes(body, 3), _extra_bytes(body, 4)
+    named: dict[int, list[str]] = {}
+    for total, message in (
+            (units + chinese, "that adds 2 bytes for each Chinese character but nothing for the "
+             "emoji: it is 2 UTF-16 units but 4 UTF-8 bytes, 2 bytes more."),
+            (units + chinese + emoji - 2, "that leaves out one Chinese character: the full stop "
+             "。 is one too, 3 bytes for its 1 unit."),
+            (units + chinese + 4, "that adds the emoji's 4 bytes on top of its 2 UTF-16 units; "
+             "the 4 bytes replace them, 2 more than Java counts.")):
+        named.setdefault(total, []).append(message)
+    # Two slips can give the same sum (here both the emoji and 。 forgotten): both are named.
+    return {total: " Or ".join(messages) for total, messages in named.items()}
+
+
 def _history_after_select() -> int:
     history = list(fixtures.SLICE_HISTORY)
     select(fixtures.SLICE_SYSTEM, history, fixtures.SLICE_QUESTION, 175)
@@ -94,8 +117,8 @@ predict01 = Question(
     "A 175-byte request keeps 1 of the 3 stored turns. After select() returns, how many turns "
     "does the ledger (history) hold?",
     _history_after_select,
-    explanation="select reads the history and writes nothing: the ledger still holds every "
-                "turn, which is why a wider request can send them all again.",
+    explanation="a call to select reads the history and writes nothing: the ledger still "
+                "holds every turn, which is why a wider request can send them all again.",
     hint="what does select write? Look at its result: a Selection, not a new history.",
     mistakes=lambda: {1: "1 is how many turns the request keeps. The question is about the "
                          "ledger: does building a request change it?",
@@ -219,7 +242,8 @@ predict03 = Question(
                       "how Java holds the string in memory. The wire carries UTF-8: 1 byte for "
                       "ASCII, 3 for a Chinese character, 4 for the emoji.",
                       fixtures.REJECTED_BUDGET: "that is the budget the article rejects, not "
-                      "the request's size: count the body's UTF-8 bytes."},
+                      "the request's size: count the body's UTF-8 bytes.",
+                      **_length_trap_mistakes()},
 )
 
 quiz03 = Questionnaire("03 · The length trap", [
@@ -249,8 +273,8 @@ quiz03 = Questionnaire("03 · The length trap", [
     Question(f"Under requests, how many bytes is the mandatory request if the question is "
              f"{NO_EMOJI} (the emoji removed)?",
              lambda: _requests_mandatory(NO_EMOJI),
-             explanation="requests writes the emoji as a surrogate pair of \\uXXXX escapes, 12 "
-                         "bytes; without it the body is that much shorter.",
+             explanation="under requests the emoji is written as a surrogate pair of \\uXXXX "
+                         "escapes, 12 bytes; without it the body is that much shorter.",
              hint="how does requests write 🙂 in JSON? Section 'One text, four numbers' shows "
                   "the question's JSON string under requests.",
              mistakes=lambda: {_requests_mandatory(fixtures.BOUNDARY_QUESTION): "that is the "
@@ -304,6 +328,11 @@ predict04_ceiling = Question(
          "the sum fit the budget? select sends what it keeps, and nothing to fill the rest.",
     mistakes=lambda: {max(fixtures.BOUNDARY_BUDGETS): "that is the budget. Is a budget a target "
                       "to fill, or a ceiling the request must stay under?",
+                      select(*BOUNDARY, max(fixtures.BOUNDARY_BUDGETS)).kept: "that counts "
+                      "turns; the question asks for bytes.",
+                      **{_table_sent(max(fixtures.BOUNDARY_BUDGETS)) + off: "that is one byte "
+                         "off: a byte miscounted in one of the parts. Add up the envelope, the "
+                         "system message, both turns and the question again." for off in (-1, 1)},
                       _without("turns") + _boundary_parts()["turns"][-1]: "that keeps only the "
                       "newest turn. Does the older one fit as well?",
                       _without("turns"): "that is the mandatory input alone. Do the stored turns "

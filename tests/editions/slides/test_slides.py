@@ -143,6 +143,29 @@ def test_a_prediction_is_asked_on_one_slide_and_answered_on_a_later_one(built, n
         assert "Not answered yet" not in page.slides[asked[0]]
 
 
+@pytest.mark.parametrize("name", DECKS)
+def test_the_arrow_keys_step_through_every_slide_so_no_answer_is_skipped(built, name):
+    # reveal.js's default mode moves the right arrow past a slide's slides below it, and a
+    # prediction's answer is one of those: linear mode steps through them all in order.
+    calls = re.findall(r"Reveal\.initialize\(\{(.*?)\}\);", deck(built, name), re.S)
+    assert len(calls) == 1
+    assert re.search(r"^\s*navigationMode:\s*\"linear\",", calls[0], re.M)
+
+
+@pytest.mark.parametrize("name", DECKS)
+def test_the_learners_written_answer_cell_is_not_projected(built, name):
+    written = [cell for cell in notebook(name).cells
+               if "written" in cell.metadata.get("ledgerlab", {})]
+    page = deck(built, name)
+    text = " ".join(" ".join(Page(page).slides).split())
+    for cell in written:  # its opening words as rendered: not on any slide
+        opening = " ".join(re.sub(r"[*`]", "", cell.source).split()[:4])
+        assert opening and opening not in text, opening
+    assert "Double-click this cell" not in page
+    if name == DECKS[0]:
+        assert written  # 01 has one: this test would notice it projected
+
+
 @pytest.mark.parametrize("name", [*DECKS, "index.html"])
 def test_nothing_is_loaded_from_another_host_and_what_is_loaded_is_there(built, name):
     page = Page((built / name).read_text(encoding="utf-8") if name == "index.html"
