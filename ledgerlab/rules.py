@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+from .turns import refuse_constant
 from .wire import check_dialect
 
 # The rules, keyed, in the providers' words.
@@ -57,7 +58,7 @@ def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
     dialect = check_dialect(dialect)
     try:  # JSON between systems is UTF-8 (RFC 8259), and NaN or Infinity are not JSON
         text = payload.decode("utf-8") if isinstance(payload, (bytes, bytearray)) else payload
-        body = json.loads(text, parse_constant=_not_json)
+        body = json.loads(text, parse_constant=refuse_constant)
     except (ValueError, TypeError, RecursionError):  # JSONDecodeError, UnicodeDecodeError too
         raise InvalidRequest("body", detail="it is not JSON") from None
     if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not (
@@ -73,12 +74,8 @@ def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
     _check_tools(body, dialect)
 
 
-def _not_json(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _ids(values: object) -> list[str] | None:
-    """The ids in a list of objects' ``key``, or None if any is missing or not a str."""
+    """``values`` if every one is a str id, else None."""
     return values if all(isinstance(value, str) for value in values) else None
 
 

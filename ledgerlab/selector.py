@@ -36,6 +36,11 @@ PLAIN_MANDATORY = "system message + current question"
 RICH_MANDATORY = "system message, tool schemas, current question and its tool rounds"
 
 
+def _mandatory_named(tools, current_steps) -> str:
+    """What a BudgetError names as the mandatory input."""
+    return RICH_MANDATORY if tools or current_steps else PLAIN_MANDATORY
+
+
 class BudgetError(ValueError):
     """The mandatory input exceeds a limit: the system message and the current question,
     and with tools the tool schemas and the tool rounds of the turn in progress.
@@ -168,7 +173,7 @@ def select_reference(
         if tokens <= room:
             return Selection(payload, len(turns) - start, start, budget, tokens, **kept_facts)
     # Even with no turn left the request does not fit: the last one is mandatory input.
-    what = RICH_MANDATORY if tools or current_steps else PLAIN_MANDATORY
+    what = _mandatory_named(tools, current_steps)
     if len(payload) > budget:
         raise BudgetError(len(payload), budget, mandatory=what)
     raise BudgetError(len(payload), budget, mandatory_tokens=tokens, max_tokens=max_tokens,
@@ -229,7 +234,7 @@ def select(
     writer = request_writer(encoder, dialect)
     head = writer.head(model, system, reserve_tokens)
     tail = writer.tail(current, current_steps, tools)
-    what = RICH_MANDATORY if tools or current_steps else PLAIN_MANDATORY
+    what = _mandatory_named(tools, current_steps)
     size = len(head) + len(tail)
     if size > budget:
         raise BudgetError(size, budget, mandatory=what)
@@ -324,12 +329,12 @@ def byte_breakdown(
                                 "turns": [len(writer.turn(turn)) for turn in history],
                                 "question": question_bytes}
     extra = 0
+    without_tools = len(writer.tail(current, current_steps))
     if tools:
-        parts["tools"] = len(tail) - len(writer.tail(current, current_steps))
+        parts["tools"] = len(tail) - without_tools
         extra += parts["tools"]
     if current_steps:
-        parts["current_steps"] = len(writer.tail(current, current_steps)) - len(
-            writer.tail(current))
+        parts["current_steps"] = without_tools - len(writer.tail(current))
         extra += parts["current_steps"]
     envelope = len(head) + len(tail) - system_bytes - question_bytes - extra
     return {"envelope": envelope, **parts}

@@ -212,8 +212,6 @@ class MessageCounter:
         """A stored turn's messages: the question, its tool rounds, the answer."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        if not turn.steps and type(turn.question) is str:
-            return self.message("user", turn.question) + self.message("assistant", turn.answer)
         return (self.question(turn.question) + self.steps(turn.steps)
                 + self.message("assistant", turn.answer))
 

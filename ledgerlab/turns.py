@@ -60,8 +60,6 @@ def check_fact(fact: object) -> Fact:
     return fact
 
 
-
-
 # Both providers document this pattern for a tool's name.
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -74,7 +72,9 @@ def check_tool_name(name: object, field_name: str = "name") -> str:
     return name
 
 
-def _refuse_constant(name: str) -> object:
+def refuse_constant(name: str) -> object:
+    """``json.loads``' ``parse_constant``: NaN and Infinity are not JSON, whatever Python
+    accepts."""
     raise ValueError(f"{name} is not JSON")
 
 
@@ -99,7 +99,7 @@ def json_object(value: object, field_name: str) -> dict:
     try:
         if isinstance(value, str):
             check_text(value, field_name)
-            parsed = json.loads(value, parse_constant=_refuse_constant)
+            parsed = json.loads(value, parse_constant=refuse_constant)
         elif isinstance(value, Mapping):
             parsed = json.loads(json.dumps(value, allow_nan=False))  # a deep, JSON-only copy
         else:
@@ -143,9 +143,6 @@ class ToolCall:
     def input(self) -> dict:
         """The arguments as an object (a new one each time): what Anthropic's tool_use sends."""
         return json.loads(self.arguments)
-
-    def __hash__(self) -> int:
-        return hash((self.id, self.name, self.arguments))
 
     def __repr__(self) -> str:
         return (f"ToolCall({id_tag(self.id)}, name={len(self.name)} chars, "
@@ -195,9 +192,6 @@ class Tool:
         """The parameters' JSON Schema as an object (a new one each time)."""
         return json.loads(self.parameters)
 
-    def __hash__(self) -> int:
-        return hash((self.name, self.description, self.parameters))
-
     def __repr__(self) -> str:
         return (f"Tool(name={len(self.name)} chars, description="
                 f"{len(self.description.encode())} bytes, parameters="
@@ -206,7 +200,7 @@ class Tool:
 
 def check_tools(tools: object) -> tuple[Tool, ...]:
     """``tools`` as a tuple of Tool with distinct names (both providers refuse a repeat)."""
-    if isinstance(tools, (str, bytes, Tool)) or not isinstance(tools, Sequence):
+    if isinstance(tools, (str, bytes)) or not isinstance(tools, Sequence):
         raise TypeError("tools must be a sequence of Tool")
     names = set()
     for tool in tools:

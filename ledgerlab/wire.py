@@ -141,7 +141,7 @@ class RequestWriter:
     # The dialect's shapes.
 
     def system_messages(self, system: str, fact_lines: Sequence[bytes]) -> bytes:
-        head = self.finish(self.prefix["system"] + self.basic_quote(system) + "}")
+        head = self.message("system", system)
         if not fact_lines:
             return head
         return (head + self.finish(self.item + self.prefix["system"] + '"')
@@ -257,7 +257,7 @@ class RequestWriter:
         """A turn's messages with the separator that joins them (the hot path)."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        if not turn.steps and type(turn.question) is str:
+        if turn.plain:
             quote, (before, middle, after) = self.basic_quote, self.plain
             return self.finish(f"{before}{quote(turn.question)}{middle}{quote(turn.answer)}{after}")
         return self.finish(self.frame(

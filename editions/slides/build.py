@@ -243,7 +243,6 @@ def answer_cell(name: str, check_id: str):
     cell.outputs = [nbformat.v4.new_output("execute_result", {
         "text/plain": text, "text/html": f'<p class="ledgerlab-answer">{html.escape(text)}</p>'},
         execution_count=None)]
-    cell.execution_count = None
     return cell
 
 
@@ -359,11 +358,12 @@ def make_deck(path: Path, decks: set[str], slides: SlidesExporter) -> Deck:
     deck.cells = slide_cells(notebook, decks)
     deck.metadata.pop("widgets", None)
     page, _ = slides.from_notebook_node(deck, resources={"metadata": {"name": title}})
-    outside = [url for url in loaded(page)[0] if remote(url)]
+    loads, count = loaded(page)
+    outside = [url for url in loads if remote(url)]
     if outside:
         raise SlidesError(f"{path.name}: the deck would load {len(outside)} file(s) from "
                           f"another host, first {outside[0]}")
-    return Deck(path, title, page, loaded(page)[1])
+    return Deck(path, title, page, count)
 
 
 def index_page(decks: list[Deck]) -> str:

@@ -85,7 +85,7 @@ TURNS = (Turn("hello", "world"), Turn('接口 "是什么"', "Java\n接口"),
          Turn("Где лог?", "В папке logs/"), Turn("Which port?", "Port 8080 🔌"),
          Turn("Wer prüft?", "Jürgen prüft."), Turn("Τι ώρα;", "Στις 10:30"),
          Turn("What is the code name?", "ORCHID-17 🌸"), Turn("Dónde está?", "En el índice"))
-TORN = (Turn("Explain the next step.", "Local fixture reply."),
+TORN = (ARTICLE.torn_turn,
         Turn("Summarise the plan.", "Three steps, then review."),
         Turn("What changed?", "The budget, in bytes."))
 THIRD_FACTS = (("deadline", "Friday"), ("deadline", "3 March"), ("deadline", "next Tuesday"),

@@ -53,11 +53,6 @@ def _without_solution_calls(source: str) -> str:
                      if not re.fullmatch(r"# [\w.]+\.solution\(\)", line.strip()))
 
 
-def _clear(cell) -> None:
-    if cell.cell_type == "code":
-        cell.outputs, cell.execution_count = [], None
-
-
 GRADED_NOTE = (
     "**Graded edition.** Write your answers in place of each `...` and keep the answer "
     "variables' names: the grader reads them. `check()` and `hint()` work as you go; "
@@ -138,11 +133,10 @@ def student_edition(notebook, student: tuple[str, Variant] | None = None):
 
 def filled_edition(notebook):
     """The exercises with every answer cell replaced by its solution: the teacher's copy."""
-    notebook = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    notebook = clean(notebook)  # a deep copy, without outputs or widget state
     for cell in notebook.cells:
         if _answer(cell):
             cell.source = _solution_code(GRADED[_answer(cell)])
-        _clear(cell)
     return notebook
 
 

@@ -28,6 +28,7 @@ import nbformat
 from ledgerlab import InvalidText
 
 from ..exercises import ARTICLE, GRADED, Variant, variant
+from ..exercises.variants import KEY
 from ..feedback import Feedback, wrong
 from ..written import collect_written
 from . import roster, sandbox
@@ -38,7 +39,7 @@ from .reports import check_outputs, write_grades
 MAX_NOTEBOOK_BYTES = 5 * 1024**2
 NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
 # The key a graded notebook chooses its variant with (editions.student_edition writes it).
-USE_VARIANT = re.compile(r"""use_variant\(\s*['"]([0-9a-f]{16})['"]\s*\)""")
+USE_VARIANT = re.compile(r"""use_variant\(\s*['"](""" + KEY.pattern + r""")['"]\s*\)""")
 NOTHING_HANDED_IN = "nothing was handed in under this name"
 NOT_ON_ROSTER = ("not filed under a name on the roster (each student's notebook is handed in as "
                  "<their file name>.ipynb, the name of their folder in students/): not graded")

@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import unicodedata
+from functools import cache
 from pathlib import Path
 
 from ..exercises import ARTICLE, Variant, variant, variant_key
@@ -135,14 +136,24 @@ def expected(v: Variant) -> dict[str, tuple]:
             "q8": (facts_figures(v)["answer"],)}
 
 
+@cache
+def _article_answers() -> dict[str, tuple]:
+    return expected(ARTICLE)  # a journal opened and requests made: once per process
+
+
 def shown_answers(v: Variant, shown: set[int]) -> list[str]:
     """The exercises of ``v`` whose answer a learner could read instead of work out: the
     article's own answer (what the course's figures lead to), or for an answer of three
     digits or more a number the course prints. Small counts (turns, smileys) are printed
     everywhere, so for them only the article's own is avoided."""
-    article, answers = expected(ARTICLE), expected(v)
+    article, answers = _article_answers(), expected(v)
     return [name for name, right in answers.items()
             if right == article[name] or any(value >= 100 and value in shown for value in right)]
+
+
+def _keys(secret: bytes, name: str):
+    """The name's keys in the order they are tried, made as they are asked for."""
+    return (variant_key(secret, name, attempt) for attempt in range(MAX_ATTEMPTS))
 
 
 def assign(names: list[str], secret: bytes, shown: set[int],
@@ -155,12 +166,12 @@ def assign(names: list[str], secret: bytes, shown: set[int],
     the course now prints one of their answers."""
     students = {}
     for name in names:
-        keys = [variant_key(secret, name, attempt) for attempt in range(MAX_ATTEMPTS)]
         had = (previous or {}).get(file_name(name), {})
-        if had.get("name") == name and had.get("key") in keys:
+        if had.get("name") == name and had.get("key") in _keys(secret, name):  # still this secret's
             key = had["key"]
         else:
-            key = next((key for key in keys if not shown_answers(variant(key), shown)), None)
+            key = next((key for key in _keys(secret, name)
+                        if not shown_answers(variant(key), shown)), None)
             if key is None:
                 raise RosterError(f"no variant for {file_name(name)} after {MAX_ATTEMPTS} keys")
         students[file_name(name)] = {"name": name, "key": key}
