@@ -249,7 +249,7 @@ class MessageCounter:
         none splits a line differently for what follows its newline: where a lookahead
         or cl100k's ``$`` looks past it, the piece is the run of whitespace up to that
         newline either way. So a prefix's pieces, and tokens, are each earlier line's
-        with its newline, then its last line's alone (tests/library/test_select_trust.py
+        with its newline, then its last line's alone (tests/library/test_facts_tokens.py
         checks this against whole counts).
         """
         prefixes, before = [], self.role["system"]

@@ -1,4 +1,4 @@
-"""Issue 27, the journal's edges: a forked child (7), a file of a million bad lines (15), an
+"""Opening and using a journal at its edges: a forked child (7), a file of a million bad lines (15), an
 append whose first page never landed (16), a commit to a file that lost its name (17), a facts
 file without its turn file (18), inspect of a facts path that is not a file (20)."""
 

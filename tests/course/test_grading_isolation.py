@@ -1,4 +1,4 @@
-"""Trust at the grader's edges (issue 27, 1 to 6): nothing of the grader's environment is
+"""The grader's isolation: nothing of the grader's environment is
 readable in the sandbox, what feedback echoes is bounded, every file name is written safely
 and never as HTML, a link or a formula, the outputs are checked before grading, the grader's
 own work per answer is bounded, and a kernel that kills or stops itself is named and keeps

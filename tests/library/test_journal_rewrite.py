@@ -1,4 +1,4 @@
-"""Issue 27, the journal's files: a killed forget, foreign temp names, long journal names.
+"""The journal's rewrites and names: a killed forget, foreign temp names, long journal names.
 
 10. A forget killed just after its rename must not leave the forgotten text in the old
     file: the next open overwrites it. The kill is a real SIGKILL, at the rename, in a

@@ -1,5 +1,5 @@
 """Many facts under a token limit: select counts each fact's line once (linear), and still
-chooses what select_reference chooses by counting every prefix whole (issue 27, defect 21)."""
+chooses what select_reference chooses by counting every prefix whole."""
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -1,4 +1,4 @@
-"""Salvage at the edges (issue 27): both new files or neither (8), no copy left by a killed
+"""Salvage's files: both new files or neither (8), no copy left by a killed
 salvage (9), a symlinked LOG followed as Journal follows it (13), a FIFO refused at once
 (14); and id tags that cannot be checked against guessed ids offline (19)."""
 
