@@ -35,6 +35,8 @@ from pathlib import Path
 from ..exercises import GRADED
 from .answers import MARK, answers_cell
 
+CELL_TIMEOUT = 30  # seconds per cell, the answer cells included
+NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
 MEMORY_BYTES = 3 * 1024**3  # address space per process: a clean MemoryError, not a dead host
 CPU_SECONDS = 300  # per process
 FILE_BYTES = 64 * 1024**2  # the largest file a submission may write
