@@ -3,7 +3,7 @@ back its answers (``python -m ledgerlab.course.grading.runner``, started by ``sa
 
 Its first act, before anything of the student's runs, is to set the limits that every
 process it starts inherits (``set_limits``): memory and CPU time per process, file size,
-no core files. Then it runs the student's cells in a kernel and asks that kernel for each
+no core files and, in the sandbox, the number of processes and threads. Then it runs the student's cells in a kernel and asks that kernel for each
 exercise's answers (``drive``), which go to the grader through a pipe only this process
 holds. It trusts nothing of the kernel's and imports nothing of the launcher's side.
 """
@@ -24,15 +24,25 @@ from .answers import MARK, answers_cell
 MEMORY_BYTES = 3 * 1024**3  # address space per process: a clean MemoryError, not a dead host
 CPU_SECONDS = 300  # per process
 FILE_BYTES = 64 * 1024**2  # the largest file a submission may write
+# Processes and threads of the sandbox's user together (RLIMIT_NPROC counts both; a kernel
+# and this runner used 20 grading the solutions). Linux (5.14 and later) counts them per
+# user namespace, and each sandbox is one of its own: one submission's processes never count
+# against another's. Linux never holds root's processes to it: see sandbox._over_cap.
+PROCESSES = 128
 ANSWER_BYTES = 256 * 1024  # one exercise's answers, as JSON
 
 
-def set_limits() -> None:
+def set_limits(processes: bool) -> None:
     """This process's limits, inherited by the kernel and all it starts. Set here, not by
     the launcher in the child it forks (``preexec_fn``, unsafe in a process with threads:
-    the grader grades several submissions at once, each from a thread of its own)."""
-    for limit, value in ((resource.RLIMIT_AS, MEMORY_BYTES), (resource.RLIMIT_CPU, CPU_SECONDS),
-                         (resource.RLIMIT_FSIZE, FILE_BYTES), (resource.RLIMIT_CORE, 0)):
+    the grader grades several submissions at once, each from a thread of its own).
+    ``processes``: cap those too, which only the sandbox can (outside it, RLIMIT_NPROC
+    counts every process of the teacher's)."""
+    limits = [(resource.RLIMIT_AS, MEMORY_BYTES), (resource.RLIMIT_CPU, CPU_SECONDS),
+              (resource.RLIMIT_FSIZE, FILE_BYTES), (resource.RLIMIT_CORE, 0)]
+    if processes:
+        limits.append((resource.RLIMIT_NPROC, PROCESSES))
+    for limit, value in limits:
         resource.setrlimit(limit, (value, value))
 
 
@@ -226,6 +236,6 @@ def _not_dumpable() -> None:
 
 
 if __name__ == "__main__":
-    # python -m ledgerlab.course.grading.runner NOTEBOOK ANSWERS_FD CELL_TIMEOUT NAME...
-    set_limits()  # first, before the student's notebook is even read
-    drive(Path(sys.argv[1]), sys.argv[4:], int(sys.argv[2]), int(sys.argv[3]))
+    # python -m ledgerlab.course.grading.runner NOTEBOOK ANSWERS_FD CELL_TIMEOUT SANDBOXED NAME...
+    set_limits(processes=sys.argv[4] == "sandboxed")  # first, before the notebook is read
+    drive(Path(sys.argv[1]), sys.argv[5:], int(sys.argv[2]), int(sys.argv[3]))

@@ -13,8 +13,12 @@ The sandbox is bubblewrap (``bwrap``, Debian's ``bubblewrap``, what Flatpak uses
 read-only view of the system, the Python and the installed package; a private writable
 home and /tmp of limited size; no network (only its own loopback, for the kernel); its
 own PID namespace, so every process a submission starts dies with it; an unprivileged
-user without capabilities; and limits on memory, CPU time and file size, which the runner
-sets on itself first (``runner.set_limits``).
+user without capabilities; and limits on memory, CPU time and file size per process, which
+the runner sets on itself first (``runner.set_limits``). A submission as a whole is capped
+too, by this launcher's watch (``_over_cap``): a run whose processes and threads reach
+``runner.PROCESSES``, or together hold more than TOTAL_MEMORY_BYTES, is stopped. The
+kernel enforces the process cap as well (RLIMIT_NPROC in the sandbox's own user
+namespace), except for a grader running as root, whose processes Linux never holds to it.
 """
 
 from __future__ import annotations
@@ -31,10 +35,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .runner import ANSWER_BYTES
+from .runner import ANSWER_BYTES, PROCESSES
 
 CELL_TIMEOUT = 30  # seconds per cell, the answer cells included
 NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
+# What a submission's processes hold together (proportional set size: a page two processes
+# share counts half in each), read every WATCH_SECONDS; each process may have 3 GiB.
+TOTAL_MEMORY_BYTES = 4 * 1024**3
+WATCH_SECONDS = 0.25
 TMPFS_BYTES = 256 * 1024**2  # its home and /tmp together hold no more than this each
 HOME = "/home/student"
 # bwrap's own environment. bwrap stays in the sandbox as its PID 1, and every process there can
@@ -116,7 +124,7 @@ def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeou
         read, write = os.pipe()
         inner = [PYTHON, "-m", "ledgerlab.course.grading.runner",
                  "/submission/submission.ipynb" if sandboxed else str(work / "submission.ipynb"),
-                 str(write), str(cell_timeout), *names]
+                 str(write), str(cell_timeout), "sandboxed" if sandboxed else "unsafe", *names]
         command = [*_bwrap(work), *inner] if sandboxed else inner
         env = BWRAP_ENV if sandboxed else {**os.environ, "HOME": str(work)}
         try:
@@ -126,7 +134,8 @@ def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeou
                                        cwd=work, start_new_session=True)
         finally:
             os.close(write)
-        lines, problem = _read_answers(read, started + notebook_timeout)
+        lines, problem = _read_answers(read, started + notebook_timeout,
+                                       lambda: _over_cap(process.pid))
         if problem:
             _kill(process)
         process.wait()
@@ -144,15 +153,21 @@ def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeou
     return Outcome(answers, problem or _ended(ended, names), time.monotonic() - started)
 
 
-def _read_answers(fd: int, deadline: float) -> tuple[list[bytes], str]:
-    """Lines from the runner's pipe until it closes, at most ANSWER_BYTES each."""
-    buffer, lines = b"", []
+def _read_answers(fd: int, deadline: float, over_cap) -> tuple[list[bytes], str]:
+    """Lines from the runner's pipe until it closes, at most ANSWER_BYTES each; or, with
+    the lines read so far, why the run was stopped: its time limit, or ``over_cap()``,
+    asked every WATCH_SECONDS."""
+    buffer, lines, watched = b"", [], 0.0
     with os.fdopen(fd, "rb", buffering=0) as pipe:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= deadline:
                 return lines, "stopped: the notebook ran past its time limit"
-            if not select.select([pipe], [], [], min(left, 1.0))[0]:
+            if now - watched >= WATCH_SECONDS:
+                watched, problem = now, over_cap()
+                if problem:
+                    return lines, problem
+            if not select.select([pipe], [], [], min(deadline - now, WATCH_SECONDS))[0]:
                 continue
             chunk = pipe.read(65536)
             if not chunk:
@@ -162,6 +177,56 @@ def _read_answers(fd: int, deadline: float) -> tuple[list[bytes], str]:
             lines += complete
             if len(buffer) > ANSWER_BYTES or len(lines) > 1000:
                 return lines, "stopped: more answers than any notebook gives"
+
+
+def _over_cap(root: int) -> str:
+    """Why the processes under ``root`` are over a cap of the submission as a whole, or "":
+    PROCESSES processes and threads (in the sandbox, the kernel refuses one more; a fork
+    loop would spin at the cap until the notebook's time limit), or TOTAL_MEMORY_BYTES."""
+    tree = _processes_under(root)
+    if sum(tree.values()) >= PROCESSES:
+        return (f"stopped: the notebook's processes and threads reached {PROCESSES}, the "
+                f"most a submission may have; the answers read before count")
+    if sum(map(_proportional_bytes, tree)) > TOTAL_MEMORY_BYTES:
+        return (f"stopped: the notebook's processes held more than "
+                f"{TOTAL_MEMORY_BYTES / 1024**3:.1f} GiB of memory together, the most a "
+                f"submission may; the answers read before count")
+    return ""
+
+
+def _processes_under(root: int) -> dict[int, int]:
+    """{pid: number of threads} of ``root`` and every process under it, from /proc."""
+    children, threads = {}, {}
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:  # not Linux: the unsafe mode on macOS has no such watch
+        entries = []
+    for entry in entries:
+        if entry.name.isdigit():
+            try:  # after the ")" of the command's name: state, ppid, ... num_threads (18th)
+                fields = Path(entry.path, "stat").read_bytes().rpartition(b")")[2].split()
+            except OSError:  # ended meanwhile
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+            threads[int(entry.name)] = int(fields[17])
+    found, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in threads and pid not in found:
+            found[pid] = threads[pid]
+            todo += children.get(pid, [])
+    return found
+
+
+def _proportional_bytes(pid: int) -> int:
+    """The process's proportional set size (its own pages, and its share of shared ones)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):  # ended meanwhile
+        pass
+    return 0
 
 
 def _parse(line: bytes) -> dict | None:
