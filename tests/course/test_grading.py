@@ -75,6 +75,13 @@ def test_student_edition_ships_no_solutions(assignment):
     assert (assignment / "solutions" / editions.SOLUTIONS_NOTEBOOK).is_file()
 
 
+def test_the_student_folder_holds_the_course_notebooks_and_nothing_else(assignment):
+    # Not notebooks/nbval-sanitize.cfg: how the course's tests compare outputs is no student's.
+    files = sorted(path.name for path in (assignment / "student").iterdir())
+    assert files == sorted(path.name for path in paths.notebooks().glob("*.ipynb")
+                           if path.name != editions.SOLUTIONS_NOTEBOOK)
+
+
 def small_notebook(*sources):
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
 

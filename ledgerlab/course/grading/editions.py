@@ -197,11 +197,11 @@ def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[st
         folder.mkdir(parents=True)
     (out / BUILD_MARK).write_text("written by python -m ledgerlab.course.grading assignment\n")
     if students is None:
-        _write_student(out / "student", course, notebooks, None)
+        _write_student(out / "student", course, None)
     else:
         for file, entry in students.items():
             student = (entry["name"], variant(entry["key"]))
-            _write_student(out / "students" / file, course, notebooks, student)
+            _write_student(out / "students" / file, course, student)
         roster.write_roster(autograder, students)
     exercises = course[EXERCISES_NOTEBOOK]
     nbformat.write(filled_edition(exercises), solutions / EXERCISES_NOTEBOOK)
@@ -217,15 +217,13 @@ def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[st
     return out
 
 
-def _write_student(folder: Path, course: dict, notebooks: Path,
-                   student: tuple[str, Variant] | None) -> None:
+def _write_student(folder: Path, course: dict, student: tuple[str, Variant] | None) -> None:
     """One student's course: every notebook without outputs or solutions; the exercises as
-    ``student_edition`` makes them."""
+    ``student_edition`` makes them. Nothing else: the course's test configuration
+    (notebooks/nbval-sanitize.cfg) is not a student's."""
     folder.mkdir(parents=True)
     for name, notebook in course.items():
         if name == EXERCISES_NOTEBOOK:
             nbformat.write(student_edition(notebook, student), folder / name)
             continue
         nbformat.write(_without_solutions(notebook), folder / name)
-    for extra in notebooks.glob("*.cfg"):
-        shutil.copy(extra, folder / extra.name)
