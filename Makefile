@@ -79,7 +79,7 @@ test: $(INSTALLED) $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
 # state goes to editions/book/widget-state, where the course site takes it from. Then
 # learner/ is written again: the same notebooks with no outputs, what learners open.
 notebooks: $(INSTALLED)
-	$(BIN)/python -m ledgerlab.course.grading solutions
+	$(BIN)/python tools/write_solutions.py
 	$(BIN)/python tools/run_notebooks.py
 	$(BIN)/python -m ledgerlab.course.learner build
 

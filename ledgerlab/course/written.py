@@ -3,26 +3,22 @@
 A ``Discussion`` in a notebook's quiz (``quiz01[3]``, ...) is answered in words, and nothing
 checks it. Each notebook with one has a markdown cell to write in after its quiz, below the
 ``quiz[n].check(...)`` cells, so that the questions that are checked come first
-(``written_cell``; ``add_written_cells`` puts it there). The graded edition's exercises
+(``written_cell``; ``with_written_cell`` puts it there, and the maintainer's
+``tools/written_cells.py`` in the course's notebooks). The graded edition's exercises
 notebook ends with every discussion question and an answer cell each (``written_section``);
-``collect_written`` reads a submission's answers from those cells and ``written_report``
-writes them, question by question beside the model answer, for the teacher to read. They
-are not scored.
+``collect_written`` reads a submission's answers from those cells, and the grader's reports
+(``grading.reports.written_report``) write them, question by question beside the model
+answer, for the teacher to read. They are not scored.
 
 A question's id is its notebook and quiz number, ``"07-3"`` for ``quiz07[3]``; prompts and
 model answers are the questions' own (``ledgerlab.course.questions``), never copied here.
-
-    python -m ledgerlab.course.written add notebooks/02-bad-slice-vs-whole-turn.ipynb ...
 """
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import nbformat
 
@@ -149,37 +145,6 @@ def with_written_cell(notebook) -> str:
     return UPDATED if had else ADDED
 
 
-def _read(path: Path):
-    try:
-        return nbformat.read(path, as_version=4)
-    except OSError:
-        raise
-    except Exception as error:  # nbformat raises several kinds for a file that is no notebook
-        raise WrittenError(f"not a notebook ({type(error).__name__})") from None
-
-
-def add_written_cells(*paths: Path) -> dict[Path, str]:
-    """Put the written cell after the quiz of each notebook at ``paths``; what was done
-    to each (``with_written_cell``). Idempotent; only that cell changes, never an output.
-    Every file is read and checked before any is written: on an error (WrittenError,
-    OSError) no file has changed."""
-    from .grading.reports import _write_atomically  # lazily: grading may import this module
-
-    done, texts = {}, {}
-    for path in map(Path, paths):
-        try:
-            notebook = _read(path)
-            done[path] = with_written_cell(notebook)
-        except WrittenError as error:
-            raise WrittenError(f"{path}: {error} (no notebook was changed)") from None
-        if done[path] in (ADDED, UPDATED):
-            text = nbformat.writes(notebook)
-            texts[path] = text if text.endswith("\n") else text + "\n"
-    for path, text in texts.items():
-        _write_atomically(path, text)
-    return done
-
-
 # --- The graded edition -----------------------------------------------------------------
 
 SECTION_HEAD = ("## Written answers (read by your teacher, not scored)\n\n"
@@ -249,99 +214,3 @@ def collect_written(notebook: object) -> dict[str, Answer]:
     return {question.id: Answer(found[question.id][:MAX_ANSWER_CHARS],
                                 cut=len(found[question.id]) > MAX_ANSWER_CHARS)
             for question in WRITTEN if question.id in found}
-
-
-# --- The teacher's report ---------------------------------------------------------------
-
-ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}  # entities, which every renderer reads
-# What Markdown (CommonMark, GitHub's, Jupyter's with its $ math) reads anywhere in a line:
-# escaped with a backslash, so that no emphasis, code, link, table or math forms. The
-# punctuation of prose ( ) . , - ' " is left as it is, to be read in a plain text editor too.
-INLINE = re.compile(r"[\\`*_{}\[\]|~$]")
-# What opens a block only at the start of a line: a heading, a list, a rule, a setext line.
-LINE_START = re.compile(r"^(\s*)([#+=-]|\d+[.)])")
-
-
-def quoted(text: str) -> str:
-    """``text`` as a Markdown block quote in which nothing is live: no HTML, link, image,
-    heading, list, table, emphasis or math; one visible line per line (controls and bidi
-    characters shown as escapes). A bare URL may still be shown as a link by GitHub; its
-    text is its address, so it cannot pass for anything else."""
-    from .grading.reports import printable  # lazily: grading may import this module
-
-    lines = []
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        line = INLINE.sub(lambda match: "\\" + match.group(), printable(line))
-        line = "".join(ENTITIES.get(char, char) for char in line)
-        line = LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1],
-                              line)
-        lines.append(line.rstrip())
-    # A backslash before a line break keeps the student's line breaks (CommonMark's hard
-    # break), where a paragraph would run the lines together; a blank line stays a break.
-    return "\n".join(f"> {line}\\" if line and following else f"> {line}".rstrip()
-                     for line, following in zip(lines, [*lines[1:], ""]))
-
-
-def written_page(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
-    """The teacher's page: per question, its prompt, the model answer, then each
-    submission's answer quoted (``quoted``), or that it was not answered. An ``Answer``
-    whose ``cut`` is set is followed by the grader's note that it was cut."""
-    from .grading.reports import markdown_name
-
-    rows = list(rows)
-    for row in rows:
-        if not (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], str)
-                and isinstance(row[1], Mapping)):
-            raise TypeError("each row is (submission name, {question id: text})")
-    lines = [f"# Written answers: {len(rows)} submission{'' if len(rows) == 1 else 's'}", "",
-             "Read by the teacher, not scored. Each answer is quoted as it was written, escaped "
-             "so that nothing in it is formatted or live.", ""]
-    for question in WRITTEN:
-        answered = [(name, answers[question.id]) for name, answers in rows
-                    if isinstance(answers.get(question.id), str)]
-        missing = [markdown_name(name) for name, answers in rows
-                   if not isinstance(answers.get(question.id), str)]
-        model = question.model_answer
-        lines += [f"## {question.id}: {question.title}, question {question.number}", "",
-                  f"**Question.** {question.prompt}", "",
-                  f"**Model answer.** {model[:1].upper()}{model[1:]}", "",
-                  f"Answered by {len(answered)} of {len(rows)}.", ""]
-        for name, text in answered:
-            lines += [f"### {markdown_name(name)}", "", quoted(text), ""]
-            if getattr(text, "cut", False) is True:
-                lines += [f"*Cut at {MAX_ANSWER_CHARS:,} characters by the grader.*", ""]
-        if missing:
-            lines += [f"*Not answered:* {', '.join(missing)}.", ""]
-    return "\n".join(lines)
-
-
-def written_report(rows: Iterable[tuple[str, Mapping[str, str]]], path: Path) -> Path:
-    """Write ``written_page(rows)`` to ``path``, whole or not at all."""
-    from .grading.reports import _write_atomically
-
-    text = written_page(rows)  # a bad row raises before anything is written
-    path = Path(path)
-    _write_atomically(path, text)
-    return path
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.written",
-                                     description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add = commands.add_parser("add", help="put the written cell after each notebook's quiz "
-                              "(idempotent; a notebook without a discussion is skipped)")
-    add.add_argument("notebooks", nargs="+", type=Path, metavar="NOTEBOOK")
-    args = parser.parse_args(argv)
-    try:
-        done = add_written_cells(*args.notebooks)
-    except (WrittenError, OSError) as error:
-        print(f"python -m ledgerlab.course.written add: {error}", file=sys.stderr)
-        return 1
-    for path, what in done.items():
-        print(f"{path}: {what}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -13,7 +13,10 @@ from ledgerlab.course.grading import cli as grading_cli
 from ledgerlab.course.grading import editions, judge
 from ledgerlab.course.exercises import EXERCISES
 
+from maintainer_tools import tool
 from sandbox_required import sandbox_or_skip
+
+write_solutions = tool("write_solutions")
 
 CELL_TIMEOUT = 20  # seconds: the slowest real cell takes 1.6 s idle; this leaves 12x for load
 SANDBOXED = sandbox_or_skip()
@@ -25,8 +28,8 @@ def sources(notebook):
 
 def test_committed_solutions_notebook_is_what_the_generator_makes():
     committed = nbformat.read(paths.notebooks() / editions.SOLUTIONS_NOTEBOOK, as_version=4)
-    assert sources(committed) == sources(editions.solutions_notebook()), (
-        "regenerate it: .venv/bin/python -m ledgerlab.course.grading solutions")
+    assert sources(committed) == sources(write_solutions.solutions_notebook()), (
+        "regenerate it: .venv/bin/python tools/write_solutions.py")
     checks = [cell for cell in committed.cells if ".check(" in cell.source]
     assert len(checks) == len(EXERCISES) + 1
     assert all(cell.outputs for cell in checks)  # committed executed
@@ -70,6 +73,13 @@ def test_student_edition_ships_no_solutions(assignment):
     manifest = json.loads((assignment / "autograder" / "assignment.json").read_text())
     assert [entry["name"] for entry in manifest["exercises"]] == [f"q{e.number}" for e in EXERCISES]
     assert (assignment / "solutions" / editions.SOLUTIONS_NOTEBOOK).is_file()
+
+
+def test_the_student_folder_holds_the_course_notebooks_and_nothing_else(assignment):
+    # Not notebooks/nbval-sanitize.cfg: how the course's tests compare outputs is no student's.
+    files = sorted(path.name for path in (assignment / "student").iterdir())
+    assert files == sorted(path.name for path in paths.notebooks().glob("*.ipynb")
+                           if path.name != editions.SOLUTIONS_NOTEBOOK)
 
 
 def small_notebook(*sources):
@@ -233,13 +243,12 @@ def test_without_a_checkout_the_commands_say_what_is_missing_and_write_nothing(t
     monkeypatch.setattr(paths, "CHECKOUT", None)
     assert paths.solutions_file() is None
     assert grading_cli.main(["assignment", str(tmp_path / "assignment")]) == 2
-    assert grading_cli.main(["solutions"]) == 2
     err = capsys.readouterr().err
-    assert err.count("not installed with the package") == 2 and "clone" in err
+    assert "not installed with the package" in err and "clone" in err
     assert not (tmp_path / "assignment").exists()
 
 
 def test_without_the_teachers_file_no_solutions_notebook_is_made_empty(monkeypatch):
     monkeypatch.setattr(feedback, "worked_solutions", lambda: {})
     with pytest.raises(paths.CheckoutMissing, match="teacher/solutions.py"):
-        editions.solutions_notebook()
+        write_solutions.solutions_notebook()

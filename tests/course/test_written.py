@@ -15,10 +15,15 @@ from markdown_it import MarkdownIt
 
 from ledgerlab.course import paths, questions, written
 from ledgerlab.course.feedback import Discussion, Questionnaire
+from ledgerlab.course.grading.reports import quoted, written_page, written_report
 from ledgerlab.course.written import (MAX_ANSWER_CHARS, PLACEHOLDER, WRITTEN, Answer,
-                                      WrittenError, add_written_cells, collect_written, quoted,
-                                      written_cell, written_page, written_report,
+                                      WrittenError, collect_written, written_cell,
                                       written_section)
+
+from maintainer_tools import tool
+
+written_cells = tool("written_cells")  # tools/written_cells.py puts the cell in the course
+add_written_cells = written_cells.add_written_cells
 
 NOTEBOOKS = paths.notebooks()
 IDS = ["01-3", "02-3", "05-3", "06-3", "07-2", "07-3", "08-4", "09-4"]
@@ -154,21 +159,21 @@ def test_bad_input_is_refused_before_any_file_is_written(tmp_path):
     for bad, message in ((twice, "2 cells hold"), (broken, "not a notebook")):
         with pytest.raises(WrittenError, match=message):
             add_written_cells(good, bad)
-        assert written.main(["add", str(good), str(bad)]) == 1
+        assert written_cells.main(["add", str(good), str(bad)]) == 1
     assert {path: path.read_bytes() for path in saved} == saved
 
 
 def test_the_command_line_adds_and_reports(tmp_path, capsys):
     path = without_written_cell(9, tmp_path)
-    assert written.main(["add", str(path)]) == 0
-    assert written.main(["add", str(path)]) == 0
+    assert written_cells.main(["add", str(path)]) == 0
+    assert written_cells.main(["add", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == [f"{path}: {written.ADDED}",
                                                     f"{path}: {written.UNCHANGED}"]
 
 
 @pytest.mark.parametrize("number", sorted({q.notebook for q in WRITTEN}))
 def test_each_course_notebook_has_its_written_cell_after_its_quiz(number):
-    # python -m ledgerlab.course.written add notebooks/NN-*.ipynb puts it there, and again
+    # python tools/written_cells.py add notebooks/NN-*.ipynb puts it there, and again
     # after a question's prompt changes: this fails until it is re-run.
     notebook = nbformat.read(course_notebook(number), as_version=4)
     assert written.with_written_cell(notebook) == written.UNCHANGED, course_notebook(number).name

@@ -1,9 +1,8 @@
-"""``python -m ledgerlab.course.grading``: build the assignment, grade, write 11-solutions.
+"""``python -m ledgerlab.course.grading``: build the assignment, grade it.
 
     python -m ledgerlab.course.grading assignment build/assignment
     python -m ledgerlab.course.grading assignment build/assignment --roster names.txt --secret-file S
     python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
-    python -m ledgerlab.course.grading solutions notebooks/11-solutions.ipynb
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ from pathlib import Path
 
 from .. import paths
 from . import roster, sandbox
-from .editions import (SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, check_destination,
-                       write_solutions)
-from .judge import Graded, grade
+from .editions import AssignmentError, build_assignment, check_destination
+from .graded import Graded
+from .judge import grade
 from .reports import OutputError, printable
 
 # What --help says first: the package's summary line.
@@ -65,8 +64,6 @@ def main(argv: list[str] | None = None) -> int:
     grading.add_argument("--cell-timeout", type=int)
     grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
     grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
-    solutions = commands.add_parser("solutions", help="regenerate and execute the solutions notebook")
-    solutions.add_argument("path", type=Path, nargs="?")
     args = parser.parse_args(argv)
 
     if args.command == "assignment":
@@ -125,12 +122,4 @@ def main(argv: list[str] | None = None) -> int:
         stem = printable(args.out.stem)
         print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/, {stem}-summary.md "
               f"and {stem}-written.md (the answers in words, for reading)")
-    else:
-        try:
-            path = args.path or paths.notebooks() / SOLUTIONS_NOTEBOOK
-            write_solutions(path)
-        except paths.CheckoutMissing as error:
-            print(f"solutions: {error}", file=sys.stderr)
-            return 2
-        print(f"wrote {path}")
     return 0

@@ -1,12 +1,11 @@
-"""The graded edition's notebooks: the student's copy, the teacher's, and 11-solutions.
+"""The graded edition's notebooks: the student's copy and the teacher's.
 
 The answer cells are named by each checker's parameters (``ledgerlab.course.exercises``)
 and the worked solutions are the teacher's ``teacher/solutions.py`` (never in the
 package; ``paths`` says where it is, and a build without it says so). From them this
 module makes the student edition (no solution code, ``solution()`` explained), the
-filled edition (every answer cell solved), the generated ``11-solutions`` notebook,
-and the assignment folder that ``python -m ledgerlab.course.grading assignment`` writes.
-The student's notebooks, like every learner's copy (``ledgerlab.course.learner``), have
+filled edition (every answer cell solved), and the assignment folder that
+``python -m ledgerlab.course.grading assignment`` writes. The student's notebooks, like every learner's copy (``ledgerlab.course.learner``), have
 no outputs: nothing shows an answer before its cell is run.
 """
 
@@ -21,15 +20,14 @@ from pathlib import Path
 import nbformat
 
 from .. import paths
-from ..exercises import EXERCISES, GRADED, Variant, variant
+from ..exercises import GRADED, Variant, variant
 from ..learner import clean
 from ..written import written_section
 from . import roster
+from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
 
 EXERCISES_NOTEBOOK = "10-exercises.ipynb"
 SOLUTIONS_NOTEBOOK = "11-solutions.ipynb"
-CELL_TIMEOUT = 30  # seconds per cell, the answer cells included
-NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
 
 
 # --- The notebooks --------------------------------------------------------------------
@@ -136,11 +134,11 @@ def filled_edition(notebook):
     notebook = clean(notebook)  # a deep copy, without outputs or widget state
     for cell in notebook.cells:
         if _answer(cell):
-            cell.source = _solution_code(GRADED[_answer(cell)])
+            cell.source = solution_code(GRADED[_answer(cell)])
     return notebook
 
 
-def _solution_code(exercise) -> str:
+def solution_code(exercise) -> str:
     """The exercise's worked solution; CheckoutMissing where the teacher's file is not there."""
     if not exercise.solution_code:
         raise paths.CheckoutMissing(f"no worked solution for {exercise.name}: the solutions "
@@ -154,87 +152,6 @@ def _cell(kind: str, source: str, cell_id: str):
     cell = make(source)
     cell.id = cell_id  # stable ids keep the generated notebook's diffs small
     return cell
-
-
-SOLUTIONS_HEAD = """# 11 · Solutions
-
-**What you'll learn**
-
-- one worked answer for every exercise of [10 · Exercises](10-exercises.ipynb), with its check passing
-
-**Before you start**
-
-- Try the exercises first: the checks tell you what is wrong in bytes and turns.
-
-**Time:** about 10 minutes to read; each answer's check explains why it is right.
-
-This notebook is generated from `teacher/solutions.py`, the one place each answer is written
-(`python -m ledgerlab.course.grading solutions notebooks/11-solutions.ipynb` rebuilds it)."""
-
-SOLUTIONS_RECAP = """## Recap
-
-- Measure, don't estimate: `request_bytes` and `byte_breakdown` give the exact bytes of a request
-  and of each part of it (exercises 1, 2, 4 and 5).
-- A prediction about `select` follows from two facts: it keeps a contiguous suffix of whole turns,
-  and it fails only when the mandatory input alone is over budget (exercises 1 and 2).
-- Count in the unit the limit is in: UTF-16 units for Java's `length()`, UTF-8 bytes of the body
-  as the sending client serializes it for the budget (exercises 3 to 5).
-- What a journal does with a crash's leftovers is found by opening a real one (exercise 6).
-- A token window holds the request and the reply's reserve, counted with its own tokenizer
-  (exercise 7).
-- Pinned facts are paid first and their bytes do not depend on the turns kept, so a request is
-  the mandatory input + the facts + the kept turns (exercise 8).
-- A tool result must answer, by id, a call of the assistant message its run follows, and every
-  call must be answered there: one pass over the messages finds both kinds of orphan
-  (exercise 9).
-
----
-
-Previous: [10 · Exercises](10-exercises.ipynb) · [Contents](00-contents.ipynb)"""
-
-
-def solutions_notebook():
-    """The solutions notebook, unexecuted: every cell comes from ``ledgerlab.course.exercises``."""
-    answers = [f"q{e.number}.check({', '.join(e.answers)})" for e in EXERCISES]
-    cells = [
-        _cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
-        _cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
-                      "request_tokens, select\n"
-                      "from ledgerlab.course.exercises import (EXERCISE_FACTS, GROW_BUDGET, HISTORY,\n"
-                      "                                        PINNED, QUESTION, SYSTEM, WINDOW_RESERVE,\n"
-                      "                                        grown_question, torn_journal,\n"
-                      "                                        q1, q2, q3, q4, q5, q6, q7, q8, q9)",
-              "solutions-imports"),
-    ]
-    for exercise in EXERCISES:
-        cells.append(_cell("markdown", f"## Exercise {exercise.number}: {exercise.title}",
-                           f"q{exercise.number}-title"))
-        cells.append(_cell("code", _solution_code(exercise), f"q{exercise.number}-solution"))
-    cells.append(_cell("markdown", "## Every check at once", "all-title"))
-    cells.append(_cell("code", "results = [" + ",\n           ".join(answers) + "]\n"
-                               "[bool(result) for result in results]", "all-checks"))
-    cells.append(_cell("markdown", SOLUTIONS_RECAP, "recap"))
-    notebook = nbformat.v4.new_notebook(cells=cells)
-    exercises = nbformat.read(paths.notebooks() / EXERCISES_NOTEBOOK, as_version=4)
-    notebook.metadata.update(exercises.metadata)
-    return notebook
-
-
-def execute(notebook, folder: Path, cell_timeout: int = CELL_TIMEOUT):
-    """Run ``notebook`` in a fresh kernel with ``folder`` as its working directory."""
-    from nbclient import NotebookClient
-
-    NotebookClient(notebook, timeout=cell_timeout, kernel_name="python3", record_timing=False,
-                   resources={"metadata": {"path": str(folder)}}).execute()
-    notebook.metadata.pop("widgets", None)
-    return notebook
-
-
-def write_solutions(path: Path) -> None:
-    """Generate the solutions notebook, execute it where it lives, and write it."""
-    path = Path(path)
-    notebook = execute(solutions_notebook(), path.parent)
-    nbformat.write(notebook, path)
 
 
 BUILD_MARK = ".ledgerlab-assignment"  # marks a folder this builder wrote, and may rewrite
@@ -280,11 +197,11 @@ def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[st
         folder.mkdir(parents=True)
     (out / BUILD_MARK).write_text("written by python -m ledgerlab.course.grading assignment\n")
     if students is None:
-        _write_student(out / "student", course, notebooks, None)
+        _write_student(out / "student", course, None)
     else:
         for file, entry in students.items():
             student = (entry["name"], variant(entry["key"]))
-            _write_student(out / "students" / file, course, notebooks, student)
+            _write_student(out / "students" / file, course, student)
         roster.write_roster(autograder, students)
     exercises = course[EXERCISES_NOTEBOOK]
     nbformat.write(filled_edition(exercises), solutions / EXERCISES_NOTEBOOK)
@@ -300,15 +217,13 @@ def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[st
     return out
 
 
-def _write_student(folder: Path, course: dict, notebooks: Path,
-                   student: tuple[str, Variant] | None) -> None:
+def _write_student(folder: Path, course: dict, student: tuple[str, Variant] | None) -> None:
     """One student's course: every notebook without outputs or solutions; the exercises as
-    ``student_edition`` makes them."""
+    ``student_edition`` makes them. Nothing else: the course's test configuration
+    (notebooks/nbval-sanitize.cfg) is not a student's."""
     folder.mkdir(parents=True)
     for name, notebook in course.items():
         if name == EXERCISES_NOTEBOOK:
             nbformat.write(student_edition(notebook, student), folder / name)
             continue
         nbformat.write(_without_solutions(notebook), folder / name)
-    for extra in notebooks.glob("*.cfg"):
-        shutil.copy(extra, folder / extra.name)

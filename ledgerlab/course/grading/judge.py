@@ -20,7 +20,7 @@ import re
 import stat
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -33,8 +33,9 @@ from ..feedback import Feedback, wrong
 from ..written import collect_written
 from . import roster, sandbox
 from .answers import MAX_INT, AnswerTooLarge, from_plain
-from .editions import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
+from .graded import Graded
 from .reports import check_outputs, write_grades
+from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
 
 MAX_NOTEBOOK_BYTES = 5 * 1024**2
 NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
@@ -43,20 +44,6 @@ USE_VARIANT = re.compile(r"""use_variant\(\s*['"](""" + KEY.pattern + r""")['"]\
 NOTHING_HANDED_IN = "nothing was handed in under this name"
 NOT_ON_ROSTER = ("not filed under a name on the roster (each student's notebook is handed in as "
                  "<their file name>.ipynb, the name of their folder in students/): not graded")
-
-
-@dataclass(frozen=True)
-class Graded:
-    """One submission's verdicts, and why it earned nothing if it could not run."""
-
-    submission: str
-    verdicts: dict[str, Feedback]
-    note: str  # "" when the notebook ran to the end
-    seconds: float
-    written: dict[str, str] = field(default_factory=dict)  # the answers in words, not scored
-
-    def score(self, points: dict[str, int]) -> dict[str, int]:
-        return {name: points[name] * bool(self.verdicts[name]) for name in points}
 
 
 def judge(name: str, answers: dict, fixture: Variant = ARTICLE) -> Feedback:

@@ -1,4 +1,5 @@
-"""What grading writes: grades.csv, one feedback page per submission, a summary.
+"""What grading writes: grades.csv, one feedback page per submission, a summary, and the
+teacher's page of the answers in words (``written_page``).
 
 Every name shown comes from a student's file name, so it is made safe where it lands:
 ``printable`` for one visible line (an undecodable byte, a control or a bidi character
@@ -17,15 +18,13 @@ import os
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..exercises import GRADED
 from ..feedback import Feedback
-from ..written import written_report
-
-if TYPE_CHECKING:  # judge writes the reports; the reports only read its results
-    from .judge import Graded
+from ..written import MAX_ANSWER_CHARS, WRITTEN
+from .graded import Graded
 
 
 class OutputError(Exception):
@@ -162,3 +161,71 @@ def summary_page(results: list[Graded], points: dict[str, int]) -> str:
         lines += ["", "## Submissions that did not run to the end", ""]
         lines += [f"- {markdown_name(result.submission)}: {result.note}" for result in notes]
     return "\n".join(lines) + "\n"
+
+
+# --- The answers in words: the teacher's page (ledgerlab.course.written reads them) ---
+
+ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}  # entities, which every renderer reads
+# What Markdown (CommonMark, GitHub's, Jupyter's with its $ math) reads anywhere in a line:
+# escaped with a backslash, so that no emphasis, code, link, table or math forms. The
+# punctuation of prose ( ) . , - ' " is left as it is, to be read in a plain text editor too.
+INLINE = re.compile(r"[\\`*_{}\[\]|~$]")
+# What opens a block only at the start of a line: a heading, a list, a rule, a setext line.
+LINE_START = re.compile(r"^(\s*)([#+=-]|\d+[.)])")
+
+
+def quoted(text: str) -> str:
+    """``text`` as a Markdown block quote in which nothing is live: no HTML, link, image,
+    heading, list, table, emphasis or math; one visible line per line (controls and bidi
+    characters shown as escapes). A bare URL may still be shown as a link by GitHub; its
+    text is its address, so it cannot pass for anything else."""
+    lines = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = INLINE.sub(lambda match: "\\" + match.group(), printable(line))
+        line = "".join(ENTITIES.get(char, char) for char in line)
+        line = LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1],
+                              line)
+        lines.append(line.rstrip())
+    # A backslash before a line break keeps the student's line breaks (CommonMark's hard
+    # break), where a paragraph would run the lines together; a blank line stays a break.
+    return "\n".join(f"> {line}\\" if line and following else f"> {line}".rstrip()
+                     for line, following in zip(lines, [*lines[1:], ""]))
+
+
+def written_page(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
+    """The teacher's page: per question, its prompt, the model answer, then each
+    submission's answer quoted (``quoted``), or that it was not answered. An ``Answer``
+    whose ``cut`` is set is followed by the grader's note that it was cut."""
+    rows = list(rows)
+    for row in rows:
+        if not (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], str)
+                and isinstance(row[1], Mapping)):
+            raise TypeError("each row is (submission name, {question id: text})")
+    lines = [f"# Written answers: {len(rows)} submission{'' if len(rows) == 1 else 's'}", "",
+             "Read by the teacher, not scored. Each answer is quoted as it was written, escaped "
+             "so that nothing in it is formatted or live.", ""]
+    for question in WRITTEN:
+        answered = [(name, answers[question.id]) for name, answers in rows
+                    if isinstance(answers.get(question.id), str)]
+        missing = [markdown_name(name) for name, answers in rows
+                   if not isinstance(answers.get(question.id), str)]
+        model = question.model_answer
+        lines += [f"## {question.id}: {question.title}, question {question.number}", "",
+                  f"**Question.** {question.prompt}", "",
+                  f"**Model answer.** {model[:1].upper()}{model[1:]}", "",
+                  f"Answered by {len(answered)} of {len(rows)}.", ""]
+        for name, text in answered:
+            lines += [f"### {markdown_name(name)}", "", quoted(text), ""]
+            if getattr(text, "cut", False) is True:
+                lines += [f"*Cut at {MAX_ANSWER_CHARS:,} characters by the grader.*", ""]
+        if missing:
+            lines += [f"*Not answered:* {', '.join(missing)}.", ""]
+    return "\n".join(lines)
+
+
+def written_report(rows: Iterable[tuple[str, Mapping[str, str]]], path: Path) -> Path:
+    """Write ``written_page(rows)`` to ``path``, whole or not at all."""
+    text = written_page(rows)  # a bad row raises before anything is written
+    path = Path(path)
+    _write_atomically(path, text)
+    return path

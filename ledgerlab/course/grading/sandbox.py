@@ -1,10 +1,11 @@
-"""Run one submitted notebook in a sandbox and take back only its answers, as plain data.
+"""Outside the sandbox: run one submitted notebook in it and take back only its answers.
 
 The grader never trusts what runs in a student's kernel: code there can print anything,
 patch anything and start processes. So the kernel is asked for answers, not verdicts:
 each exercise's answer variables as plain data (ints, floats, strings, lists, a ``Turn``
 as its two texts, a function as its outputs on the grading inputs). They leave the
-sandbox through a pipe that only the runner holds, and the grader judges them in its own
+sandbox through a pipe that only the runner holds (``runner``, the one module of the
+grader's that runs inside), and the grader judges them in its own
 process with the same checks a learner's ``check()`` uses (``judge``; the format is
 ``answers``). A forged answer is only an answer: it earns what it earns.
 
@@ -12,16 +13,18 @@ The sandbox is bubblewrap (``bwrap``, Debian's ``bubblewrap``, what Flatpak uses
 read-only view of the system, the Python and the installed package; a private writable
 home and /tmp of limited size; no network (only its own loopback, for the kernel); its
 own PID namespace, so every process a submission starts dies with it; an unprivileged
-user without capabilities; and limits on memory, CPU time and file size.
+user without capabilities; and limits on memory, CPU time and file size per process, which
+the runner sets on itself first (``runner.set_limits``). A submission as a whole is capped
+too, by this launcher's watch (``_over_cap``): a run whose processes and threads reach
+``runner.PROCESSES``, or together hold more than TOTAL_MEMORY_BYTES, is stopped. The
+kernel enforces the process cap as well (RLIMIT_NPROC in the sandbox's own user
+namespace), except for a grader running as root, whose processes Linux never holds to it.
 """
 
 from __future__ import annotations
 
-import ast
-import ctypes
 import json
 import os
-import resource
 import select
 import shutil
 import signal
@@ -32,14 +35,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..exercises import GRADED
-from .answers import MARK, answers_cell
+from .runner import ANSWER_BYTES, PROCESSES
 
-MEMORY_BYTES = 3 * 1024**3  # address space per process: a clean MemoryError, not a dead host
-CPU_SECONDS = 300  # per process
-FILE_BYTES = 64 * 1024**2  # the largest file a submission may write
+CELL_TIMEOUT = 30  # seconds per cell, the answer cells included
+NOTEBOOK_TIMEOUT = 600  # seconds per submission, kernel start included
+# What a submission's processes hold together (proportional set size: a page two processes
+# share counts half in each), read every WATCH_SECONDS; each process may have 3 GiB.
+TOTAL_MEMORY_BYTES = 4 * 1024**3
+WATCH_SECONDS = 0.25
 TMPFS_BYTES = 256 * 1024**2  # its home and /tmp together hold no more than this each
-ANSWER_BYTES = 256 * 1024  # one exercise's answers, as JSON
 HOME = "/home/student"
 # bwrap's own environment. bwrap stays in the sandbox as its PID 1, and every process there can
 # read /proc/1/environ: so bwrap starts with nothing of the grader's (a JUPYTERHUB_API_TOKEN
@@ -63,206 +67,13 @@ class Outcome:
     seconds: float
 
 
-# --- Inside the sandbox: run the notebook, and ask for answers as soon as they exist --------
-
-def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) -> None:
-    """Run the student's cells, asking the kernel for each exercise's answers after the last
-    cell that assigns them and again at the end; then say how the run ended.
-
-    Only the answers cells' outputs are kept (a flood of output elsewhere costs nothing).
-    Each exercise's answers go to ``answers_fd`` as soon as its cell ends, so a kernel that
-    dies later loses none of them; the last record ``ended`` says how the run ended (done,
-    the kernel died, or it was stopped by a signal). The grader reads the latest answers.
-    """
-    _not_dumpable()  # the kernel runs as the same user: keep it out of /proc/<this>/fd
-    import nbformat
-    from nbclient import NotebookClient
-    from jupyter_client.channels import HBChannel
-    from nbclient.exceptions import DeadKernelError
-    from traitlets.config import Config
-
-    HBChannel.stop = _stop_heartbeat  # this process runs one kernel, and never reuses it
-
-    nb = nbformat.read(notebook, as_version=4)
-    total = len(nb.cells)
-    student = [(number, cell) for number, cell in enumerate(nb.cells, start=1)
-               if cell.cell_type != "raw"]
-    after = _asked_after([cell for _, cell in student], names)
-    cells, asked, numbers = [], {}, []  # asked: cell index -> exercise; numbers: -> the student's
-
-    def ask(name: str, number: int | None) -> None:
-        asked[len(cells)] = name
-        cells.append(nbformat.v4.new_code_cell(answers_cell(name)))
-        numbers.append(number)
-
-    for position, (number, cell) in enumerate(student):
-        cells.append(cell)
-        numbers.append(number)
-        for name in after.get(position, ()):
-            ask(name, number)
-    for name in names:
-        ask(name, None)
-    nb.cells = cells
-    out = os.fdopen(answers_fd, "w", encoding="utf-8")
-    kernel = {}  # the kernel's process, once started: its state and exit status
-    current = {"index": None}
-
-    def put(line: str) -> None:
-        out.write(line + "\n")
-        out.flush()
-
-    class AnswersOnly(NotebookClient):
-        def output(self, outs, msg, display_id, cell_index):
-            return super().output(outs, msg, display_id, cell_index) if cell_index in asked \
-                else None
-
-    def started(**_):
-        kernel["process"] = getattr(getattr(client.km, "provisioner", None), "process", None)
-
-    def starting(cell, cell_index, **_):
-        current["index"] = cell_index
-
-    def executed(cell, cell_index, **_):
-        if cell_index in asked:
-            # Only this exercise's line: a thread cannot slip another exercise's into it.
-            prefix = f'{MARK}{{"exercise": {json.dumps(asked[cell_index])}, '
-            text = "".join(output.get("text", "") for output in cell.outputs
-                           if output.get("output_type") == "stream")
-            line = next((line for line in text.splitlines() if line.startswith(prefix)), "")
-            if line and len(line) <= ANSWER_BYTES:
-                put(line[len(MARK):])
-        if _stopped(kernel.get("process")):  # a cell that ran out its time in a stopped kernel
-            raise _Halted("stopped")
-
-    def where() -> dict:
-        """The student's cell the kernel was in (or last ran, for an answers cell), and the
-        exercise whose answers were being read."""
-        index = current["index"]
-        if index is None:  # before the first cell: the kernel's start
-            return {"cell": None, "of": total, "exercise": None}
-        return {"cell": numbers[index], "of": total, "exercise": asked.get(index)}
-
-    timed_out = {"ename": "CellTimeoutError", "evalue": f"stopped after {cell_timeout} s",
-               "traceback": []}
-    # The standard json packer on both ends, even where orjson is installed: with orjson,
-    # a 1 GiB print outran the cell's time limit and the kernel died, so the answers after
-    # it were lost (tests/course/test_grading_hostile.py, "flood").
-    json_only = ["--Session.packer=json", "--Session.unpacker=json"]
-    client = AnswersOnly(nb, timeout=cell_timeout, interrupt_on_timeout=True,
-                         error_on_timeout=timed_out, allow_errors=True, kernel_name="python3",
-                         shutdown_kernel="immediate",
-                         config=Config(Session={"packer": "json", "unpacker": "json"}),
-                         extra_arguments=json_only,
-                         # Where the runner was started: HOME in the sandbox, the temp folder
-                         # without it.
-                         resources={"metadata": {"path": os.getcwd()}},
-                         on_notebook_start=started, on_cell_start=starting,
-                         on_cell_executed=executed)
-    try:
-        client.execute()
-    except DeadKernelError:
-        process = kernel.get("process")
-        status = process.poll() if process is not None else None
-        put(json.dumps({"ended": {"how": "died", **where(), "status": status}}))
-    except _Halted:
-        put(json.dumps({"ended": {"how": "stopped", **where()}}))
-    except Exception:  # a kernel that never started, say: the grader names where, not why
-        put(json.dumps({"ended": {"how": "failed", **where()}}))
-        raise
-    else:
-        put(json.dumps({"ended": {"how": "done"}}))
-
-
-def _stop_heartbeat(channel) -> None:
-    """``HBChannel.stop`` without waiting for ever. After a kernel dies, the heartbeat
-    thread can block in a ping that no peer will take, and ``stop`` joins that thread: the
-    run then hung until the notebook's time limit (seen in the hostile grading test). The
-    thread is a daemon, so give it a second and go on; its socket is closed only if it
-    ended (a zmq socket is not for two threads at once)."""
-    channel._running = False
-    channel._exit.set()
-    channel.join(timeout=1)
-    if not channel.is_alive():
-        channel.close()
-
-
-class _Halted(Exception):
-    """The kernel was stopped by a signal (SIGSTOP): no cell after this one can run."""
-
-
-def _stopped(process) -> bool:
-    """Whether the kernel's process is stopped by a signal (state T in /proc)."""
-    if process is None:
-        return False
-    try:
-        stat = Path(f"/proc/{process.pid}/stat").read_text()
-    except OSError:  # gone, or not Linux (the unsafe mode on macOS)
-        return False
-    return stat.rpartition(")")[2].split()[:1] == ["T"]
-
-
-def _asked_after(cells: list, names: list[str]) -> dict[int, list[str]]:
-    """For each exercise, the position of the last cell that assigns one of its answers,
-    when that is not the last cell (the answers are asked for at the end anyway).
-
-    Read from the cells' code, IPython's magics translated: a name bound by an assignment,
-    a def, an import or a loop, or any name after ``from x import *``. A name bound only by
-    exec() or globals() is not seen; its answer is then read at the end, as before.
-    """
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    transform = TransformerManager().transform_cell
-    bound = []
-    for cell in cells:
-        try:
-            tree = ast.parse(transform(cell.source)) if cell.cell_type == "code" else None
-        except (SyntaxError, ValueError):  # a cell that cannot run binds nothing
-            tree = None
-        bound.append(_names_bound(tree) if tree else set())
-    last, after = len(cells) - 1, {}
-    for name in names:
-        answers = set(GRADED[name].answers)
-        found = [position for position, names_here in enumerate(bound)
-                 if "*" in names_here or answers & names_here]
-        if found and found[-1] < last:
-            after.setdefault(found[-1], []).append(name)
-    return after
-
-
-def _names_bound(tree: ast.AST) -> set[str]:
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names |= set(node.names)
-    return names
-
-
-def _not_dumpable() -> None:
-    try:
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
-    except (OSError, AttributeError):
-        pass  # not Linux: the unsafe mode has no such protection anyway
-
-
-# --- Outside: start the sandbox, read the pipe, stop everything ----------------------------
-
 def check_bwrap() -> None:
     """Raise SandboxUnavailable unless bwrap can build this sandbox here."""
     if shutil.which("bwrap") is None:
         raise SandboxUnavailable("bwrap is not installed (Debian: apt-get install bubblewrap)")
     # Not /bin/true: the sandbox must hold a Python that imports this package.
     probe = subprocess.run([*_bwrap(Path(tempfile.gettempdir())), PYTHON, "-c",
-                            "import ledgerlab.course.grading.sandbox"], capture_output=True,
+                            "import ledgerlab.course.grading.runner"], capture_output=True,
                            text=True, env=BWRAP_ENV)
     if probe.returncode != 0:
         raise SandboxUnavailable(f"bwrap cannot build the sandbox here: "
@@ -303,13 +114,6 @@ def _bwrap(work: Path) -> list[str]:
     return command
 
 
-def _limits() -> None:
-    """In the child, before bwrap starts: what every process of the sandbox inherits."""
-    for limit, value in ((resource.RLIMIT_AS, MEMORY_BYTES), (resource.RLIMIT_CPU, CPU_SECONDS),
-                         (resource.RLIMIT_FSIZE, FILE_BYTES), (resource.RLIMIT_CORE, 0)):
-        resource.setrlimit(limit, (value, value))
-
-
 def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeout: int,
         sandboxed: bool = True) -> Outcome:
     """Run ``notebook`` (its bytes) and collect the plain answers of ``names``."""
@@ -318,19 +122,20 @@ def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeou
         work = Path(tmp)
         (work / "submission.ipynb").write_bytes(notebook)
         read, write = os.pipe()
-        inner = [PYTHON, "-m", "ledgerlab.course.grading.sandbox",
+        inner = [PYTHON, "-m", "ledgerlab.course.grading.runner",
                  "/submission/submission.ipynb" if sandboxed else str(work / "submission.ipynb"),
-                 str(write), str(cell_timeout), *names]
+                 str(write), str(cell_timeout), "sandboxed" if sandboxed else "unsafe", *names]
         command = [*_bwrap(work), *inner] if sandboxed else inner
         env = BWRAP_ENV if sandboxed else {**os.environ, "HOME": str(work)}
         try:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                       pass_fds=(write,), preexec_fn=_limits, env=env,
+                                       pass_fds=(write,), env=env,
                                        cwd=work, start_new_session=True)
         finally:
             os.close(write)
-        lines, problem = _read_answers(read, started + notebook_timeout)
+        lines, problem = _read_answers(read, started + notebook_timeout,
+                                       lambda: _over_cap(process.pid))
         if problem:
             _kill(process)
         process.wait()
@@ -348,15 +153,21 @@ def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeou
     return Outcome(answers, problem or _ended(ended, names), time.monotonic() - started)
 
 
-def _read_answers(fd: int, deadline: float) -> tuple[list[bytes], str]:
-    """Lines from the runner's pipe until it closes, at most ANSWER_BYTES each."""
-    buffer, lines = b"", []
+def _read_answers(fd: int, deadline: float, over_cap) -> tuple[list[bytes], str]:
+    """Lines from the runner's pipe until it closes, at most ANSWER_BYTES each; or, with
+    the lines read so far, why the run was stopped: its time limit, or ``over_cap()``,
+    asked every WATCH_SECONDS."""
+    buffer, lines, watched = b"", [], 0.0
     with os.fdopen(fd, "rb", buffering=0) as pipe:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= deadline:
                 return lines, "stopped: the notebook ran past its time limit"
-            if not select.select([pipe], [], [], min(left, 1.0))[0]:
+            if now - watched >= WATCH_SECONDS:
+                watched, problem = now, over_cap()
+                if problem:
+                    return lines, problem
+            if not select.select([pipe], [], [], min(deadline - now, WATCH_SECONDS))[0]:
                 continue
             chunk = pipe.read(65536)
             if not chunk:
@@ -366,6 +177,56 @@ def _read_answers(fd: int, deadline: float) -> tuple[list[bytes], str]:
             lines += complete
             if len(buffer) > ANSWER_BYTES or len(lines) > 1000:
                 return lines, "stopped: more answers than any notebook gives"
+
+
+def _over_cap(root: int) -> str:
+    """Why the processes under ``root`` are over a cap of the submission as a whole, or "":
+    PROCESSES processes and threads (in the sandbox, the kernel refuses one more; a fork
+    loop would spin at the cap until the notebook's time limit), or TOTAL_MEMORY_BYTES."""
+    tree = _processes_under(root)
+    if sum(tree.values()) >= PROCESSES:
+        return (f"stopped: the notebook's processes and threads reached {PROCESSES}, the "
+                f"most a submission may have; the answers read before count")
+    if sum(map(_proportional_bytes, tree)) > TOTAL_MEMORY_BYTES:
+        return (f"stopped: the notebook's processes held more than "
+                f"{TOTAL_MEMORY_BYTES / 1024**3:.1f} GiB of memory together, the most a "
+                f"submission may; the answers read before count")
+    return ""
+
+
+def _processes_under(root: int) -> dict[int, int]:
+    """{pid: number of threads} of ``root`` and every process under it, from /proc."""
+    children, threads = {}, {}
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:  # not Linux: the unsafe mode on macOS has no such watch
+        entries = []
+    for entry in entries:
+        if entry.name.isdigit():
+            try:  # after the ")" of the command's name: state, ppid, ... num_threads (18th)
+                fields = Path(entry.path, "stat").read_bytes().rpartition(b")")[2].split()
+            except OSError:  # ended meanwhile
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+            threads[int(entry.name)] = int(fields[17])
+    found, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in threads and pid not in found:
+            found[pid] = threads[pid]
+            todo += children.get(pid, [])
+    return found
+
+
+def _proportional_bytes(pid: int) -> int:
+    """The process's proportional set size (its own pages, and its share of shared ones)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):  # ended meanwhile
+        pass
+    return 0
 
 
 def _parse(line: bytes) -> dict | None:
@@ -431,6 +292,3 @@ def _kill(process: subprocess.Popen) -> None:
     except (ProcessLookupError, PermissionError):
         pass
 
-
-if __name__ == "__main__":
-    drive(Path(sys.argv[1]), sys.argv[4:], int(sys.argv[2]), int(sys.argv[3]))

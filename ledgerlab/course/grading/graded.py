@@ -1,0 +1,21 @@
+"""``Graded``: one submission's result, what ``judge`` makes and ``reports`` writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..feedback import Feedback
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One submission's verdicts, and why it earned nothing if it could not run."""
+
+    submission: str
+    verdicts: dict[str, Feedback]
+    note: str  # "" when the notebook ran to the end
+    seconds: float
+    written: dict[str, str] = field(default_factory=dict)  # the answers in words, not scored
+
+    def score(self, points: dict[str, int]) -> dict[str, int]:
+        return {name: points[name] * bool(self.verdicts[name]) for name in points}
