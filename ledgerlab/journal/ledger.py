@@ -75,9 +75,12 @@ from .errors import (
 )
 from .files import (
     FACTS_REWRITE_SUFFIX,
+    FACTS_SALVAGE_SUFFIX,
     FACTS_SUFFIX,
+    SALVAGE_SUFFIX,
     JournalFile,
     clear_leftover,
+    clear_salvage_name,
     destroy,
     open_locked,
     replace,
@@ -139,6 +142,7 @@ class Journal:
         self._turn_store = _Store(self.path, TURNS, rewrite_path(self.path))
         self._fact_store = _Store(self.path + FACTS_SUFFIX, FACTS,
                                   rewrite_path(self.path, FACTS_REWRITE_SUFFIX))
+        self._clear_salvage_names()
         if os.path.lexists(self._fact_store.path) and not os.path.lexists(self.path):
             raise JournalCorrupt(
                 f"{self._fact_store.path!r} exists but its journal {self.path!r} does not: a "
@@ -156,6 +160,19 @@ class Journal:
         except BaseException:
             self._close_file()
             raise
+
+    def _clear_salvage_names(self) -> None:
+        """Remove the second names a salvage killed while writing this journal left.
+
+        Published (the turn file has its name): the hidden names go, or a rewrite would
+        refuse a file of two names. Not published: a facts file alone is then no file
+        at all (that salvage wrote nothing), where any other facts file alone is damage.
+        """
+        names = [(store.path, rewrite_path(self.path, suffix)) for store, suffix in
+                 ((self._turn_store, SALVAGE_SUFFIX), (self._fact_store, FACTS_SALVAGE_SUFFIX))]
+        published = os.path.lexists(self.path)
+        for path, hidden in names if published else names[1:]:
+            clear_salvage_name(path, hidden, published=published)
 
     def _open_facts(self) -> None:
         """Load the facts file, if there is one (cutting its torn tail), and clear its leftover."""
