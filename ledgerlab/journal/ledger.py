@@ -93,6 +93,10 @@ from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_turn, scan
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 class _Store:
     """One locked file of records (the turns, or the facts) and how many bytes it holds."""
 
@@ -332,28 +336,28 @@ class Journal:
             self._fail(action, error)
         store.size += len(line)
 
-    def _fail(self, action: str, error: OSError) -> NoReturn:
+    def _fail(self, action: str, error: OSError, state: str = "") -> NoReturn:
         # After a failed write or fsync the data may already be lost: never
         # retry and acknowledge. Close, so that reopening re-reads the file.
         self._close_file()
         raise JournalError(
-            f"{action} not acknowledged: {error.strerror or error}; the journal is closed, "
-            f"reopen it to see what it holds"
+            f"{action} not acknowledged: {error.strerror or error}; {state}the journal is "
+            f"closed, reopen it to see what it holds"
         ) from error
 
     def forget(self, turn_id: str) -> None:
         """Delete one turn and every fact whose origin it is: their text leaves the files.
 
-        The other lines stay byte-identical. The facts go first: a kill between the
-        two rewrites leaves the turn with none of its facts, and forgetting it again
+        The other lines stay byte-identical. Everything that can refuse is checked
+        before anything is written. The facts go first: a kill between the two
+        rewrites leaves the turn with none of its facts, and forgetting it again
         completes the deletion.
         """
         check_text(turn_id, "id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
-            self._drop_facts(lambda fact: fact.origin != turn_id)
-            self._drop_turns(lambda record: record.id != turn_id)
+            self._delete_turns({turn_id})
 
     def retain(self, *, last: int) -> int:
         """Keep only the newest ``last`` turns and their facts; return how many turns were deleted."""
@@ -361,8 +365,7 @@ class Journal:
         with self._in_use():
             doomed = set(list(self._turns)[:max(0, len(self._turns) - last)])
             if doomed:
-                self._drop_facts(lambda fact: fact.origin not in doomed)  # first, as in forget
-                self._drop_turns(lambda record: record.id not in doomed)
+                self._delete_turns(doomed)
             return len(doomed)
 
     def unpin(self, fact_id: str) -> None:
@@ -371,21 +374,52 @@ class Journal:
         with self._in_use():
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
+            self._check_rewritable(self._fact_store)
             self._drop_facts(lambda fact: fact.id != fact_id)
 
+    def _delete_turns(self, doomed: set[str]) -> None:
+        """Delete the turns ``doomed`` names, and first the facts pinned from them.
+
+        Both files are checked before either is rewritten, so a refusal changes nothing;
+        an error once the facts are gone says so.
+        """
+        facts = sum(fact.origin in doomed for fact in self._facts.values())
+        for store in [self._fact_store] * bool(facts) + [self._turn_store]:
+            self._check_rewritable(store)
+        self._drop_facts(lambda fact: fact.origin not in doomed)
+        try:
+            self._drop_turns(lambda record: record.id not in doomed)
+        except JournalError as error:
+            if not facts:
+                raise
+            whose = "its" if len(doomed) == 1 else "their"
+            raise JournalError(f"{facts} of {whose} facts deleted (the facts file is "
+                               f"rewritten); deleting the {_plural(len(doomed), 'turn')} "
+                               f"then failed: {error}") from error
+
+    def _check_rewritable(self, store: _Store, unchanged: str = "nothing changed") -> None:
+        """Refuse a rewrite that could not delete for real: a second name of the file
+        would keep the old text, and a moved file is not the journal's any more."""
+        links = os.fstat(store.file.fileno()).st_nlink
+        if links != 1 or not same_file(store.file.fileno(), store.path):
+            raise JournalError(
+                f"{store.kind.name} has {links} names or was moved; deleting through one name "
+                f"would leave the text under the others: {unchanged}")
+
     def _drop_turns(self, keep: Callable[[Record], bool]) -> None:
-        kept = self._rewrite(self._turn_store, keep)
-        self._turns = {record.id: record.turn for record in kept}
+        self._rewrite(self._turn_store, keep, lambda kept: setattr(
+            self, "_turns", {record.id: record.turn for record in kept}))
 
     def _drop_facts(self, keep: Callable[[Fact], bool]) -> None:
         """Rewrite the facts file without the facts ``keep`` refuses, if there are any."""
         if all(keep(fact) for fact in self._facts.values()):
             return
-        kept = self._rewrite(self._fact_store, lambda record: keep(record.fact))
-        self._facts = {record.id: record.fact for record in kept}
+        self._rewrite(self._fact_store, lambda record: keep(record.fact), lambda kept: setattr(
+            self, "_facts", {record.id: record.fact for record in kept}))
 
-    def _rewrite(self, store: _Store, keep: Callable) -> list:
-        """Replace one file with the lines ``keep`` accepts, crash-safely; return their records.
+    def _rewrite(self, store: _Store, keep: Callable, done: Callable[[list], None]) -> None:
+        """Replace one file with the lines ``keep`` accepts, crash-safely; ``done`` gets their
+        records once the new file has the name.
 
         A kill at any point leaves either the old file or the new one under the
         path. The new file is locked before it takes the name, so the lock still
@@ -395,33 +429,32 @@ class Journal:
         (``files.replace``, ``files.clear_leftover``).
         """
         old, kind = store.file, store.kind
-        links = os.fstat(old.fileno()).st_nlink
-        if links != 1 or not same_file(old.fileno(), store.path):
-            raise JournalError(
-                f"{kind.name} has {links} names or was moved; deleting through one name "
-                f"would leave the text under the others: nothing changed")
+        # The callers checked too, before any change: this is a change made meanwhile.
+        self._check_rewritable(store, f"the {kind.name} is unchanged")
         try:
             os.lseek(old.fileno(), 0, os.SEEK_SET)
             data = old.readall()
             kept = [line for line in scan(data, kind) if keep(line.record)]
             new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
         except OSError as error:
-            self._fail("rewrite", error)
+            self._fail("rewrite", error, f"the {kind.name} is unchanged; ")
         except MemoryError:
             raise too_large(store.size) from None
         try:
             new, old_name = replace(old, store.path, store.temp, new_data)
         except OSError as error:
-            self._fail("rewrite", error)
+            state = ("is unchanged" if same_file(old.fileno(), store.path) else
+                     "holds the new content, perhaps not durably")
+            self._fail("rewrite", error, f"the {kind.name} {state}; ")
         store.file = new
         store.size = len(new_data)
+        done([line.record for line in kept])
         try:  # the old file is only under a hidden name now: destroy its bytes, then let it go
             destroy(old, len(data), old_name)
         except OSError as error:
             raise JournalError(
                 f"the {kind.name} no longer holds the deleted {kind.items}, but the old "
                 f"file's bytes could not be overwritten: {error.strerror or error}") from error
-        return [line.record for line in kept]
 
     def history(self) -> list[Turn]:
         """The stored turns in commit order (a copy)."""
