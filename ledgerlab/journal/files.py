@@ -58,9 +58,6 @@ REWRITE_SUFFIX = ".ledgerlab-rewrite"
 # be the turn rewrite's name for a journal named "<name>.facts".
 FACTS_REWRITE_SUFFIX = ".ledgerlab-facts-rewrite"
 SALVAGE_SUFFIX = ".ledgerlab-salvage"  # salvage's new file before it takes its name
-# The new facts file's hidden name has a suffix of its own, as its rewrite's has: with the
-# turn file's suffix it would be the hidden name of the turn file of a journal "<NEW>.facts".
-FACTS_SALVAGE_SUFFIX = ".ledgerlab-facts-salvage"
 
 _FRESH = 8  # random bytes in a rewrite's names: 16 hex digits
 _OLD = ".old"
@@ -435,40 +432,6 @@ def _clear_one(path: str, journal: bytes, *, old: bool) -> bool:
     finally:
         handle.close()
     return not os.path.lexists(path)
-
-
-def clear_salvage_name(path: str, hidden: str, *, published: bool) -> bool:
-    """Remove what a salvage killed while its facts file had two names left; True if done.
-
-    Salvage keeps its new facts file's hidden name ``hidden`` (locked) until the turn file
-    has its name, which publishes both. So a facts file at ``path`` whose only other name
-    is ``hidden``, which no live salvage holds, was left by a killed salvage: if the turn
-    file took its name (``published``), only the hidden name goes (the file loses
-    nothing); if not, the file was never published, and both names go. Anything else is
-    left alone.
-    """
-    try:
-        named, twin = os.lstat(path), os.lstat(hidden)
-    except FileNotFoundError:
-        return False
-    if not (stat.S_ISREG(named.st_mode) and named.st_nlink == 2
-            and (named.st_dev, named.st_ino) == (twin.st_dev, twin.st_ino)):
-        return False
-    try:
-        handle = open_locked(hidden, create=False)
-    except JournalError:  # a live salvage holds it, or it cannot be opened
-        return False
-    try:
-        if same_file(handle.fileno(), path):
-            if not published:
-                os.unlink(path)
-            os.unlink(hidden)  # under its lock, so no salvage is using it
-            fsync_directory(path)
-    except OSError:
-        pass  # what the names hold now decides
-    finally:
-        handle.close()
-    return not os.path.lexists(hidden if published else path)
 
 
 def _lines_within(data: bytes, journal: bytes) -> bool:

@@ -75,12 +75,10 @@ from .errors import (
 )
 from .files import (
     FACTS_REWRITE_SUFFIX,
-    FACTS_SALVAGE_SUFFIX,
     FACTS_SUFFIX,
     SALVAGE_SUFFIX,
     JournalFile,
     clear_leftover,
-    clear_salvage_name,
     destroy,
     open_locked,
     replace,
@@ -89,6 +87,7 @@ from .files import (
     write_all,
 )
 from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_turn, scan
+from .salvage import FACTS_SALVAGE_SUFFIX, clear_salvage_name
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 

@@ -19,20 +19,22 @@ from dataclasses import dataclass
 from ..wire import id_tag
 from .errors import JournalError, too_large
 from .files import (
-    FACTS_SALVAGE_SUFFIX,
     FACTS_SUFFIX,
     SALVAGE_SUFFIX,
     JournalFile,
     _link_new,
     clear_leftover,
-    clear_salvage_name,
     fsync_directory,
     open_locked,
     rewrite_path,
+    same_file,
     write_all,
 )
 from .records import FACTS, TURNS, Kind, LineStatus, leading_record, scan
 
+# The new facts file's hidden name has a suffix of its own, as its rewrite's has: with the
+# turn file's suffix it would be the hidden name of the turn file of a journal "<NEW>.facts".
+FACTS_SALVAGE_SUFFIX = ".ledgerlab-facts-salvage"
 # Linux: a new file with no name until it is linked, so a killed salvage leaves no copy.
 _TMPFILE = getattr(os, "O_TMPFILE", 0)
 _ID_START = base64.b64encode(b'{"id":')  # how every record line, and fact line, starts
@@ -46,9 +48,9 @@ _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC
 class LostLine:
     """A line ``salvage`` could not keep: where it was, and why; its id only as a tag.
 
-    Consecutive lines lost for the same reason that name no id are one LostLine with
-    ``lines`` > 1 (``number`` is the first, ``length`` all their bytes): a file of four
-    million empty lines is one entry, not four million.
+    Consecutive lines lost for the same reason that name no id, and copies of one lost
+    line, are one LostLine with ``lines`` > 1 (``number`` is the first, ``length`` all
+    their bytes): a file of four million empty lines is one entry, not four million.
     """
 
     number: int
@@ -118,6 +120,40 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
     _publish(files)
     return Salvaged(len(kept), tuple(lost), len(files[-1][1]), len(facts_kept),
                     tuple(facts_lost), facts_file)
+
+
+def clear_salvage_name(path: str, hidden: str, *, published: bool) -> bool:
+    """Remove what a salvage killed while its facts file had two names left; True if done.
+
+    Salvage keeps its new facts file's hidden name ``hidden`` (locked) until the turn file
+    has its name, which publishes both. So a facts file at ``path`` whose only other name
+    is ``hidden``, which no live salvage holds, was left by a killed salvage: if the turn
+    file took its name (``published``), only the hidden name goes (the file loses
+    nothing); if not, the file was never published, and both names go. Anything else is
+    left alone.
+    """
+    try:
+        named, twin = os.lstat(path), os.lstat(hidden)
+    except FileNotFoundError:
+        return False
+    if not (stat.S_ISREG(named.st_mode) and named.st_nlink == 2
+            and (named.st_dev, named.st_ino) == (twin.st_dev, twin.st_ino)):
+        return False
+    try:
+        handle = open_locked(hidden, create=False)
+    except JournalError:  # a live salvage holds it, or it cannot be opened
+        return False
+    try:
+        if same_file(handle.fileno(), path):
+            if not published:
+                os.unlink(path)
+            os.unlink(hidden)  # under its lock, so no salvage is using it
+            fsync_directory(path)
+    except OSError:
+        pass  # what the names hold now decides
+    finally:
+        handle.close()
+    return not os.path.lexists(hidden if published else path)
 
 
 def _read_for_salvage(path: str) -> bytes:
@@ -317,22 +353,24 @@ def _verified(data: bytes, lines: Iterable[LineStatus], kind: Kind,
                 seen.add(record.id)
             raw = raw[end:]
         if raw.strip(b"\0"):
+            # A run of copies (``line.lines``) is lost as one entry; its first line names
+            # the id, if any.
             _lose(lost, line.number, line.offset, line.length, line.problem or "",
-                  _readable_id(raw))
+                  _readable_id(raw[:len(raw) // line.lines]), line.lines)
     return kept, [LostLine(*entry) for entry in lost], seen
 
 
 def _lose(lost: list[tuple], number: int, offset: int, length: int, problem: str,
-          tag: str | None) -> None:
-    """Add a lost line to ``lost`` (LostLine's fields), into the entry before it if both
-    are one run of lines that name no id."""
+          tag: str | None, lines: int = 1) -> None:
+    """Add ``lines`` lost lines to ``lost`` (LostLine's fields), into the entry before them
+    if both are one run of lines that name no id."""
     if lost:
         last = lost[-1]
         if (tag is None and last[4] is None and last[3] == problem
                 and last[1] + last[2] == offset):
-            lost[-1] = (last[0], last[1], last[2] + length, problem, None, last[5] + 1)
+            lost[-1] = (last[0], last[1], last[2] + length, problem, None, last[5] + lines)
             return
-    lost.append((number, offset, length, problem, tag, 1))
+    lost.append((number, offset, length, problem, tag, lines))
 
 
 def _readable_id(raw: bytes) -> str | None:
