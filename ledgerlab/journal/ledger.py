@@ -66,48 +66,27 @@ from .errors import (
     JournalCorrupt,
     JournalError,
     JournalForked,
-    JournalFull,
-    JournalMoved,
     OriginNotFound,
     TurnConflict,
     TurnNotFound,
-    too_large,
 )
 from .files import (
     FACTS_REWRITE_SUFFIX,
     FACTS_SUFFIX,
     SALVAGE_SUFFIX,
-    JournalFile,
     clear_leftover,
-    destroy,
     open_locked,
-    replace,
     rewrite_path,
-    same_file,
-    write_all,
 )
-from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_turn, scan
+from .records import FACTS, TURNS, Record, encode_fact, encode_turn
 from .salvage import FACTS_SALVAGE_SUFFIX, clear_salvage_name
+from .store import Store
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
-class _Store:
-    """One locked file of records (the turns, or the facts) and how many bytes it holds."""
-
-    def __init__(self, path: str, kind: Kind, temp: str) -> None:
-        self.path, self.kind, self.temp = path, kind, temp
-        self.file: JournalFile | None = None  # the facts file's is None until a first pin
-        self.size = 0
-
-    @property
-    def where(self) -> str:
-        """How messages name a line's file: the turn journal's as they always have."""
-        return "" if self.kind is TURNS else "the facts file's "
 
 
 class Journal:
@@ -121,7 +100,7 @@ class Journal:
 
     Opening reads both files whole and can write to them, in this order:
 
-    1. a torn tail of the turn file is cut, and the cut synced (``_load``);
+    1. a torn tail of the turn file is cut, and the cut synced (``Store.load``);
     2. a leftover of a killed rewrite of the turn file is removed, if provably one;
     3. the same two for the facts file;
     4. every fact whose origin is not a stored turn is deleted: the facts file is
@@ -142,9 +121,9 @@ class Journal:
         self._pid = os.getpid()  # a child forked from this process shares the lock: refused
         self._turns: dict[str, Turn] = {}
         self._facts: dict[str, Fact] = {}
-        self._turn_store = _Store(self.path, TURNS, rewrite_path(self.path))
-        self._fact_store = _Store(self.path + FACTS_SUFFIX, FACTS,
-                                  rewrite_path(self.path, FACTS_REWRITE_SUFFIX))
+        self._turn_store = Store(self.path, TURNS, rewrite_path(self.path), self._fail)
+        self._fact_store = Store(self.path + FACTS_SUFFIX, FACTS,
+                                 rewrite_path(self.path, FACTS_REWRITE_SUFFIX), self._fail)
         self._clear_salvage_names()
         if os.path.lexists(self._fact_store.path) and not os.path.lexists(self.path):
             raise JournalCorrupt(
@@ -155,7 +134,7 @@ class Journal:
             raise JournalError(f"no journal at {os.fspath(path)!r}")
         self._turn_store.file = open_locked(self.path)
         try:
-            records, data = self._load(self._turn_store)
+            records, data = self._turn_store.load(self.max_bytes)
             self._turns = {record.id: record.turn for record in records}
             clear_leftover(self._turn_store.temp, data)
             self._open_facts()
@@ -183,7 +162,7 @@ class Journal:
         records, data = [], b""
         if os.path.lexists(store.path):
             store.file = open_locked(store.path, create=False)
-            records, data = self._load(store)
+            records, data = store.load(self.max_bytes)
         self._facts = {record.id: record.fact for record in records}
         clear_leftover(store.temp, data)
 
@@ -196,45 +175,6 @@ class Journal:
         deletion. Without such a fact nothing is written.
         """
         self._drop_facts(lambda fact: fact.origin in self._turns)
-
-    def _load(self, store: _Store) -> tuple[list, bytes]:
-        """Read and check every line of one file, cut a torn tail; return its records and bytes."""
-        fd = store.file.fileno()
-        try:
-            size = os.fstat(fd).st_size
-            if self.max_bytes is not None and size > self.max_bytes:
-                raise JournalFull(f"{store.kind.name} is {size} bytes, over its cap of "
-                                  f"{self.max_bytes} bytes")
-            os.lseek(fd, 0, os.SEEK_SET)
-            data = store.file.readall()
-            records = []
-            good = 0
-            # One line at a time: the first problem refuses before the rest is looked at,
-            # so a file of a million bad lines costs no more than one.
-            for line in scan(data, store.kind):
-                if line.torn:
-                    break
-                if line.problem is not None:
-                    raise JournalCorrupt(f"{store.where}line {line.number} at byte offset "
-                                         f"{line.offset} is corrupt: {line.problem}")
-                records.append(line.record)
-                good = line.offset + line.length
-        except OSError as error:
-            raise JournalError(f"cannot read {store.kind.name} {store.path!r}: "
-                               f"{error.strerror}; nothing changed") from None
-        except MemoryError:
-            raise too_large(size) from None
-        if good < len(data):
-            # A torn write, never acknowledged: cut it off, and make the cut durable.
-            try:
-                os.ftruncate(fd, good)
-                os.fsync(fd)
-            except OSError as error:
-                raise JournalError(
-                    f"cannot cut the {len(data) - good}-byte torn tail of {store.path!r}: "
-                    f"{error.strerror}; the journal is not open, the tail may remain") from None
-        store.size = good
-        return records, data[:good]
 
     def commit(self, turn_id: str, question: str | tuple, answer: str, *,
                steps: tuple = ()) -> str:
@@ -261,9 +201,9 @@ class Journal:
                                        f"rounds; nothing written")
                 return stored.answer
             line = encode_turn(turn_id, turn)
-            self._check_room(self._turn_store, line)
-            self._check_named(self._turn_store, "commit")
-            self._append(self._turn_store, line, "commit")
+            self._turn_store.check_room(line, self.max_bytes)
+            self._turn_store.check_named("commit")
+            self._turn_store.append(line, "commit")
             self._turns[turn_id] = turn
             return answer
 
@@ -290,52 +230,17 @@ class Journal:
                                      f"not a stored turn; nothing changed")
             store = self._fact_store
             line = encode_fact(fact)
-            self._check_room(store, line)
-            self._check_named(self._turn_store, "pin")  # else its origin is gone on reopen
+            store.check_room(line, self.max_bytes)
+            self._turn_store.check_named("pin")  # else its origin is gone on reopen
             if store.file is None:  # the first pin: a new file, never one that appeared since
                 store.file = open_locked(store.path, exclusive=True)
             else:
-                self._check_named(store, "pin")
-            self._append(store, line, "pin")
+                store.check_named("pin")
+            store.append(line, "pin")
             self._facts[fact_id] = fact
             return fact
 
-    def _check_room(self, store: _Store, line: bytes) -> None:
-        if self.max_bytes is not None and store.size + len(line) > self.max_bytes:
-            raise JournalFull(
-                f"a {len(line)}-byte record would grow the {store.kind.name} from "
-                f"{store.size} bytes past its cap of {self.max_bytes} bytes; file unchanged")
-
-    def _check_named(self, store: _Store, action: str) -> None:
-        """Refuse to write to a file that lost its name: reopening the name would not see it.
-
-        Checked before writing, so a refusal writes nothing. A rename after the check
-        is not caught; one before it (a user moving the file, a salvage put in its
-        place) is.
-        """
-        try:
-            named = same_file(store.file.fileno(), store.path)
-        except OSError as error:
-            raise JournalError(f"{action} not acknowledged: cannot check that {store.path!r} "
-                               f"is still the {store.kind.name}: {error.strerror}; nothing "
-                               f"written") from None
-        if not named:
-            raise JournalMoved(
-                f"{action} not acknowledged: the {store.kind.name} {store.path!r} was removed, "
-                f"renamed or replaced since this Journal opened it; nothing written (open "
-                f"the journal where it is now)")
-
-    def _append(self, store: _Store, line: bytes, action: str) -> None:
-        fd = store.file.fileno()
-        try:
-            os.lseek(fd, store.size, os.SEEK_SET)
-            write_all(fd, line)
-            os.fsync(fd)
-        except OSError as error:
-            self._fail(action, error)
-        store.size += len(line)
-
-    def _fail(self, action: str, error: OSError, state: str = "") -> NoReturn:
+    def _fail(self, action: str, error: OSError, state: str) -> NoReturn:
         # After a failed write or fsync the data may already be lost: never
         # retry and acknowledge. Close, so that reopening re-reads the file.
         self._close_file()
@@ -373,7 +278,7 @@ class Journal:
         with self._in_use():
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
-            self._check_rewritable(self._fact_store)
+            self._fact_store.check_rewritable()
             self._drop_facts(lambda fact: fact.id != fact_id)
 
     def _delete_turns(self, doomed: set[str]) -> None:
@@ -384,7 +289,7 @@ class Journal:
         """
         facts = sum(fact.origin in doomed for fact in self._facts.values())
         for store in [self._fact_store] * bool(facts) + [self._turn_store]:
-            self._check_rewritable(store)
+            store.check_rewritable()
         self._drop_facts(lambda fact: fact.origin not in doomed)
         try:
             self._drop_turns(lambda record: record.id not in doomed)
@@ -396,64 +301,16 @@ class Journal:
                                f"rewritten); deleting the {_plural(len(doomed), 'turn')} "
                                f"then failed: {error}") from error
 
-    def _check_rewritable(self, store: _Store, unchanged: str = "nothing changed") -> None:
-        """Refuse a rewrite that could not delete for real: a second name of the file
-        would keep the old text, and a moved file is not the journal's any more."""
-        links = os.fstat(store.file.fileno()).st_nlink
-        if links != 1 or not same_file(store.file.fileno(), store.path):
-            raise JournalError(
-                f"{store.kind.name} has {links} names or was moved; deleting through one name "
-                f"would leave the text under the others: {unchanged}")
-
     def _drop_turns(self, keep: Callable[[Record], bool]) -> None:
-        self._rewrite(self._turn_store, keep, lambda kept: setattr(
+        self._turn_store.rewrite(keep, lambda kept: setattr(
             self, "_turns", {record.id: record.turn for record in kept}))
 
     def _drop_facts(self, keep: Callable[[Fact], bool]) -> None:
         """Rewrite the facts file without the facts ``keep`` refuses, if there are any."""
         if all(keep(fact) for fact in self._facts.values()):
             return
-        self._rewrite(self._fact_store, lambda record: keep(record.fact), lambda kept: setattr(
+        self._fact_store.rewrite(lambda record: keep(record.fact), lambda kept: setattr(
             self, "_facts", {record.id: record.fact for record in kept}))
-
-    def _rewrite(self, store: _Store, keep: Callable, done: Callable[[list], None]) -> None:
-        """Replace one file with the lines ``keep`` accepts, crash-safely; ``done`` gets their
-        records once the new file has the name.
-
-        A kill at any point leaves either the old file or the new one under the
-        path. The new file is locked before it takes the name, so the lock still
-        guards the path; the old bytes are overwritten only once the new file is
-        durably in place, so a crash cannot destroy the only copy. Until then the old
-        file keeps a hidden name, so an open after a kill overwrites them instead
-        (``files.replace``, ``files.clear_leftover``).
-        """
-        old, kind = store.file, store.kind
-        # The callers checked too, before any change: this is a change made meanwhile.
-        self._check_rewritable(store, f"the {kind.name} is unchanged")
-        try:
-            os.lseek(old.fileno(), 0, os.SEEK_SET)
-            data = old.readall()
-            kept = [line for line in scan(data, kind) if keep(line.record)]
-            new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
-        except OSError as error:
-            self._fail("rewrite", error, f"the {kind.name} is unchanged; ")
-        except MemoryError:
-            raise too_large(store.size) from None
-        try:
-            new, old_name = replace(old, store.path, store.temp, new_data)
-        except OSError as error:
-            state = ("is unchanged" if same_file(old.fileno(), store.path) else
-                     "holds the new content, perhaps not durably")
-            self._fail("rewrite", error, f"the {kind.name} {state}; ")
-        store.file = new
-        store.size = len(new_data)
-        done([line.record for line in kept])
-        try:  # the old file is only under a hidden name now: destroy its bytes, then let it go
-            destroy(old, len(data), old_name)
-        except OSError as error:
-            raise JournalError(
-                f"the {kind.name} no longer holds the deleted {kind.items}, but the old "
-                f"file's bytes could not be overwritten: {error.strerror or error}") from error
 
     def history(self) -> list[Turn]:
         """The stored turns in commit order (a copy)."""
@@ -501,9 +358,7 @@ class Journal:
 
     def _close_file(self) -> None:
         for store in (self._fact_store, self._turn_store):
-            if store.file is not None:
-                store.file.close()  # releases its locks
-                store.file = None
+            store.close()
 
     @contextlib.contextmanager
     def _in_use(self) -> Iterator[None]:

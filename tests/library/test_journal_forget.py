@@ -235,7 +235,7 @@ def test_an_error_after_the_facts_went_says_they_went(log, monkeypatch):
             raise OSError(5, "Input/output error")
         return real(*args)
 
-    monkeypatch.setattr("ledgerlab.journal.ledger.replace", second_fails)
+    monkeypatch.setattr("ledgerlab.journal.store.replace", second_fails)
     with Journal(log) as journal:
         with pytest.raises(JournalError) as error:
             journal.forget("secret")
