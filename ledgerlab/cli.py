@@ -146,26 +146,28 @@ def _show_lines(data: bytes, kind, columns: str, blank: str,
     """
     say(f"{'line':>5}  {'offset':>8}  {'bytes':>6}  {columns}  {'sha256':<12}  status")
     records, corrupt, torn = [], 0, 0
-    run: list = []  # the first corrupt line of a run, its last line, and the run's bytes
+    run: list = []  # the first corrupt line of a run, its last line's number, the run's bytes
 
     def show_run() -> None:
         if run:
             first, last, length = run
-            more = last.number - first.number
-            status = first.problem + (f"; so are the next {more} lines, to line {last.number} "
-                                      f"({length - first.length} bytes)" if more else "")
-            say(f"{first.number:>5}  {first.offset:>8}  {first.length:>6}  {blank}  "
+            first_length = first.length // first.lines  # a status can be a run of copies
+            more = last - first.number
+            status = first.problem + (f"; so are the next {more} lines, to line {last} "
+                                      f"({length - first_length} bytes)" if more else "")
+            say(f"{first.number:>5}  {first.offset:>8}  {first_length:>6}  {blank}  "
                 f"{'-':<12}  {status}")
             run.clear()
 
     for line in scan(data, kind):
         if line.problem is not None and not line.torn:
-            corrupt += 1
+            corrupt += line.lines
+            last = line.number + line.lines - 1
             if run and run[0].problem == line.problem:
-                run[1:] = [line, run[2] + line.length]
+                run[1:] = [last, run[2] + line.length]
                 continue
             show_run()
-            run[:] = [line, line, line.length]
+            run[:] = [line, last, line.length]
             continue
         show_run()
         if line.record is not None:

@@ -6,8 +6,10 @@ One job per module, imported one way (each only from those above it):
 - ``records``: the line format (``encode_record``, ``encode_turn``, ``decode_record``,
   ``examine``, ``scan``);
 - ``files``: the files on disk, their lock, and the writes a crash cannot tear;
-- ``ledger``: ``Journal``, its guarantees, and what opening writes;
-- ``salvage``: copying what verifies out of a journal that refuses to open.
+- ``store``: one file of records as a Journal holds it (load, append, rewrite);
+- ``salvage``: copying what verifies out of a journal that refuses to open (and what
+  a killed salvage leaves, which opening a Journal clears);
+- ``ledger``: ``Journal``, its guarantees, and what opening writes.
 
 The names below are the ones ``ledgerlab.journal`` has always offered.
 """

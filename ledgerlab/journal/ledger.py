@@ -66,42 +66,27 @@ from .errors import (
     JournalCorrupt,
     JournalError,
     JournalForked,
-    JournalFull,
-    JournalMoved,
     OriginNotFound,
     TurnConflict,
     TurnNotFound,
-    too_large,
 )
 from .files import (
     FACTS_REWRITE_SUFFIX,
     FACTS_SUFFIX,
-    JournalFile,
+    SALVAGE_SUFFIX,
     clear_leftover,
-    destroy,
     open_locked,
-    replace,
     rewrite_path,
-    same_file,
-    write_all,
 )
-from .records import FACTS, TURNS, Kind, Record, encode_fact, encode_turn, scan
+from .records import FACTS, TURNS, Record, encode_fact, encode_turn
+from .salvage import FACTS_SALVAGE_SUFFIX, clear_salvage_name
+from .store import Store
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 
-class _Store:
-    """One locked file of records (the turns, or the facts) and how many bytes it holds."""
-
-    def __init__(self, path: str, kind: Kind, temp: str) -> None:
-        self.path, self.kind, self.temp = path, kind, temp
-        self.file: JournalFile | None = None  # the facts file's is None until a first pin
-        self.size = 0
-
-    @property
-    def where(self) -> str:
-        """How messages name a line's file: the turn journal's as they always have."""
-        return "" if self.kind is TURNS else "the facts file's "
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 class Journal:
@@ -115,7 +100,7 @@ class Journal:
 
     Opening reads both files whole and can write to them, in this order:
 
-    1. a torn tail of the turn file is cut, and the cut synced (``_load``);
+    1. a torn tail of the turn file is cut, and the cut synced (``Store.load``);
     2. a leftover of a killed rewrite of the turn file is removed, if provably one;
     3. the same two for the facts file;
     4. every fact whose origin is not a stored turn is deleted: the facts file is
@@ -136,9 +121,10 @@ class Journal:
         self._pid = os.getpid()  # a child forked from this process shares the lock: refused
         self._turns: dict[str, Turn] = {}
         self._facts: dict[str, Fact] = {}
-        self._turn_store = _Store(self.path, TURNS, rewrite_path(self.path))
-        self._fact_store = _Store(self.path + FACTS_SUFFIX, FACTS,
-                                  rewrite_path(self.path, FACTS_REWRITE_SUFFIX))
+        self._turn_store = Store(self.path, TURNS, rewrite_path(self.path), self._fail)
+        self._fact_store = Store(self.path + FACTS_SUFFIX, FACTS,
+                                 rewrite_path(self.path, FACTS_REWRITE_SUFFIX), self._fail)
+        self._clear_salvage_names()
         if os.path.lexists(self._fact_store.path) and not os.path.lexists(self.path):
             raise JournalCorrupt(
                 f"{self._fact_store.path!r} exists but its journal {self.path!r} does not: a "
@@ -148,7 +134,7 @@ class Journal:
             raise JournalError(f"no journal at {os.fspath(path)!r}")
         self._turn_store.file = open_locked(self.path)
         try:
-            records, data = self._load(self._turn_store)
+            records, data = self._turn_store.load(self.max_bytes)
             self._turns = {record.id: record.turn for record in records}
             clear_leftover(self._turn_store.temp, data)
             self._open_facts()
@@ -157,13 +143,26 @@ class Journal:
             self._close_file()
             raise
 
+    def _clear_salvage_names(self) -> None:
+        """Remove the second names a salvage killed while writing this journal left.
+
+        Published (the turn file has its name): the hidden names go, or a rewrite would
+        refuse a file of two names. Not published: a facts file alone is then no file
+        at all (that salvage wrote nothing), where any other facts file alone is damage.
+        """
+        names = [(store.path, rewrite_path(self.path, suffix)) for store, suffix in
+                 ((self._turn_store, SALVAGE_SUFFIX), (self._fact_store, FACTS_SALVAGE_SUFFIX))]
+        published = os.path.lexists(self.path)
+        for path, hidden in names if published else names[1:]:
+            clear_salvage_name(path, hidden, published=published)
+
     def _open_facts(self) -> None:
         """Load the facts file, if there is one (cutting its torn tail), and clear its leftover."""
         store = self._fact_store
         records, data = [], b""
         if os.path.lexists(store.path):
             store.file = open_locked(store.path, create=False)
-            records, data = self._load(store)
+            records, data = store.load(self.max_bytes)
         self._facts = {record.id: record.fact for record in records}
         clear_leftover(store.temp, data)
 
@@ -176,45 +175,6 @@ class Journal:
         deletion. Without such a fact nothing is written.
         """
         self._drop_facts(lambda fact: fact.origin in self._turns)
-
-    def _load(self, store: _Store) -> tuple[list, bytes]:
-        """Read and check every line of one file, cut a torn tail; return its records and bytes."""
-        fd = store.file.fileno()
-        try:
-            size = os.fstat(fd).st_size
-            if self.max_bytes is not None and size > self.max_bytes:
-                raise JournalFull(f"{store.kind.name} is {size} bytes, over its cap of "
-                                  f"{self.max_bytes} bytes")
-            os.lseek(fd, 0, os.SEEK_SET)
-            data = store.file.readall()
-            records = []
-            good = 0
-            # One line at a time: the first problem refuses before the rest is looked at,
-            # so a file of a million bad lines costs no more than one.
-            for line in scan(data, store.kind):
-                if line.torn:
-                    break
-                if line.problem is not None:
-                    raise JournalCorrupt(f"{store.where}line {line.number} at byte offset "
-                                         f"{line.offset} is corrupt: {line.problem}")
-                records.append(line.record)
-                good = line.offset + line.length
-        except OSError as error:
-            raise JournalError(f"cannot read {store.kind.name} {store.path!r}: "
-                               f"{error.strerror}; nothing changed") from None
-        except MemoryError:
-            raise too_large(size) from None
-        if good < len(data):
-            # A torn write, never acknowledged: cut it off, and make the cut durable.
-            try:
-                os.ftruncate(fd, good)
-                os.fsync(fd)
-            except OSError as error:
-                raise JournalError(
-                    f"cannot cut the {len(data) - good}-byte torn tail of {store.path!r}: "
-                    f"{error.strerror}; the journal is not open, the tail may remain") from None
-        store.size = good
-        return records, data[:good]
 
     def commit(self, turn_id: str, question: str | tuple, answer: str, *,
                steps: tuple = ()) -> str:
@@ -241,9 +201,9 @@ class Journal:
                                        f"rounds; nothing written")
                 return stored.answer
             line = encode_turn(turn_id, turn)
-            self._check_room(self._turn_store, line)
-            self._check_named(self._turn_store, "commit")
-            self._append(self._turn_store, line, "commit")
+            self._turn_store.check_room(line, self.max_bytes)
+            self._turn_store.check_named("commit")
+            self._turn_store.append(line, "commit")
             self._turns[turn_id] = turn
             return answer
 
@@ -270,73 +230,38 @@ class Journal:
                                      f"not a stored turn; nothing changed")
             store = self._fact_store
             line = encode_fact(fact)
-            self._check_room(store, line)
-            self._check_named(self._turn_store, "pin")  # else its origin is gone on reopen
+            store.check_room(line, self.max_bytes)
+            self._turn_store.check_named("pin")  # else its origin is gone on reopen
             if store.file is None:  # the first pin: a new file, never one that appeared since
                 store.file = open_locked(store.path, exclusive=True)
             else:
-                self._check_named(store, "pin")
-            self._append(store, line, "pin")
+                store.check_named("pin")
+            store.append(line, "pin")
             self._facts[fact_id] = fact
             return fact
 
-    def _check_room(self, store: _Store, line: bytes) -> None:
-        if self.max_bytes is not None and store.size + len(line) > self.max_bytes:
-            raise JournalFull(
-                f"a {len(line)}-byte record would grow the {store.kind.name} from "
-                f"{store.size} bytes past its cap of {self.max_bytes} bytes; file unchanged")
-
-    def _check_named(self, store: _Store, action: str) -> None:
-        """Refuse to write to a file that lost its name: reopening the name would not see it.
-
-        Checked before writing, so a refusal writes nothing. A rename after the check
-        is not caught; one before it (a user moving the file, a salvage put in its
-        place) is.
-        """
-        try:
-            named = same_file(store.file.fileno(), store.path)
-        except OSError as error:
-            raise JournalError(f"{action} not acknowledged: cannot check that {store.path!r} "
-                               f"is still the {store.kind.name}: {error.strerror}; nothing "
-                               f"written") from None
-        if not named:
-            raise JournalMoved(
-                f"{action} not acknowledged: the {store.kind.name} {store.path!r} was removed, "
-                f"renamed or replaced since this Journal opened it; nothing written (open "
-                f"the journal where it is now)")
-
-    def _append(self, store: _Store, line: bytes, action: str) -> None:
-        fd = store.file.fileno()
-        try:
-            os.lseek(fd, store.size, os.SEEK_SET)
-            write_all(fd, line)
-            os.fsync(fd)
-        except OSError as error:
-            self._fail(action, error)
-        store.size += len(line)
-
-    def _fail(self, action: str, error: OSError) -> NoReturn:
+    def _fail(self, action: str, error: OSError, state: str) -> NoReturn:
         # After a failed write or fsync the data may already be lost: never
         # retry and acknowledge. Close, so that reopening re-reads the file.
         self._close_file()
         raise JournalError(
-            f"{action} not acknowledged: {error.strerror or error}; the journal is closed, "
-            f"reopen it to see what it holds"
+            f"{action} not acknowledged: {error.strerror or error}; {state}the journal is "
+            f"closed, reopen it to see what it holds"
         ) from error
 
     def forget(self, turn_id: str) -> None:
         """Delete one turn and every fact whose origin it is: their text leaves the files.
 
-        The other lines stay byte-identical. The facts go first: a kill between the
-        two rewrites leaves the turn with none of its facts, and forgetting it again
+        The other lines stay byte-identical. Everything that can refuse is checked
+        before anything is written. The facts go first: a kill between the two
+        rewrites leaves the turn with none of its facts, and forgetting it again
         completes the deletion.
         """
         check_text(turn_id, "id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
-            self._drop_facts(lambda fact: fact.origin != turn_id)
-            self._drop_turns(lambda record: record.id != turn_id)
+            self._delete_turns({turn_id})
 
     def retain(self, *, last: int) -> int:
         """Keep only the newest ``last`` turns and their facts; return how many turns were deleted."""
@@ -344,8 +269,7 @@ class Journal:
         with self._in_use():
             doomed = set(list(self._turns)[:max(0, len(self._turns) - last)])
             if doomed:
-                self._drop_facts(lambda fact: fact.origin not in doomed)  # first, as in forget
-                self._drop_turns(lambda record: record.id not in doomed)
+                self._delete_turns(doomed)
             return len(doomed)
 
     def unpin(self, fact_id: str) -> None:
@@ -354,57 +278,39 @@ class Journal:
         with self._in_use():
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
+            self._fact_store.check_rewritable()
             self._drop_facts(lambda fact: fact.id != fact_id)
 
+    def _delete_turns(self, doomed: set[str]) -> None:
+        """Delete the turns ``doomed`` names, and first the facts pinned from them.
+
+        Both files are checked before either is rewritten, so a refusal changes nothing;
+        an error once the facts are gone says so.
+        """
+        facts = sum(fact.origin in doomed for fact in self._facts.values())
+        for store in [self._fact_store] * bool(facts) + [self._turn_store]:
+            store.check_rewritable()
+        self._drop_facts(lambda fact: fact.origin not in doomed)
+        try:
+            self._drop_turns(lambda record: record.id not in doomed)
+        except JournalError as error:
+            if not facts:
+                raise
+            whose = "its" if len(doomed) == 1 else "their"
+            raise JournalError(f"{facts} of {whose} facts deleted (the facts file is "
+                               f"rewritten); deleting the {_plural(len(doomed), 'turn')} "
+                               f"then failed: {error}") from error
+
     def _drop_turns(self, keep: Callable[[Record], bool]) -> None:
-        kept = self._rewrite(self._turn_store, keep)
-        self._turns = {record.id: record.turn for record in kept}
+        self._turn_store.rewrite(keep, lambda kept: setattr(
+            self, "_turns", {record.id: record.turn for record in kept}))
 
     def _drop_facts(self, keep: Callable[[Fact], bool]) -> None:
         """Rewrite the facts file without the facts ``keep`` refuses, if there are any."""
         if all(keep(fact) for fact in self._facts.values()):
             return
-        kept = self._rewrite(self._fact_store, lambda record: keep(record.fact))
-        self._facts = {record.id: record.fact for record in kept}
-
-    def _rewrite(self, store: _Store, keep: Callable) -> list:
-        """Replace one file with the lines ``keep`` accepts, crash-safely; return their records.
-
-        A kill at any point leaves either the old file or the new one under the
-        path. The new file is locked before it takes the name, so the lock still
-        guards the path; the old bytes are overwritten only once the new file is
-        durably in place, so a crash cannot destroy the only copy. Until then the old
-        file keeps a hidden name, so an open after a kill overwrites them instead
-        (``files.replace``, ``files.clear_leftover``).
-        """
-        old, kind = store.file, store.kind
-        links = os.fstat(old.fileno()).st_nlink
-        if links != 1 or not same_file(old.fileno(), store.path):
-            raise JournalError(
-                f"{kind.name} has {links} names or was moved; deleting through one name "
-                f"would leave the text under the others: nothing changed")
-        try:
-            os.lseek(old.fileno(), 0, os.SEEK_SET)
-            data = old.readall()
-            kept = [line for line in scan(data, kind) if keep(line.record)]
-            new_data = b"".join(data[line.offset:line.offset + line.length] for line in kept)
-        except OSError as error:
-            self._fail("rewrite", error)
-        except MemoryError:
-            raise too_large(store.size) from None
-        try:
-            new, old_name = replace(old, store.path, store.temp, new_data)
-        except OSError as error:
-            self._fail("rewrite", error)
-        store.file = new
-        store.size = len(new_data)
-        try:  # the old file is only under a hidden name now: destroy its bytes, then let it go
-            destroy(old, len(data), old_name)
-        except OSError as error:
-            raise JournalError(
-                f"the {kind.name} no longer holds the deleted {kind.items}, but the old "
-                f"file's bytes could not be overwritten: {error.strerror or error}") from error
-        return [line.record for line in kept]
+        self._fact_store.rewrite(lambda record: keep(record.fact), lambda kept: setattr(
+            self, "_facts", {record.id: record.fact for record in kept}))
 
     def history(self) -> list[Turn]:
         """The stored turns in commit order (a copy)."""
@@ -452,9 +358,7 @@ class Journal:
 
     def _close_file(self) -> None:
         for store in (self._fact_store, self._turn_store):
-            if store.file is not None:
-                store.file.close()  # releases its locks
-                store.file = None
+            store.close()
 
     @contextlib.contextmanager
     def _in_use(self) -> Iterator[None]:

@@ -227,11 +227,14 @@ class LineStatus:
 
     number: int
     offset: int
-    length: int
+    length: int  # bytes, newline included (all the lines', when ``lines`` > 1)
     record: Record | FactRecord | None
     problem: str | None
     torn: bool = False  # bytes after the last newline that a cut-short append explains
     unterminated: bool = False  # a torn tail holding a whole record but not its newline
+    # A run of identical corrupt lines is one status: ``number`` is the first line's, and
+    # each line is ``length // lines`` bytes. A file of 4 MiB of newlines is one status.
+    lines: int = 1
 
 
 class _Pairs(list):
@@ -399,6 +402,11 @@ def scan(data: bytes, kind: Kind = TURNS) -> Iterator[LineStatus]:
     without its newline), unless ``overwritten_newline`` says they hold an
     acknowledged record, which is a problem. The file's last line is a torn tail too
     when its first pages are NUL (``torn_append``). Duplicate ids are problems.
+
+    A corrupt line repeated byte for byte is one status for the whole run (``lines``):
+    the same bytes have the same problem (a repeated duplicate is a duplicate again), so
+    the copies are counted, not decoded, and a million of them cost about what one does.
+    The file's last line is never part of a run: it may be a torn tail.
     """
     seen: set[str] = set()
     offset = 0
@@ -429,8 +437,36 @@ def scan(data: bytes, kind: Kind = TURNS) -> Iterator[LineStatus]:
             record, problem = None, "duplicate id"
         if record is not None:
             seen.add(record.id)
-        yield LineStatus(number, offset, end + 1 - offset, record, problem)
-        offset = end + 1
+            yield LineStatus(number, offset, end + 1 - offset, record, problem)
+            offset = end + 1
+            continue
+        copies = _copies(data, offset, end + 1 - offset)
+        yield LineStatus(number, offset, copies * (end + 1 - offset), None, problem,
+                         lines=copies)
+        number += copies - 1
+        offset += copies * (end + 1 - offset)
+
+
+_RUN_BLOCK = 1 << 16  # the most bytes of copies compared at once: memory stays flat
+
+
+def _copies(data: bytes, offset: int, size: int) -> int:
+    """How many times the ``size`` bytes at ``offset`` occur back to back from there (1 or
+    more), the file's last line left out. Blocks of copies double up to ``_RUN_BLOCK`` bytes
+    and halve again at the run's end: a few compares in C per block, not one per line."""
+    line = data[offset:offset + size]
+    count, position = 1, offset + size
+    block, copies = line, 1
+    while True:
+        if data.startswith(block, position) and position + len(block) < len(data):
+            count, position = count + copies, position + len(block)
+            if len(block) * 2 <= _RUN_BLOCK:
+                block, copies = block * 2, copies * 2
+        elif copies > 1:
+            copies //= 2
+            block = block[:copies * size]
+        else:
+            return count
 
 
 PAGE_BYTES = 4096  # the unit in which an append's pages reach the disk, or do not

@@ -27,11 +27,12 @@ from .files import (
     fsync_directory,
     open_locked,
     rewrite_path,
+    same_file,
     write_all,
 )
 from .records import FACTS, TURNS, Kind, LineStatus, leading_record, scan
 
-# The facts file's hidden name has a suffix of its own, as its rewrite's has: with the
+# The new facts file's hidden name has a suffix of its own, as its rewrite's has: with the
 # turn file's suffix it would be the hidden name of the turn file of a journal "<NEW>.facts".
 FACTS_SALVAGE_SUFFIX = ".ledgerlab-facts-salvage"
 # Linux: a new file with no name until it is linked, so a killed salvage leaves no copy.
@@ -47,9 +48,9 @@ _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC
 class LostLine:
     """A line ``salvage`` could not keep: where it was, and why; its id only as a tag.
 
-    Consecutive lines lost for the same reason that name no id are one LostLine with
-    ``lines`` > 1 (``number`` is the first, ``length`` all their bytes): a file of four
-    million empty lines is one entry, not four million.
+    Consecutive lines lost for the same reason that name no id, and copies of one lost
+    line, are one LostLine with ``lines`` > 1 (``number`` is the first, ``length`` all
+    their bytes): a file of four million empty lines is one entry, not four million.
     """
 
     number: int
@@ -86,8 +87,9 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
     into ``destination``'s facts file, keeping only the facts whose origin turn was
     salvaged (a fact never outlives its turn).
 
-    ``destination`` and its facts file must not exist. Both appear, whole, or neither,
-    and they never replace a file (``_publish``).
+    ``destination`` and its facts file must not exist (but for a facts file a killed
+    salvage left, which is removed). Both appear, whole, or neither, and they never
+    replace a file (``_publish``).
     """
     source = os.path.realpath(os.fspath(source))  # the file Journal(source) would open
     destination = os.path.abspath(os.fspath(destination))
@@ -106,12 +108,13 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
         facts_data, facts_file = _read_for_salvage(facts_source), facts_source
         facts_kept, facts_lost, _ = _verified(facts_data, scan(facts_data, FACTS), FACTS,
                                               origins=seen)
-        # The facts file takes its name first: a crash between the two names leaves a
-        # facts file without its turn file, which Journal refuses to open, never a
-        # journal that opens without its facts.
+        # The facts file takes its name first, and the turn file's name publishes both:
+        # until then the facts file keeps its hidden name too, so a kill between the two
+        # names leaves a facts file that Journal and the next salvage know was never
+        # published, and remove (``clear_salvage_name``), never a journal without its facts.
         files.insert(0, (facts_destination, b"".join(facts_kept), facts_hidden))
-    if os.path.lexists(facts_destination) and not (
-            facts_file is not None and _left_by_a_kill(facts_destination, files[0][1])):
+    if (os.path.lexists(facts_destination)
+            and not clear_salvage_name(facts_destination, facts_hidden, published=False)):
         raise JournalError(f"{facts_destination!r} exists: salvage writes a new file, never "
                            f"over one")
     _publish(files)
@@ -119,17 +122,38 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
                     tuple(facts_lost), facts_file)
 
 
-def _left_by_a_kill(path: str, data: bytes) -> bool:
-    """Remove the facts file at ``path`` if it is what a salvage killed between its two
-    names left: no turn file beside it, and exactly the bytes this salvage writes there
-    (so removing it loses nothing). True if it was removed."""
+def clear_salvage_name(path: str, hidden: str, *, published: bool) -> bool:
+    """Remove what a salvage killed while its facts file had two names left; True if done.
+
+    Salvage keeps its new facts file's hidden name ``hidden`` (locked) until the turn file
+    has its name, which publishes both. So a facts file at ``path`` whose only other name
+    is ``hidden``, which no live salvage holds, was left by a killed salvage: if the turn
+    file took its name (``published``), only the hidden name goes (the file loses
+    nothing); if not, the file was never published, and both names go. Anything else is
+    left alone.
+    """
     try:
-        if _read_for_salvage(path) != data:
-            return False
-        os.unlink(path)
-    except (OSError, JournalError):
+        named, twin = os.lstat(path), os.lstat(hidden)
+    except FileNotFoundError:
         return False
-    return True
+    if not (stat.S_ISREG(named.st_mode) and named.st_nlink == 2
+            and (named.st_dev, named.st_ino) == (twin.st_dev, twin.st_ino)):
+        return False
+    try:
+        handle = open_locked(hidden, create=False)
+    except JournalError:  # a live salvage holds it, or it cannot be opened
+        return False
+    try:
+        if same_file(handle.fileno(), path):
+            if not published:
+                os.unlink(path)
+            os.unlink(hidden)  # under its lock, so no salvage is using it
+            fsync_directory(path)
+    except OSError:
+        pass  # what the names hold now decides
+    finally:
+        handle.close()
+    return not os.path.lexists(hidden if published else path)
 
 
 def _read_for_salvage(path: str) -> bytes:
@@ -151,9 +175,11 @@ def _publish(files: list[tuple[str, bytes, str]]) -> None:
     """Write each ``(path, data, hidden name)`` as a new file: all of them, or none.
 
     Every file is written and synced before any takes its name; then they take their
-    names in the order given, the directory synced after each, so a crash leaves the
-    first few of them. A name taken meanwhile is never replaced. Any failure takes back
-    what this call created.
+    names in the order given, the directory synced after each. The last name publishes
+    them all: until it is taken, each earlier file keeps its hidden name as well, locked,
+    which marks it unpublished (``clear_salvage_name``), so a crash leaves all of them or
+    what Journal and the next salvage read as none. A name taken meanwhile is never
+    replaced. Any failure takes back what this call created.
 
     A file is written with no name where the OS allows (``_Unnamed``: a killed salvage
     leaves nothing), else under its hidden name (``_Hidden``: a killed salvage leaves
@@ -172,11 +198,15 @@ def _publish(files: list[tuple[str, bytes, str]]) -> None:
         folder = _open_folder(path)
         for path, data, hidden in files:
             pending.append(_new_file(folder, data, hidden))
-        for (path, _, _), new in zip(files, pending):
+        for (path, _, hidden), new in zip(files, pending):
+            if new is not pending[-1]:
+                new.hold(hidden)  # unpublished until the last file has its name
             new.link(path)
             named.append(path)
-            new.discard()  # a hidden name goes before the sync: no second name for the copy
             fsync_directory(path)
+        for new in pending:
+            new.discard()  # published: the hidden names go
+        fsync_directory(path)
     except (OSError, JournalError) as error:
         reason = error.strerror if isinstance(error, OSError) else str(error)
         raise JournalError(f"cannot write {path!r}: {reason}; {_take_back(named)}") from None
@@ -202,10 +232,15 @@ def _new_file(folder: int | None, data: bytes, hidden: str) -> _Unnamed | _Hidde
         except OSError as error:
             if error.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
                 raise  # this file system has O_TMPFILE, and the write failed
+    _check_free(hidden)
+    return _Hidden(hidden, data)
+
+
+def _check_free(hidden: str) -> None:
+    """Refuse a hidden name that is taken: ``clear_leftover`` already removed ours."""
     if os.path.lexists(hidden):
         raise JournalError(f"{hidden!r} exists and is not provably a killed salvage's "
                            f"leftover (a salvage running now, or someone's file)")
-    return _Hidden(hidden, data)
 
 
 class _Unnamed:
@@ -225,6 +260,18 @@ class _Unnamed:
         except BaseException:
             os.close(self.fd)
             raise
+        self.held: _Hidden | None = None  # its hidden name, while it has one
+
+    def hold(self, hidden: str) -> None:
+        """Give the file its hidden name too, locked until ``discard``."""
+        _check_free(hidden)
+        self.link(hidden)
+        try:
+            self.held = _Hidden(hidden)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(hidden)
+            raise
 
     def link(self, path: str) -> None:
         # A dir_fd makes os.link call linkat with AT_SYMLINK_FOLLOW, the way open(2)
@@ -232,6 +279,9 @@ class _Unnamed:
         os.link(self.name, os.path.basename(path), dst_dir_fd=self.folder)
 
     def discard(self) -> None:
+        if self.held is not None:
+            self.held.discard()
+            self.held = None
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
@@ -240,15 +290,23 @@ class _Unnamed:
 class _Hidden:
     """A new file under a hidden name beside its destination, locked until discarded."""
 
-    def __init__(self, hidden: str, data: bytes) -> None:
+    def __init__(self, hidden: str, data: bytes | None = None) -> None:
+        """A new file at ``hidden`` holding ``data``; without data, lock the one there."""
         self.hidden = hidden
-        self.handle: JournalFile = open_locked(hidden, exclusive=True)  # the lock says: live
+        # The lock says: live.
+        self.handle: JournalFile = open_locked(hidden, create=data is not None,
+                                               exclusive=data is not None)
+        if data is None:
+            return
         try:
             write_all(self.handle.fileno(), data)
             os.fsync(self.handle.fileno())
         except BaseException:
             self.discard()
             raise
+
+    def hold(self, hidden: str) -> None:
+        """It has its hidden name, locked, until ``discard``."""
 
     def link(self, path: str) -> None:
         _link_new(self.hidden, path)
@@ -295,22 +353,24 @@ def _verified(data: bytes, lines: Iterable[LineStatus], kind: Kind,
                 seen.add(record.id)
             raw = raw[end:]
         if raw.strip(b"\0"):
+            # A run of copies (``line.lines``) is lost as one entry; its first line names
+            # the id, if any.
             _lose(lost, line.number, line.offset, line.length, line.problem or "",
-                  _readable_id(raw))
+                  _readable_id(raw[:len(raw) // line.lines]), line.lines)
     return kept, [LostLine(*entry) for entry in lost], seen
 
 
 def _lose(lost: list[tuple], number: int, offset: int, length: int, problem: str,
-          tag: str | None) -> None:
-    """Add a lost line to ``lost`` (LostLine's fields), into the entry before it if both
-    are one run of lines that name no id."""
+          tag: str | None, lines: int = 1) -> None:
+    """Add ``lines`` lost lines to ``lost`` (LostLine's fields), into the entry before them
+    if both are one run of lines that name no id."""
     if lost:
         last = lost[-1]
         if (tag is None and last[4] is None and last[3] == problem
                 and last[1] + last[2] == offset):
-            lost[-1] = (last[0], last[1], last[2] + length, problem, None, last[5] + 1)
+            lost[-1] = (last[0], last[1], last[2] + length, problem, None, last[5] + lines)
             return
-    lost.append((number, offset, length, problem, tag, 1))
+    lost.append((number, offset, length, problem, tag, lines))
 
 
 def _readable_id(raw: bytes) -> str | None:

@@ -198,3 +198,50 @@ def test_a_rewrite_leftover_padded_with_zeros_is_still_ours(log, before_zeros):
         assert not stale.exists()
         journal.forget("one")
         assert len(journal) == 2
+
+
+# --- issue 35.11: everything that can refuse is checked before anything changes ------------
+
+def with_facts(log):
+    with Journal(log) as journal:
+        journal.pin("code", SECRET, origin="secret")
+        journal.pin("tone", "brief", origin="one")
+    return {path.name: path.read_bytes() for path in log.parent.iterdir()}
+
+
+@pytest.mark.parametrize("linked", ["conversation.log", "conversation.log.facts"])
+@pytest.mark.parametrize("how", ["forget", "retain"])
+def test_a_second_hard_link_to_either_file_refuses_before_anything_changes(log, linked, how):
+    """Before: with the turn file linked, forget deleted the turn's facts, kept the turn,
+    and said nothing changed."""
+    before = with_facts(log)
+    os.link(log.parent / linked, log.parent / "backup")
+    with Journal(log) as journal:
+        with pytest.raises(JournalError, match="2 names.*nothing changed"):
+            journal.forget("secret") if how == "forget" else journal.retain(last=1)
+        assert len(journal) == 3 and [fact.id for fact in journal.facts()] == ["code", "tone"]
+    after = {path.name: path.read_bytes() for path in log.parent.iterdir()}
+    assert after == {**before, "backup": before[linked]}
+
+
+def test_an_error_after_the_facts_went_says_they_went(log, monkeypatch):
+    """The turn file's rewrite fails once the facts file's is done: the error says so."""
+    with_facts(log)
+    real, calls = files.replace, []
+
+    def second_fails(*args):
+        calls.append(args)
+        if len(calls) == 2:
+            raise OSError(5, "Input/output error")
+        return real(*args)
+
+    monkeypatch.setattr("ledgerlab.journal.store.replace", second_fails)
+    with Journal(log) as journal:
+        with pytest.raises(JournalError) as error:
+            journal.forget("secret")
+    message = str(error.value)
+    assert "1 of its facts deleted" in message and "the journal is unchanged" in message
+    assert "nothing changed" not in message and SECRET not in message
+    with Journal(log) as journal:
+        assert journal.find("secret") is not None
+        assert [fact.id for fact in journal.facts()] == ["tone"]

@@ -1,4 +1,4 @@
-"""The journal package imports one way: errors <- records <- files <- ledger, salvage."""
+"""The journal package imports one way: errors <- records <- files <- store, salvage <- ledger."""
 
 import ast
 from pathlib import Path
@@ -13,8 +13,9 @@ ALLOWED = {
     "errors": set(),
     "records": {"errors"},
     "files": {"errors", "records"},
-    "ledger": {"errors", "records", "files"},
+    "store": {"errors", "records", "files"},
     "salvage": {"errors", "records", "files"},
+    "ledger": {"errors", "records", "files", "store", "salvage"},
 }
 
 

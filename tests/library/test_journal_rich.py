@@ -585,7 +585,7 @@ def test_one_commit_is_one_write_of_one_whole_line(log, monkeypatch):
         writes.append(bytes(data))
         return real(fd, data)
 
-    monkeypatch.setattr("ledgerlab.journal.ledger.write_all", recording)
+    monkeypatch.setattr("ledgerlab.journal.store.write_all", recording)
     with Journal(log) as journal:
         journal.commit("r", RICH.question, RICH.answer, steps=RICH.steps)
     assert writes == [encode_turn("r", RICH)] and writes[0].count(b"\n") == 1

@@ -98,7 +98,8 @@ def test_a_failure_at_any_step_leaves_nothing_and_a_rerun_succeeds(broken, mode,
         break
     else:
         pytest.fail("salvage never got through")
-    assert fail_at == len(calls) and calls.count("link") == 2  # each call failed once
+    # Each call failed once; without O_TMPFILE's names the facts file is already hidden.
+    assert fail_at == len(calls) and calls.count("link") == (3 if mode == "unnamed" else 2)
     check_the_copy(saved)
 
 
@@ -118,8 +119,9 @@ def test_a_long_new_name_gives_both_files_or_neither(broken, mode, length):
 
 
 def test_a_facts_file_takes_its_name_before_the_turn_file(broken, mode, monkeypatch):
-    """So a crash between the two leaves a facts file alone, which Journal refuses,
-    never a journal that opens without its facts."""
+    """So a crash between the two leaves a facts file alone, which Journal reads as none
+    (its hidden name, which it keeps until then, says so), never a journal that opens
+    without its facts."""
     order = []
     link = os.link
 
@@ -129,7 +131,8 @@ def test_a_facts_file_takes_its_name_before_the_turn_file(broken, mode, monkeypa
 
     monkeypatch.setattr(os, "link", recording)
     salvage(broken, broken.parent / "saved.log")
-    assert order == ["saved.log.facts", "saved.log"]
+    assert [name for name in order if not name.startswith(".")] == ["saved.log.facts",
+                                                                      "saved.log"]
 
 
 # --- 9: a killed salvage leaves no copy, or one that the next salvage removes ---------------
@@ -170,19 +173,98 @@ def test_a_salvage_killed_before_its_files_take_their_names(broken, mode):
     check_the_copy(saved)
 
 
-def test_a_salvage_killed_between_the_two_names(broken, mode):
-    """The facts file alone: Journal refuses it, and the next salvage finishes the job."""
+def test_a_salvage_killed_between_the_two_names_published_neither(broken, mode):
+    """The facts file named, the turn file not: that facts file was never published, so
+    Journal reads it as no file (a new journal, with no facts) and removes it."""
     folder, saved = broken.parent, broken.parent / "saved.log"
     before = files_in(folder)
-    killed_salvage(broken, saved, mode, at_link=2)
-    assert set(files_in(folder)) - set(before) >= {"saved.log.facts"}
-    assert not saved.exists()
-    with pytest.raises(JournalError):  # issue 27's defect 18: damage, not a new journal
-        Journal(saved)
-    assert not saved.exists()
+    killed_salvage(broken, saved, mode, at_link=3 if mode == "unnamed" else 2)
+    assert not saved.exists() and (folder / "saved.log.facts").exists()
+    with Journal(saved) as journal:
+        assert (len(journal), journal.facts()) == (0, [])
+    # Without O_TMPFILE the turn file's hidden copy stays until the next salvage, as ever.
+    assert set(files_in(folder)) - set(before) == {"saved.log"} | (
+        {".saved.log.ledgerlab-salvage"} if mode == "hidden" else set())
+    saved.unlink()
     salvage(broken, saved)
     assert set(files_in(folder)) - set(before) == {"saved.log", "saved.log.facts"}
     check_the_copy(saved)
+
+
+def test_a_facts_file_a_killed_salvage_left_never_blocks_the_next_salvage(broken, mode):
+    """Whatever the next salvage writes (here, from a journal whose facts file has changed):
+    the leftover is provably unpublished, not someone's file."""
+    folder, saved = broken.parent, broken.parent / "saved.log"
+    killed_salvage(broken, saved, mode, at_link=3 if mode == "unnamed" else 2)
+    facts = folder / "broken.log.facts"
+    facts.write_bytes(facts.read_bytes().splitlines(keepends=True)[0])  # one fact, not two
+    result = salvage(broken, saved)
+    assert (result.kept, result.facts_kept) == (2, 1)
+    with Journal(saved) as journal:
+        assert [fact.id for fact in journal.facts()] == ["code"]
+
+
+def test_a_facts_file_alone_that_no_salvage_left_is_still_damage(broken, mode):
+    """A facts file whose journal was removed (no hidden name of a salvage beside it)."""
+    folder, saved = broken.parent, broken.parent / "saved.log"
+    salvage(broken, saved)
+    saved.unlink()
+    with pytest.raises(JournalError, match="facts file without its turn file"):
+        Journal(saved)
+    with pytest.raises(JournalError, match="exists"):
+        salvage(broken, saved)
+    assert not saved.exists() and (folder / "saved.log.facts").exists()
+
+
+KILLED_AT_STEP = textwrap.dedent("""
+    import importlib, os, signal, sys
+    from ledgerlab.journal import salvage
+    if sys.argv[3] == "hidden":
+        importlib.import_module("ledgerlab.journal.salvage")._TMPFILE = 0
+    steps, at = [], int(sys.argv[4])
+    for name in ("open", "write", "fsync", "link", "unlink"):
+        def step(*args, _real=getattr(os, name), **kwargs):
+            steps.append(1)
+            if len(steps) == at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return _real(*args, **kwargs)
+        setattr(os, name, step)
+    salvage(sys.argv[1], sys.argv[2])
+    print(len(steps))
+""")
+
+
+def test_a_salvage_killed_at_any_step_leaves_both_files_or_neither(broken, mode):
+    """SIGKILL before each open, write, fsync, link and unlink of a salvage in turn: NEW is
+    whole with its facts, or there is no NEW and Journal(NEW) finds no facts (a facts file
+    named before NEW is unpublished, and removed); the next salvage always gets through."""
+    folder, saved = broken.parent, broken.parent / "saved.log"
+    before = files_in(folder)
+
+    def run(at):
+        return subprocess.run([sys.executable, "-c", KILLED_AT_STEP, str(broken), str(saved),
+                               mode, str(at)], capture_output=True, text=True, timeout=120)
+
+    steps = int(run(0).stdout)
+    check_the_copy(saved)
+    published = 0
+    for at in range(1, steps + 1):
+        for name in ("saved.log", "saved.log.facts"):
+            (folder / name).unlink()
+        assert run(at).returncode == -signal.SIGKILL, f"step {at} of {steps}"
+        if saved.exists():  # published: both whole
+            published += 1
+            check_the_copy(saved)
+        else:
+            with Journal(saved) as journal:
+                assert (len(journal), journal.facts()) == (0, []), f"step {at}"
+            assert not (folder / "saved.log.facts").exists(), f"step {at}"
+            saved.unlink()
+            salvage(broken, saved)
+        check_the_copy(saved)
+        hidden = set(files_in(folder)) - set(before) - {"saved.log", "saved.log.facts"}
+        assert not hidden or not published, f"step {at} left {hidden} after publishing"
+    assert 0 < published < steps
 
 
 def test_a_leftover_cut_short_is_removed_and_a_foreign_file_is_kept(broken, mode):
@@ -195,15 +277,12 @@ def test_a_leftover_cut_short_is_removed_and_a_foreign_file_is_kept(broken, mode
     leftover.write_bytes(copy[:len(copy) // 2])  # killed mid-write
     (folder / ".saved.log.ledgerlab-facts-salvage").write_bytes(foreign)
     before = files_in(folder)
-    if mode == "hidden":  # the foreign file holds the name this salvage needs: refused
-        with pytest.raises(JournalError, match="not provably"):
-            salvage(broken, saved)
-        assert files_in(folder) == {name: data for name, data in before.items()
-                                    if name != leftover.name}
-    else:
+    # The foreign file holds the name this salvage needs (either way: the facts file keeps
+    # it until the turn file is named): refused, and the leftover removed.
+    with pytest.raises(JournalError, match="not provably"):
         salvage(broken, saved)
-        check_the_copy(saved)
-        assert not leftover.exists()
+    assert files_in(folder) == {name: data for name, data in before.items()
+                                if name != leftover.name}
     assert (folder / ".saved.log.ledgerlab-facts-salvage").read_bytes() == foreign
 
 
