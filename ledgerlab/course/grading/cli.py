@@ -17,6 +17,7 @@ from . import roster, sandbox
 from .editions import (SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, check_destination,
                        write_solutions)
 from .judge import Graded, grade
+from .manifest import ManifestError
 from .reports import OutputError, printable
 
 # What --help says first: the package's summary line.
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             results = grade(args.submissions, args.out, args.autograder,
                             cell_timeout=args.cell_timeout, jobs=args.jobs,
                             sandboxed=not args.unsafe_no_sandbox, progress=progress)
-        except (OutputError, roster.RosterError) as error:
+        except (OutputError, ManifestError, roster.RosterError) as error:
             print(f"grade: {error} (nothing was graded or written)", file=sys.stderr)
             return 2
         except FileNotFoundError as error:

@@ -23,18 +23,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import nbformat
-
 from ledgerlab import InvalidText
 
 from ..exercises import ARTICLE, GRADED, Variant, variant
 from ..exercises.variants import KEY
 from ..feedback import Feedback, wrong
 from ..written import collect_written
-from . import roster, sandbox
+from . import notes, roster, sandbox
 from .answers import MAX_INT, AnswerTooLarge, from_plain
 from .editions import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
+from .manifest import read_manifest
 from .reports import check_outputs, write_grades
+from .submissions import parse_notebook
 
 MAX_NOTEBOOK_BYTES = 5 * 1024**2
 NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
@@ -81,9 +81,10 @@ def judge(name: str, answers: dict, fixture: Variant = ARTICLE) -> Feedback:
         return wrong(f"grading raised {type(error).__name__}.")
 
 
-def read_submission(path: Path) -> bytes | str:
-    """The bytes of a submitted notebook, or why it is not graded. Never follows a link,
-    never blocks on a pipe, never reads more than MAX_NOTEBOOK_BYTES."""
+def read_notebook(path: Path):
+    """The submitted notebook, parsed once and without its outputs
+    (``submissions.parse_notebook``), or why it is not graded. Never follows a link, never
+    blocks on a pipe, never reads more than MAX_NOTEBOOK_BYTES."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return NOT_REGULAR
@@ -96,11 +97,19 @@ def read_submission(path: Path) -> bytes | str:
         data = file.read(MAX_NOTEBOOK_BYTES + 1)
     if len(data) > MAX_NOTEBOOK_BYTES:
         return f"larger than {MAX_NOTEBOOK_BYTES // 1024**2} MiB: not graded"
-    try:
-        nbformat.reads(data.decode("utf-8"), as_version=4)
-    except Exception as error:  # nbformat raises several kinds for a broken file
-        return f"not a notebook ({type(error).__name__}): not graded"
-    return data
+    return parse_notebook(data)
+
+
+def read_submission(path: Path) -> bytes | str:
+    """The submitted notebook as the sandbox runs it (``read_notebook``'s, as JSON), or why
+    it is not graded."""
+    notebook = read_notebook(path)
+    return notebook if isinstance(notebook, str) else _notebook_bytes(notebook)
+
+
+def _notebook_bytes(notebook) -> bytes:
+    # ASCII JSON: a lone surrogate a student's JSON may hold ("\ud800") stays an escape.
+    return json.dumps(notebook).encode("ascii")
 
 
 def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_TIMEOUT,
@@ -117,14 +126,17 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
             verdicts = {name: Feedback("unanswered", NOT_ON_ROSTER) for name in names}
             return Graded(path.name, verdicts, NOT_ON_ROSTER, time.monotonic() - started)
         fixture = variant(keys[filed])
-    data = read_submission(path)
-    if isinstance(data, str):
-        verdicts = {name: Feedback("unanswered", data) for name in names}
-        return Graded(path.name, verdicts, data, time.monotonic() - started)
-    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+    notebook = read_notebook(path)
+    # The grader's own reading counts against the notebook's time limit.
+    left = notebook_timeout - (time.monotonic() - started)
+    if not isinstance(notebook, str) and left <= 0:
+        notebook = "stopped: reading the notebook took longer than its time limit"
+    if isinstance(notebook, str):
+        verdicts = {name: Feedback("unanswered", notebook) for name in names}
+        return Graded(path.name, verdicts, notebook, time.monotonic() - started)
     written = collect_written(notebook)
-    outcome = sandbox.run(data, names, cell_timeout=cell_timeout,
-                          notebook_timeout=notebook_timeout, sandboxed=sandboxed)
+    outcome = sandbox.run(_notebook_bytes(notebook), names, cell_timeout=cell_timeout,
+                          notebook_timeout=left, sandboxed=sandboxed)
     note = outcome.problem
     if keys is not None:
         note = "; ".join(filter(None, [note, _whose_key(notebook, filed, keys)]))
@@ -147,14 +159,13 @@ def filed_as(path: Path) -> str:
 
 def _whose_key(notebook, filed: str, keys: dict[str, str]) -> str:
     """A note for the teacher when the notebook chooses another variant than its student's:
-    copied from a classmate, or handed in under the wrong name. "" when it is theirs."""
+    copied from a classmate, or handed in under the wrong name. "" when it is theirs. (The
+    student's own feedback page does not say whose: ``notes.for_student``.)"""
     found = {key for cell in notebook.cells if cell.cell_type == "code"
              for key in USE_VARIANT.findall(cell.source)}
     if not found or keys[filed] in found:
         return ""
-    owners = sorted(file for file, key in keys.items() if key in found)
-    whose = f"{', '.join(owners)}'s" if owners else "no student's"
-    return f"the notebook holds {whose} variant key, not {filed}'s: graded on {filed}'s"
+    return notes.other_key(sorted(file for file, key in keys.items() if key in found), filed)
 
 
 def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
@@ -166,8 +177,7 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     The outputs are checked first (reports.OutputError), so nothing is graded for grades
     that could not be written. An assignment built with a roster grades each submission on
     the variant of the name it is filed under, and a name not on the roster is not graded."""
-    manifest = (json.loads((Path(autograder) / "assignment.json").read_text())
-                if autograder else None)
+    manifest = read_manifest(Path(autograder)) if autograder else None
     keys = roster.read_keys(Path(autograder)) if autograder else None
     entries = manifest["exercises"] if manifest else [
         {"name": name, "points": 1} for name in GRADED]

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 
 from ..exercises import GRADED
 from ..feedback import Feedback
-from ..written import written_report
+from ..written import ENTITIES, INLINE, written_page
+from .atomic import write_all
+from .notes import for_student
 
 if TYPE_CHECKING:  # judge writes the reports; the reports only read its results
     from .judge import Graded
@@ -67,8 +69,9 @@ def check_outputs(out: Path) -> None:
 
 
 def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> None:
-    """grades.csv (atomically), ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md``."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """grades.csv, ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md`` and
+    ``<stem>-written.md``: all of them, or none (``write_all``). The feedback folder holds
+    this run's pages only: an earlier run's are replaced with it."""
     rows = [{"submission": csv_safe(result.submission),
              "score": sum(result.score(points).values()), "max": sum(points.values()),
              **result.score(points), "note": printable(result.note)} for result in results]
@@ -76,24 +79,17 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> No
     writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "note"])
     writer.writeheader()
     writer.writerows(rows)
-    _write_atomically(out, buffer.getvalue())
-    folder = feedback_folder(out)
-    folder.mkdir(exist_ok=True)
-    for result in results:
-        _write_atomically(folder / feedback_name(result.submission), feedback_page(result, points))
-    _write_atomically(summary_path(out), summary_page(results, points))
-    written_report([(result.submission, result.written) for result in results], written_path(out))
+    pages = {feedback_name(result.submission): feedback_page(result, points)
+             for result in results}
+    written = written_page([(result.submission, result.written) for result in results])
+    # grades.csv last: renamed into place once everything beside it is.
+    write_all({summary_path(out): summary_page(results, points), written_path(out): written,
+               out: buffer.getvalue()}, {feedback_folder(out): pages})
 
 
 def _write_atomically(path: Path, text: str) -> None:
     """``path`` holds ``text`` whole, or is unchanged and no temp file is left."""
-    temp = path.with_name(f".{path.name}.tmp")
-    try:
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    write_all({Path(path): text}, {})
 
 
 def csv_safe(name: str) -> str:
@@ -126,20 +122,31 @@ def markdown_name(name: str) -> str:
 def feedback_name(submission: str) -> str:
     """A file name for a submission's feedback: safe characters, and a hash against clashes."""
     stem = re.sub(r"[^\w.-]", "_", submission.removesuffix(".ipynb"))[:60].lstrip(".") or "x"
+    # At most 120 bytes (60 four-byte letters would be 240): far below a file name's 255.
+    stem = stem.encode("utf-8", "surrogateescape")[:120].decode("utf-8", "ignore") or "x"
     return f"{stem}-{hashlib.sha256(submission.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.md"
 
 
+def markdown_text(text: str) -> str:
+    """Text of the grader's (a verdict, a note) on one line of a Markdown page, with nothing
+    in it live: a type name such as ``__x__`` stays a name, never emphasis."""
+    text = INLINE.sub(lambda match: "\\" + match.group(), printable(text))
+    return "".join(ENTITIES.get(char, char) for char in text)
+
+
 def feedback_page(result: Graded, points: dict[str, int]) -> str:
+    """The student's page: each exercise's verdict, and the note in the student's words
+    (``notes.for_student``: a classmate whose key the notebook holds is not named)."""
     scores = result.score(points)
     lines = [f"# Feedback: {markdown_name(result.submission)}", "",
              f"Score: {sum(scores.values())} / {sum(points.values())}", ""]
     if result.note:
-        lines += [f"Note: {result.note}.", ""]
+        lines += [f"Note: {markdown_text(for_student(result.note))}.", ""]
     for name, verdict in result.verdicts.items():
         exercise = GRADED[name]
         lines += [f"## Exercise {exercise.number}: {exercise.title}", "",
                   f"**{Feedback.LABELS[verdict.status]}** ({scores[name]} / {points[name]}): "
-                  f"{verdict.message}", ""]
+                  f"{markdown_text(verdict.message)}", ""]
     return "\n".join(lines)
 
 
