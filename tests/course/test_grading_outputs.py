@@ -72,7 +72,8 @@ def test_a_run_that_fails_while_writing_changes_nothing(tmp_path, monkeypatch):
         judge.grade(submissions(tmp_path, "c.ipynb"), out)
     assert outputs(out) == before  # grades, pages, summary and written report: all the old
     assert sorted(path.name for path in out.parent.iterdir()) == [
-        "grades-feedback", "grades-summary.md", "grades-written.md", "grades.csv"]
+        "grades-feedback", "grades-similarity.md", "grades-summary.md",
+        "grades-written-scores.csv", "grades-written.md", "grades.csv"]
 
 
 def test_an_earlier_runs_feedback_pages_do_not_stay_beside_the_new_grades(tmp_path):

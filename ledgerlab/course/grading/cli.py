@@ -1,7 +1,10 @@
-"""``python -m ledgerlab.course.grading``: build the assignment, grade, write 11-solutions.
+"""``python -m ledgerlab.course.grading``: build the assignment, hand it out, collect, grade,
+write 11-solutions.
 
     python -m ledgerlab.course.grading assignment build/assignment
     python -m ledgerlab.course.grading assignment build/assignment --roster names.txt --secret-file S
+    python -m ledgerlab.course.grading handout build/assignment --out build/handout --wheel W
+    python -m ledgerlab.course.grading collect EXPORT.zip --autograder A --out build/submissions
     python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
     python -m ledgerlab.course.grading solutions notebooks/11-solutions.ipynb
 """
@@ -16,6 +19,8 @@ from .. import paths
 from . import roster, sandbox
 from .editions import (SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, check_destination,
                        write_solutions)
+from .collect import CollectError, collect
+from .handout import HandoutError, hand_out, install_command
 from .judge import Graded, grade
 from .manifest import ManifestError
 from .reports import OutputError, printable
@@ -66,6 +71,19 @@ def main(argv: list[str] | None = None) -> int:
     grading.add_argument("--cell-timeout", type=int)
     grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
     grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
+    handing = commands.add_parser("handout", help="one zip archive per student of a built "
+                                  "assignment, with the install command (course extra) in it")
+    handing.add_argument("build", type=Path, help="the assignment folder make assignment built")
+    handing.add_argument("--out", type=Path, default=Path("build/handout"))
+    handing.add_argument("--wheel", type=Path, help="the package's wheel, put in each archive "
+                         "(pip wheel --no-deps . builds it); without it the archive installs "
+                         "ledgerlab[course] from the package index")
+    collecting = commands.add_parser("collect", help="match a Canvas or Moodle download of "
+                                     "submissions to the roster, as <file name>.ipynb each")
+    collecting.add_argument("export", type=Path, help="the platform's download: a zip or its "
+                            "unzipped folder")
+    collecting.add_argument("--autograder", type=Path, required=True)
+    collecting.add_argument("--out", type=Path, default=Path("build/submissions"))
     solutions = commands.add_parser("solutions", help="regenerate and execute the solutions notebook")
     solutions.add_argument("path", type=Path, nargs="?")
     args = parser.parse_args(argv)
@@ -126,6 +144,31 @@ def main(argv: list[str] | None = None) -> int:
         stem = printable(args.out.stem)
         print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/, {stem}-summary.md "
               f"and {stem}-written.md (the answers in words, for reading)")
+    elif args.command == "handout":
+        try:
+            archives = hand_out(args.build, args.out, args.wheel)
+        except (HandoutError, roster.RosterError) as error:
+            print(f"handout: {error}", file=sys.stderr)
+            return 2
+        print(f"wrote {len(archives)} archives in {printable(str(args.out))}; each README.txt "
+              f"says: {install_command(args.wheel)}")
+    elif args.command == "collect":
+        try:
+            students = roster.read_students(args.autograder)
+            if students is None:
+                raise CollectError("the assignment was built without a roster: there is no "
+                                   "one to match the files to")
+            collected = collect(args.export, students, args.out)
+        except (CollectError, roster.RosterError) as error:
+            print(f"collect: {error}", file=sys.stderr)
+            return 2
+        missing = sorted(set(students) - set(collected.files))
+        print(f"collected {len(collected.files)} of {len(students)} students' notebooks in "
+              f"{printable(str(args.out))}")
+        for path, why in collected.unmatched:
+            print(f"not collected: {path}: {why}")
+        if missing:
+            print(f"{len(missing)} students handed nothing in: {', '.join(missing)}")
     else:
         try:
             path = args.path or paths.notebooks() / SOLUTIONS_NOTEBOOK

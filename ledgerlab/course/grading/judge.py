@@ -29,9 +29,10 @@ from ..exercises import ARTICLE, GRADED, Variant, variant
 from ..exercises.variants import KEY
 from ..feedback import Feedback, wrong
 from ..written import collect_written
-from . import notes, roster, sandbox
+from . import collect, notes, roster, sandbox
 from .answers import MAX_INT, AnswerTooLarge, from_plain
 from .editions import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
+from .class_pages import class_pages
 from .manifest import read_manifest
 from .reports import check_outputs, write_grades
 from .submissions import parse_notebook
@@ -121,7 +122,7 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
     started = time.monotonic()
     fixture = ARTICLE
     if keys is not None:  # "Ada Lovelace.ipynb", as a course site may rename it, is ada-lovelace
-        filed = filed_as(path)
+        filed = filed_as(path, keys)
         if filed not in keys:
             verdicts = {name: Feedback("unanswered", NOT_ON_ROSTER) for name in names}
             return Graded(path.name, verdicts, NOT_ON_ROSTER, time.monotonic() - started)
@@ -151,10 +152,14 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
     return Graded(path.name, verdicts, note, time.monotonic() - started, written)
 
 
-def filed_as(path: Path) -> str:
+def filed_as(path: Path, keys: dict[str, str] | None = None) -> str:
     """The roster file name a submission is filed under: its name without .ipynb, as
-    ``roster.file_name`` makes file names."""
-    return roster.file_name(re.sub(r"\.ipynb$", "", path.name, flags=re.IGNORECASE))
+    ``roster.file_name`` makes file names; or, for a name not on the roster (``keys``), the
+    student its name matches as Canvas or Moodle exports it (``collect.filed_under``)."""
+    plain = roster.file_name(re.sub(r"\.ipynb$", "", path.name, flags=re.IGNORECASE))
+    if keys is None or plain in keys:
+        return plain
+    return collect.filed_under(path.name, keys) or plain
 
 
 def _whose_key(notebook, filed: str, keys: dict[str, str]) -> str:
@@ -203,7 +208,14 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
         results = list(pool.map(one, paths))
     if keys is not None:
         results = _with_roster_notes(results, paths, keys, names)
-    write_grades(results, points, Path(out))
+    # The teacher's pages beyond the grades: what submissions share, the gradebooks.
+    students = roster.read_students(Path(autograder)) if keys is not None else None
+    found = collect.read_collected(Path(submissions))
+    filed = {result.submission: filed_as(Path(result.submission), keys) for result in results}
+    pages, notes = class_pages(results, paths, points, Path(out), read_notebook, students,
+                               filed, found)
+    notes += [f"{entry['source']}: {entry['why']}" for entry in found["unmatched"]]
+    write_grades(results, points, Path(out), pages, notes)
     return results
 
 
@@ -211,7 +223,7 @@ def _with_roster_notes(results: list[Graded], paths: list[Path], keys: dict[str,
                        names: list[str]) -> list[Graded]:
     """Say when two submissions are filed under one student, and give each student who
     handed nothing in a row of their own."""
-    filed = [filed_as(path) for path in paths]
+    filed = [filed_as(path, keys) for path in paths]
     twice = {name for name in filed if filed.count(name) > 1 and name in keys}
     noted = [replace(result, note="; ".join(filter(None, [
                  result.note, f"another submission is filed as {name} too"])))

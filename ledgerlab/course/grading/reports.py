@@ -17,6 +17,7 @@ import os
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from ..feedback import Feedback
 from ..written import ENTITIES, INLINE, written_page
 from .atomic import write_all
 from .notes import for_student
+from .rubrics import scores_csv, scoring_section
 
 if TYPE_CHECKING:  # judge writes the reports; the reports only read its results
     from .judge import Graded
@@ -47,6 +49,24 @@ def written_path(out: Path) -> Path:
     return out.with_name(out.stem + "-written.md")
 
 
+def similarity_path(out: Path) -> Path:
+    """The teacher's page of answers that submissions share (``similarity``)."""
+    return out.with_name(out.stem + "-similarity.md")
+
+
+def canvas_path(out: Path) -> Path:
+    return out.with_name(out.stem + "-canvas.csv")
+
+
+def moodle_path(out: Path) -> Path:
+    return out.with_name(out.stem + "-moodle.csv")
+
+
+def written_scores_path(out: Path) -> Path:
+    """Where the teacher scores the answers in words (``rubrics``)."""
+    return out.with_name(out.stem + "-written-scores.csv")
+
+
 def check_outputs(out: Path) -> None:
     """Raise OutputError unless grades, feedback pages and summary can be written as ``out``
     asks: checked before grading, so that no one waits for grades that cannot be written.
@@ -55,8 +75,9 @@ def check_outputs(out: Path) -> None:
     if out.name in ("", ".", "..") or out.is_dir():
         raise OutputError(f"{printable(str(out))} is a folder: --out names the grades file, "
                           f"e.g. build/grades.csv")
-    for path, kind in ((out, "file"), (summary_path(out), "file"), (written_path(out), "file"),
-                       (feedback_folder(out), "folder")):
+    files = (out, summary_path(out), written_path(out), similarity_path(out), canvas_path(out),
+             moodle_path(out), written_scores_path(out))
+    for path, kind in (*((path, "file") for path in files), (feedback_folder(out), "folder")):
         if path.exists() and not (path.is_dir() if kind == "folder" else path.is_file()):
             raise OutputError(f"{printable(str(path))} exists and is not a {kind}")
     folder = out.parent
@@ -68,10 +89,13 @@ def check_outputs(out: Path) -> None:
             raise OutputError(f"cannot write in {printable(str(place))}: {why}")
 
 
-def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> None:
-    """grades.csv, ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md`` and
-    ``<stem>-written.md``: all of them, or none (``write_all``). The feedback folder holds
-    this run's pages only: an earlier run's are replaced with it."""
+def write_grades(results: list[Graded], points: dict[str, int], out: Path,
+                 extra: dict[Path, str] | None = None, notes: Iterable[str] = ()) -> None:
+    """grades.csv, ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md`` (with ``notes``
+    for the teacher), ``<stem>-written.md`` (ending with where to score the answers in
+    words) and ``<stem>-written-scores.csv``, and the ``extra`` pages (path -> text): all
+    of them, or none (``write_all``). The feedback folder holds this run's pages only: an
+    earlier run's are replaced with it."""
     rows = [{"submission": csv_safe(result.submission),
              "score": sum(result.score(points).values()), "max": sum(points.values()),
              **result.score(points), "note": printable(result.note)} for result in results]
@@ -81,9 +105,11 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> No
     writer.writerows(rows)
     pages = {feedback_name(result.submission): feedback_page(result, points)
              for result in results}
-    written = written_page([(result.submission, result.written) for result in results])
+    answers = [(result.submission, result.written) for result in results]
+    written = written_page(answers) + scoring_section(answers)
     # grades.csv last: renamed into place once everything beside it is.
-    write_all({summary_path(out): summary_page(results, points), written_path(out): written,
+    write_all({**(extra or {}), summary_path(out): summary_page(results, points, notes),
+               written_path(out): written, written_scores_path(out): scores_csv(answers),
                out: buffer.getvalue()}, {feedback_folder(out): pages})
 
 
@@ -150,8 +176,39 @@ def feedback_page(result: Graded, points: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
-def summary_page(results: list[Graded], points: dict[str, int]) -> str:
-    """Per exercise: how many got it right, and the commonest mistakes, with counts."""
+# A number in a verdict that is a student's own (a budget, a size, a count): each variant has
+# its own, so the same mistake is grouped under one kind with the numbers left out. A digit
+# inside a word (UTF-8, U+FFFF, q3) or after # (test text #3, the same for everyone) stays.
+OWN_NUMBER = re.compile(r"(?<![\w+#-])\d[\d,.]*(?<![,.])(?!\w)")
+
+
+def mistake_kind(message: str) -> str:
+    """A verdict's kind: its words, each number a student's variant puts there shown as …,
+    so that "a 492-byte budget fits …" and "a 808-byte budget fits …" are one kind."""
+    return OWN_NUMBER.sub("…", message)
+
+
+def _note_kinds(note: str) -> set[str]:
+    """Which lists of the summary a note belongs in (a note can join several)."""
+    kinds = set()
+    if "stopped:" in note:  # the sandbox's words (sandbox._ended) and the grader's time limit
+        kinds.add("ran out")
+    if note.endswith("not graded") or NOT_HANDED_IN in note or "not graded;" in note:
+        kinds.add("not graded")
+    if "variant key" in note or "another submission is filed" in note:
+        kinds.add("look at")
+    return kinds
+
+
+NOT_HANDED_IN = "nothing was handed in"  # judge.NOTHING_HANDED_IN starts so
+NOTE_LISTS = (("ran out", "Submissions that did not run to the end"),
+              ("not graded", "Submissions not graded"),
+              ("look at", "Notes for the teacher to look at"))
+
+
+def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[str] = ()) -> str:
+    """Per exercise: how many got it right, and the commonest kinds of mistake, with counts;
+    then the notes, each under what it is (did not run to the end, not graded, to look at)."""
     lines = [f"# Grading summary: {len(results)} submissions", "",
              "| exercise | right | not yet | not answered |", "|---|---|---|---|"]
     for name in points:
@@ -159,13 +216,20 @@ def summary_page(results: list[Graded], points: dict[str, int]) -> str:
         lines.append(f"| {name} | {statuses['correct']} | {statuses['incorrect']} | "
                      f"{statuses['unanswered']} |")
     for name in points:
-        mistakes = Counter(result.verdicts[name].message for result in results
+        mistakes = Counter(mistake_kind(result.verdicts[name].message) for result in results
                            if result.verdicts[name].status == "incorrect")
         if mistakes:
             lines += ["", f"## {name}: the commonest mistakes", ""]
-            lines += [f"- {count} x {message}" for message, count in mistakes.most_common(3)]
-    notes = [result for result in results if result.note]
+            lines += [f"- {count} x {markdown_text(kind)}"
+                      for kind, count in mistakes.most_common(3)]
+    for kind, title in NOTE_LISTS:
+        noted = [result for result in results if kind in _note_kinds(result.note)]
+        if noted:
+            lines += ["", f"## {title}", ""]
+            lines += [f"- {markdown_name(result.submission)}: {markdown_text(result.note)}"
+                      for result in noted]
+    notes = list(notes)
     if notes:
-        lines += ["", "## Submissions that did not run to the end", ""]
-        lines += [f"- {markdown_name(result.submission)}: {result.note}" for result in notes]
+        lines += ["", "## The class's files", ""]
+        lines += [f"- {markdown_text(note)}" for note in notes]
     return "\n".join(lines) + "\n"

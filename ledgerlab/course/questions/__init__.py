@@ -87,4 +87,6 @@ def answer_key() -> str:
             else:
                 lines.append(_key_row(label, part))
         lines.append("")
-    return "\n".join(lines)
+    from ..grading.rubrics import rubric_section  # lazily: grading imports the questions
+
+    return "\n".join(lines) + "\n" + rubric_section()
