@@ -136,7 +136,7 @@ def test_the_grades_say_who_earned_what_and_why(path):
 
 @pytest.mark.slow  # runs kernels
 def test_the_similarity_report_flags_the_copy_and_no_one_else(path):
-    page = reports.similarity_path(path["out"]).read_text(encoding="utf-8")
+    page = reports.teacher_file(path["out"], "similarity").read_text(encoding="utf-8")
     cells = page.split("## Answer cells")[1].split("## Written answers")[0]
     assert cells.count("alike in 2 submissions: ` ada-lovelace.ipynb `, ` grace-hopper.ipynb `") \
         == len(EXERCISES)
@@ -166,7 +166,7 @@ def test_the_summary_groups_a_mistake_across_variants_and_files_each_note_where_
 
 @pytest.mark.slow  # runs kernels
 def test_the_gradebooks_are_as_canvas_and_moodle_import_them(path):
-    canvas = read_csv(reports.canvas_path(path["out"]))
+    canvas = read_csv(reports.teacher_file(path["out"], "canvas"))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                          "LedgerLab exercises"]
     assert canvas[1] == ["Points Possible", "", "", "", "", str(len(EXERCISES))]
@@ -175,7 +175,7 @@ def test_the_gradebooks_are_as_canvas_and_moodle_import_them(path):
     assert scores == {"Ada Lovelace": ("101", "9"), "Grace Hopper": ("102", grace),
                       "Zoë Ní Bhriain": ("103", "8"), "Alan Turing": ("", "8"),
                       "Katherine Johnson": ("", "0")}
-    moodle = read_csv(reports.moodle_path(path["out"]))
+    moodle = read_csv(reports.teacher_file(path["out"], "moodle"))
     assert moodle[0] == ["Identifier", "Full name", "Grade", "Maximum Grade",
                          "Last modified (grade)", "Feedback comments"]
     assert [row[:4] for row in moodle[1:]] == [["Participant 555", "Alan Turing", "8", "9"]]
@@ -189,7 +189,7 @@ def test_the_written_report_has_a_rubric_and_a_place_to_score_each_answer(path):
     part = scoring.split("### Score 01-3 (out of 2)")[1].split("###")[0]
     assert "- the request is built afresh for each call, from the ledger" in part
     assert "| ` ada-lovelace.ipynb ` |  |  |" in part and "| ` zoe-ni-bhriain.ipynb ` |  |  |" in part
-    scores = list(csv.DictReader(io.StringIO(reports.written_scores_path(path["out"]).read_text(
+    scores = list(csv.DictReader(io.StringIO(reports.teacher_file(path["out"], "written scores").read_text(
         encoding="utf-8"))))
     assert {(row["submission"], row["question"], row["out of"]) for row in scores} >= {
         ("ada-lovelace.ipynb", "01-3", "2"), ("zoe-ni-bhriain.ipynb", "01-3", "2")}

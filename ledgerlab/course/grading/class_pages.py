@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..exercises import GRADED
 from . import gradebook, similarity
-from .reports import canvas_path, moodle_path, similarity_path
+from .reports import teacher_file
 
 
 def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out: Path,
@@ -30,7 +30,7 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
         if not isinstance(notebook, str):
             cells.append((path.name, similarity.answer_cells(notebook)))
     written = [(result.submission, result.written) for result in results]
-    pages = {similarity_path(out): similarity.similarity_page(cells, written)}
+    pages = {teacher_file(out, "similarity"): similarity.similarity_page(cells, written)}
     notes: list[str] = []
     if students is None:
         return pages, notes
@@ -49,9 +49,9 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
                       if entry.get("platform") == platform} for platform in ("canvas", "moodle")}
     comments = {file: f"Exercises right: {', '.join(map(str, numbers)) or 'none'}"
                 for file, numbers in right.items()}
-    pages[canvas_path(out)] = gradebook.canvas_csv(students, scores, most, ids["canvas"])
+    pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"])
     worksheet, missing = gradebook.moodle_csv(students, scores, most, ids["moodle"], comments)
-    pages[moodle_path(out)] = worksheet
+    pages[teacher_file(out, "moodle")] = worksheet
     if ids["moodle"] and missing:
         notes.append(f"Not in the Moodle worksheet, no participant id (their file did not come "
                      f"from Moodle's download): {', '.join(missing)}")

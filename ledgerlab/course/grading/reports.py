@@ -49,22 +49,15 @@ def written_path(out: Path) -> Path:
     return out.with_name(out.stem + "-written.md")
 
 
-def similarity_path(out: Path) -> Path:
-    """The teacher's page of answers that submissions share (``similarity``)."""
-    return out.with_name(out.stem + "-similarity.md")
+# The teacher's files beside grades.csv that ``judge.grade`` adds (``class_pages``,
+# ``rubrics``), by what each holds.
+TEACHER_FILES = {"similarity": "-similarity.md", "canvas": "-canvas.csv",
+                 "moodle": "-moodle.csv", "written scores": "-written-scores.csv"}
 
 
-def canvas_path(out: Path) -> Path:
-    return out.with_name(out.stem + "-canvas.csv")
-
-
-def moodle_path(out: Path) -> Path:
-    return out.with_name(out.stem + "-moodle.csv")
-
-
-def written_scores_path(out: Path) -> Path:
-    """Where the teacher scores the answers in words (``rubrics``)."""
-    return out.with_name(out.stem + "-written-scores.csv")
+def teacher_file(out: Path, kind: str) -> Path:
+    """``out``'s teacher's file of that kind (a TEACHER_FILES key)."""
+    return out.with_name(out.stem + TEACHER_FILES[kind])
 
 
 def check_outputs(out: Path) -> None:
@@ -75,8 +68,8 @@ def check_outputs(out: Path) -> None:
     if out.name in ("", ".", "..") or out.is_dir():
         raise OutputError(f"{printable(str(out))} is a folder: --out names the grades file, "
                           f"e.g. build/grades.csv")
-    files = (out, summary_path(out), written_path(out), similarity_path(out), canvas_path(out),
-             moodle_path(out), written_scores_path(out))
+    files = (out, summary_path(out), written_path(out),
+             *(teacher_file(out, kind) for kind in TEACHER_FILES))
     for path, kind in (*((path, "file") for path in files), (feedback_folder(out), "folder")):
         if path.exists() and not (path.is_dir() if kind == "folder" else path.is_file()):
             raise OutputError(f"{printable(str(path))} exists and is not a {kind}")
@@ -109,7 +102,7 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path,
     written = written_page(answers) + scoring_section(answers)
     # grades.csv last: renamed into place once everything beside it is.
     write_all({**(extra or {}), summary_path(out): summary_page(results, points, notes),
-               written_path(out): written, written_scores_path(out): scores_csv(answers),
+               written_path(out): written, teacher_file(out, "written scores"): scores_csv(answers),
                out: buffer.getvalue()}, {feedback_folder(out): pages})
 
 
