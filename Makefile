@@ -40,7 +40,7 @@ ALONE := tests/course/test_grading_hostile.py
 ENCRYPTED := --KernelManager.transport_encryption=auto
 
 .PHONY: lab check test notebooks present test-browser test-classroom book lite test-lite \
-	stress bench assignment grade slides deps clean
+	stress bench assignment grade handout collect slides deps clean
 
 # JupyterLab on work/ (not committed): the learner's own copies of learner/, the course
 # with no outputs. Each `make lab` adds the notebooks work/ does not have yet and never
@@ -122,6 +122,16 @@ grade: $(INSTALLED)
 	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
 	@test -f build/assignment/autograder/assignment.json || { echo "make assignment first (with ROSTER= for a class's own variants)"; exit 2; }
 	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv $(if $(UNSAFE),--unsafe-no-sandbox)
+
+# A class's hand-out and collection (docs/grading.md): build/handout/<name>.zip per student
+# (WHEEL=dist/x.whl puts the package in each), and EXPORT=canvas-or-moodle.zip matched to the
+# roster into build/submissions/, ready for make grade SUBMISSIONS=build/submissions.
+handout: $(INSTALLED)
+	$(BIN)/python -m ledgerlab.course.grading handout build/assignment --out build/handout $(if $(WHEEL),--wheel "$(WHEEL)")
+
+collect: $(INSTALLED)
+	@test -e "$(EXPORT)" || { echo "usage: make collect EXPORT=ZIP-OR-FOLDER (a Canvas or Moodle download)"; exit 2; }
+	$(BIN)/python -m ledgerlab.course.grading collect "$(EXPORT)" --autograder build/assignment/autograder --out build/submissions
 
 # The course as a static site in build/book/html: the notebooks as committed, with their
 # explorers' widget state (a notebook without a complete committed run is executed), Jupyter

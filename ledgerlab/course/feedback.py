@@ -95,12 +95,25 @@ def as_integral(value: object) -> int | None:
     return operator.index(value)
 
 
+# The largest whole float whose int is shown as an example: 1e308 as an int is 309 digits.
+SHOWN_FLOAT = 10**6
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s type as feedback gives it: at most 60 characters (a type
+    can be given any name, of any length)."""
+    return type(value).__name__[:60]
+
+
 def not_whole(value: object, unit: str) -> Feedback:
     """The feedback for an answer that is not a whole number of ``unit``."""
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) <= SHOWN_FLOAT:
         return wrong(f"give a whole number of {unit}, e.g. {int(value)}, not {value!r}: "
                      f"sizes and counts are ints, and / divides to a float.")
-    return wrong(f"give a whole number of {unit} (an int), not a {type(value).__name__}.")
+    if isinstance(value, float):
+        return wrong(f"give a whole number of {unit} (an int), not a float: sizes and counts "
+                     f"are ints, and / divides to a float.")
+    return wrong(f"give a whole number of {unit} (an int), not a {type_name(value)}.")
 
 
 def as_budget(value: object) -> int | Feedback:
@@ -184,10 +197,17 @@ class Exercise:
             return wrong("a text in your answer is not valid Unicode (a lone surrogate?).")
 
     def grade(self, *answer: object, fixture: object = None) -> Feedback:
-        """What a grader counts: ``check``, then the hidden test if there is one."""
+        """What a grader counts: ``check``, then the hidden test if there is one. Passed,
+        the verdict is ``check``'s, with the tests it counts (exercise 3's "all 8 test
+        texts"), and says the hidden ones pass too: the hidden test's own words would count
+        only its own (its "all 7")."""
         feedback = self.check(*answer, fixture=fixture)
         if feedback and self._hidden is not None:
-            return self._hidden(*self._given(fixture), *answer)
+            hidden = self._hidden(*self._given(fixture), *answer)
+            if not hidden:
+                return hidden
+            return correct(f"{feedback.message} The grader's hidden tests, more of the same "
+                           f"kind, pass too.")
         return feedback
 
     def _given(self, fixture: object) -> tuple:
@@ -263,7 +283,7 @@ class Question:
             return word
         number = as_integral(answer)
         if number is None:
-            return wrong(f"answer with a whole number, an int, not {type(answer).__name__}: "
+            return wrong(f"answer with a whole number, an int, not {type_name(answer)}: "
                          "the course counts whole bytes and whole turns.")
         if number < 0:
             return wrong(NEGATIVE)

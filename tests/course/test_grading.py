@@ -128,7 +128,7 @@ def test_grades_csv_has_one_row_per_submission(graded):
     assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
     assert len(results) == 4
     assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash
-    assert table["broken.ipynb"]["note"] == "not a notebook (NotJSONError): not graded"
+    assert table["broken.ipynb"]["note"] == "not a notebook (not JSON): not graded"
 
 
 @pytest.mark.slow  # runs kernels

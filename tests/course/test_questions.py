@@ -11,6 +11,7 @@ import pytest
 from ledgerlab.course import fixtures, questions
 from ledgerlab import Turn, request_bytes, request_tokens, select, tokens
 from ledgerlab.course import measures
+from ledgerlab.course.grading.rubrics import teacher_key
 from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Question,
                                        Questionnaire)
 
@@ -457,7 +458,7 @@ def test_contents_and_readme_name_the_article_and_its_reference():
 
 def test_the_answer_key_is_the_one_the_library_computes():
     key = ROOT / "teacher" / "answer-key.md"
-    assert key.read_text(encoding="utf-8") == questions.answer_key(), \
+    assert key.read_text(encoding="utf-8") == teacher_key(), \
         "teacher/answer-key.md drifted: run `python tools/answer_key.py`"
     listed = [part for parts in questions.NOTEBOOK_QUESTIONS.values() for _, part in parts]
     covered = {id(q) for part in listed

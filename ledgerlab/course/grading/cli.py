@@ -1,7 +1,9 @@
-"""``python -m ledgerlab.course.grading``: build the assignment, grade it.
+"""``python -m ledgerlab.course.grading``: build the assignment, hand it out, collect, grade.
 
     python -m ledgerlab.course.grading assignment build/assignment
     python -m ledgerlab.course.grading assignment build/assignment --roster names.txt --secret-file S
+    python -m ledgerlab.course.grading handout build/assignment --out build/handout --wheel W
+    python -m ledgerlab.course.grading collect EXPORT.zip --autograder A --out build/submissions
     python -m ledgerlab.course.grading grade SUBMISSIONS --out build/grades.csv
 """
 
@@ -13,9 +15,12 @@ from pathlib import Path
 
 from .. import paths
 from . import roster, sandbox
+from .collect import CollectError, collect
 from .editions import AssignmentError, build_assignment, check_destination
 from .graded import Graded
+from .handout import HandoutError, hand_out, install_command
 from .judge import grade
+from .manifest import ManifestError
 from .reports import OutputError, printable
 
 # What --help says first: the package's summary line.
@@ -64,6 +69,19 @@ def main(argv: list[str] | None = None) -> int:
     grading.add_argument("--cell-timeout", type=int)
     grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
     grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
+    handing = commands.add_parser("handout", help="one zip archive per student of a built "
+                                  "assignment, with the install command (course extra) in it")
+    handing.add_argument("build", type=Path, help="the assignment folder make assignment built")
+    handing.add_argument("--out", type=Path, default=Path("build/handout"))
+    handing.add_argument("--wheel", type=Path, help="the package's wheel, put in each archive "
+                         "(pip wheel --no-deps . builds it); without it the archive installs "
+                         "ledgerlab[course] from the package index")
+    collecting = commands.add_parser("collect", help="match a Canvas or Moodle download of "
+                                     "submissions to the roster, as <file name>.ipynb each")
+    collecting.add_argument("export", type=Path, help="the platform's download: a zip or its "
+                            "unzipped folder")
+    collecting.add_argument("--autograder", type=Path, required=True)
+    collecting.add_argument("--out", type=Path, default=Path("build/submissions"))
     args = parser.parse_args(argv)
 
     if args.command == "assignment":
@@ -113,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             results = grade(args.submissions, args.out, args.autograder,
                             cell_timeout=args.cell_timeout, jobs=args.jobs,
                             sandboxed=not args.unsafe_no_sandbox, progress=progress)
-        except (OutputError, roster.RosterError) as error:
+        except (OutputError, ManifestError, roster.RosterError) as error:
             print(f"grade: {error} (nothing was graded or written)", file=sys.stderr)
             return 2
         except FileNotFoundError as error:
@@ -122,4 +140,29 @@ def main(argv: list[str] | None = None) -> int:
         stem = printable(args.out.stem)
         print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/, {stem}-summary.md "
               f"and {stem}-written.md (the answers in words, for reading)")
+    elif args.command == "handout":
+        try:
+            archives = hand_out(args.build, args.out, args.wheel)
+        except (HandoutError, roster.RosterError) as error:
+            print(f"handout: {error}", file=sys.stderr)
+            return 2
+        print(f"wrote {len(archives)} archives in {printable(str(args.out))}; each README.txt "
+              f"says: {install_command(args.wheel)}")
+    elif args.command == "collect":
+        try:
+            students = roster.read_students(args.autograder)
+            if students is None:
+                raise CollectError("the assignment was built without a roster: there is no "
+                                   "one to match the files to")
+            collected = collect(args.export, students, args.out)
+        except (CollectError, roster.RosterError) as error:
+            print(f"collect: {error}", file=sys.stderr)
+            return 2
+        missing = sorted(set(students) - set(collected.files))
+        print(f"collected {len(collected.files)} of {len(students)} students' notebooks in "
+              f"{printable(str(args.out))}")
+        for path, why in collected.unmatched:
+            print(f"not collected: {path}: {why}")
+        if missing:
+            print(f"{len(missing)} students handed nothing in: {', '.join(missing)}")
     return 0

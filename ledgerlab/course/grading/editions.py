@@ -23,7 +23,7 @@ from .. import paths
 from ..exercises import GRADED, Variant, variant
 from ..learner import clean
 from ..written import written_section
-from . import roster
+from . import atomic, roster
 from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
 
 EXERCISES_NOTEBOOK = "10-exercises.ipynb"
@@ -190,8 +190,26 @@ def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[st
         previous = roster.read_students(out / "autograder") if (out / BUILD_MARK).is_file() else None
         students = roster.assign(names, secret, roster.shown_numbers(list(course.values())),
                                  previous)
-    for part in PARTS:
-        shutil.rmtree(out / part, ignore_errors=True)
+    # Built beside the earlier build, which is replaced only once this one is complete: a
+    # build that fails (a full disk) leaves it, and each student's key in it, as it was.
+    out.absolute().parent.mkdir(parents=True, exist_ok=True)
+    building = atomic.temp_folder(out.absolute())
+    try:
+        _write_build(building, course, notebooks, students)
+        atomic.swap_in(building, out.absolute())
+    except OSError as error:
+        atomic.remove(building)
+        raise AssignmentError(f"cannot write the assignment ({error.strerror or error}): the "
+                              f"earlier build, if any, is as it was") from None
+    except BaseException:
+        atomic.remove(building)
+        raise
+    return out
+
+
+def _write_build(out: Path, course: dict, notebooks: Path,
+                 students: dict[str, dict[str, str]] | None) -> None:
+    """Every part of the assignment, in the new folder ``out``."""
     solutions, autograder = out / "solutions", out / "autograder"
     for folder in (solutions, autograder):
         folder.mkdir(parents=True)
@@ -214,7 +232,6 @@ def build_assignment(out: Path, notebooks: Path | None = None, *, names: list[st
         "notebook_timeout": NOTEBOOK_TIMEOUT,
     }
     (autograder / "assignment.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    return out
 
 
 def _write_student(folder: Path, course: dict, student: tuple[str, Variant] | None) -> None:

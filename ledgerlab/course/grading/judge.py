@@ -23,19 +23,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-import nbformat
-
 from ledgerlab import InvalidText
 
 from ..exercises import ARTICLE, GRADED, Variant, variant
 from ..exercises.variants import KEY
 from ..feedback import Feedback, wrong
 from ..written import collect_written
-from . import roster, sandbox
+from . import collect, notes, roster, sandbox
 from .answers import MAX_INT, AnswerTooLarge, from_plain
+from .class_pages import class_pages
 from .graded import Graded
+from .manifest import read_manifest
 from .reports import check_outputs, write_grades
 from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
+from .submissions import parse_notebook
 
 MAX_NOTEBOOK_BYTES = 5 * 1024**2
 NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not graded"
@@ -68,9 +69,10 @@ def judge(name: str, answers: dict, fixture: Variant = ARTICLE) -> Feedback:
         return wrong(f"grading raised {type(error).__name__}.")
 
 
-def read_submission(path: Path) -> bytes | str:
-    """The bytes of a submitted notebook, or why it is not graded. Never follows a link,
-    never blocks on a pipe, never reads more than MAX_NOTEBOOK_BYTES."""
+def read_notebook(path: Path):
+    """The submitted notebook, parsed once and without its outputs
+    (``submissions.parse_notebook``), or why it is not graded. Never follows a link, never
+    blocks on a pipe, never reads more than MAX_NOTEBOOK_BYTES."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return NOT_REGULAR
@@ -83,11 +85,19 @@ def read_submission(path: Path) -> bytes | str:
         data = file.read(MAX_NOTEBOOK_BYTES + 1)
     if len(data) > MAX_NOTEBOOK_BYTES:
         return f"larger than {MAX_NOTEBOOK_BYTES // 1024**2} MiB: not graded"
-    try:
-        nbformat.reads(data.decode("utf-8"), as_version=4)
-    except Exception as error:  # nbformat raises several kinds for a broken file
-        return f"not a notebook ({type(error).__name__}): not graded"
-    return data
+    return parse_notebook(data)
+
+
+def read_submission(path: Path) -> bytes | str:
+    """The submitted notebook as the sandbox runs it (``read_notebook``'s, as JSON), or why
+    it is not graded."""
+    notebook = read_notebook(path)
+    return notebook if isinstance(notebook, str) else _notebook_bytes(notebook)
+
+
+def _notebook_bytes(notebook) -> bytes:
+    # ASCII JSON: a lone surrogate a student's JSON may hold ("\ud800") stays an escape.
+    return json.dumps(notebook).encode("ascii")
 
 
 def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_TIMEOUT,
@@ -99,19 +109,22 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
     started = time.monotonic()
     fixture = ARTICLE
     if keys is not None:  # "Ada Lovelace.ipynb", as a course site may rename it, is ada-lovelace
-        filed = filed_as(path)
+        filed = filed_as(path, keys)
         if filed not in keys:
             verdicts = {name: Feedback("unanswered", NOT_ON_ROSTER) for name in names}
             return Graded(path.name, verdicts, NOT_ON_ROSTER, time.monotonic() - started)
         fixture = variant(keys[filed])
-    data = read_submission(path)
-    if isinstance(data, str):
-        verdicts = {name: Feedback("unanswered", data) for name in names}
-        return Graded(path.name, verdicts, data, time.monotonic() - started)
-    notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
+    notebook = read_notebook(path)
+    # The grader's own reading counts against the notebook's time limit.
+    left = notebook_timeout - (time.monotonic() - started)
+    if not isinstance(notebook, str) and left <= 0:
+        notebook = "stopped: reading the notebook took longer than its time limit"
+    if isinstance(notebook, str):
+        verdicts = {name: Feedback("unanswered", notebook) for name in names}
+        return Graded(path.name, verdicts, notebook, time.monotonic() - started)
     written = collect_written(notebook)
-    outcome = sandbox.run(data, names, cell_timeout=cell_timeout,
-                          notebook_timeout=notebook_timeout, sandboxed=sandboxed)
+    outcome = sandbox.run(_notebook_bytes(notebook), names, cell_timeout=cell_timeout,
+                          notebook_timeout=left, sandboxed=sandboxed)
     note = outcome.problem
     if keys is not None:
         note = "; ".join(filter(None, [note, _whose_key(notebook, filed, keys)]))
@@ -126,22 +139,25 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
     return Graded(path.name, verdicts, note, time.monotonic() - started, written)
 
 
-def filed_as(path: Path) -> str:
+def filed_as(path: Path, keys: dict[str, str] | None = None) -> str:
     """The roster file name a submission is filed under: its name without .ipynb, as
-    ``roster.file_name`` makes file names."""
-    return roster.file_name(re.sub(r"\.ipynb$", "", path.name, flags=re.IGNORECASE))
+    ``roster.file_name`` makes file names; or, for a name not on the roster (``keys``), the
+    student its name matches as Canvas or Moodle exports it (``collect.filed_under``)."""
+    plain = roster.file_name(re.sub(r"\.ipynb$", "", path.name, flags=re.IGNORECASE))
+    if keys is None or plain in keys:
+        return plain
+    return collect.filed_under(path.name, keys) or plain
 
 
 def _whose_key(notebook, filed: str, keys: dict[str, str]) -> str:
     """A note for the teacher when the notebook chooses another variant than its student's:
-    copied from a classmate, or handed in under the wrong name. "" when it is theirs."""
+    copied from a classmate, or handed in under the wrong name. "" when it is theirs. (The
+    student's own feedback page does not say whose: ``notes.for_student``.)"""
     found = {key for cell in notebook.cells if cell.cell_type == "code"
              for key in USE_VARIANT.findall(cell.source)}
     if not found or keys[filed] in found:
         return ""
-    owners = sorted(file for file, key in keys.items() if key in found)
-    whose = f"{', '.join(owners)}'s" if owners else "no student's"
-    return f"the notebook holds {whose} variant key, not {filed}'s: graded on {filed}'s"
+    return notes.other_key(sorted(file for file, key in keys.items() if key in found), filed)
 
 
 def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
@@ -153,8 +169,7 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     The outputs are checked first (reports.OutputError), so nothing is graded for grades
     that could not be written. An assignment built with a roster grades each submission on
     the variant of the name it is filed under, and a name not on the roster is not graded."""
-    manifest = (json.loads((Path(autograder) / "assignment.json").read_text())
-                if autograder else None)
+    manifest = read_manifest(Path(autograder)) if autograder else None
     keys = roster.read_keys(Path(autograder)) if autograder else None
     entries = manifest["exercises"] if manifest else [
         {"name": name, "points": 1} for name in GRADED]
@@ -180,7 +195,14 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
         results = list(pool.map(one, paths))
     if keys is not None:
         results = _with_roster_notes(results, paths, keys, names)
-    write_grades(results, points, Path(out))
+    # The teacher's pages beyond the grades: what submissions share, the gradebooks.
+    students = roster.read_students(Path(autograder)) if keys is not None else None
+    found = collect.read_collected(Path(submissions))
+    filed = {result.submission: filed_as(Path(result.submission), keys) for result in results}
+    pages, notes = class_pages(results, paths, points, Path(out), read_notebook, students,
+                               filed, found)
+    notes += [f"{entry['source']}: {entry['why']}" for entry in found["unmatched"]]
+    write_grades(results, points, Path(out), pages, notes)
     return results
 
 
@@ -188,7 +210,7 @@ def _with_roster_notes(results: list[Graded], paths: list[Path], keys: dict[str,
                        names: list[str]) -> list[Graded]:
     """Say when two submissions are filed under one student, and give each student who
     handed nothing in a row of their own."""
-    filed = [filed_as(path) for path in paths]
+    filed = [filed_as(path, keys) for path in paths]
     twice = {name for name in filed if filed.count(name) > 1 and name in keys}
     noted = [replace(result, note="; ".join(filter(None, [
                  result.note, f"another submission is filed as {name} too"])))

@@ -24,7 +24,10 @@ from pathlib import Path
 from ..exercises import GRADED
 from ..feedback import Feedback
 from ..written import MAX_ANSWER_CHARS, WRITTEN
+from .atomic import write_all
 from .graded import Graded
+from .notes import for_student
+from . import rubrics
 
 
 class OutputError(Exception):
@@ -44,6 +47,17 @@ def written_path(out: Path) -> Path:
     return out.with_name(out.stem + "-written.md")
 
 
+# The teacher's files beside grades.csv that ``judge.grade`` adds (``class_pages``,
+# ``rubrics``), by what each holds.
+TEACHER_FILES = {"similarity": "-similarity.md", "canvas": "-canvas.csv",
+                 "moodle": "-moodle.csv", "written scores": "-written-scores.csv"}
+
+
+def teacher_file(out: Path, kind: str) -> Path:
+    """``out``'s teacher's file of that kind (a TEACHER_FILES key)."""
+    return out.with_name(out.stem + TEACHER_FILES[kind])
+
+
 def check_outputs(out: Path) -> None:
     """Raise OutputError unless grades, feedback pages and summary can be written as ``out``
     asks: checked before grading, so that no one waits for grades that cannot be written.
@@ -52,8 +66,9 @@ def check_outputs(out: Path) -> None:
     if out.name in ("", ".", "..") or out.is_dir():
         raise OutputError(f"{printable(str(out))} is a folder: --out names the grades file, "
                           f"e.g. build/grades.csv")
-    for path, kind in ((out, "file"), (summary_path(out), "file"), (written_path(out), "file"),
-                       (feedback_folder(out), "folder")):
+    files = (out, summary_path(out), written_path(out),
+             *(teacher_file(out, kind) for kind in TEACHER_FILES))
+    for path, kind in (*((path, "file") for path in files), (feedback_folder(out), "folder")):
         if path.exists() and not (path.is_dir() if kind == "folder" else path.is_file()):
             raise OutputError(f"{printable(str(path))} exists and is not a {kind}")
     folder = out.parent
@@ -65,9 +80,13 @@ def check_outputs(out: Path) -> None:
             raise OutputError(f"cannot write in {printable(str(place))}: {why}")
 
 
-def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> None:
-    """grades.csv (atomically), ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md``."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+def write_grades(results: list[Graded], points: dict[str, int], out: Path,
+                 extra: dict[Path, str] | None = None, notes: Iterable[str] = ()) -> None:
+    """grades.csv, ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md`` (with ``notes``
+    for the teacher), ``<stem>-written.md`` (ending with where to score the answers in
+    words) and ``<stem>-written-scores.csv``, and the ``extra`` pages (path -> text): all
+    of them, or none (``write_all``). The feedback folder holds this run's pages only: an
+    earlier run's are replaced with it."""
     rows = [{"submission": csv_safe(result.submission),
              "score": sum(result.score(points).values()), "max": sum(points.values()),
              **result.score(points), "note": printable(result.note)} for result in results]
@@ -75,24 +94,14 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> No
     writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "note"])
     writer.writeheader()
     writer.writerows(rows)
-    _write_atomically(out, buffer.getvalue())
-    folder = feedback_folder(out)
-    folder.mkdir(exist_ok=True)
-    for result in results:
-        _write_atomically(folder / feedback_name(result.submission), feedback_page(result, points))
-    _write_atomically(summary_path(out), summary_page(results, points))
-    written_report([(result.submission, result.written) for result in results], written_path(out))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """``path`` holds ``text`` whole, or is unchanged and no temp file is left."""
-    temp = path.with_name(f".{path.name}.tmp")
-    try:
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    pages = {feedback_name(result.submission): feedback_page(result, points)
+             for result in results}
+    answers = [(result.submission, result.written) for result in results]
+    written = written_page(answers) + scoring_section(answers)
+    # grades.csv last: renamed into place once everything beside it is.
+    write_all({**(extra or {}), summary_path(out): summary_page(results, points, notes),
+               written_path(out): written, teacher_file(out, "written scores"): scores_csv(answers),
+               out: buffer.getvalue()}, {feedback_folder(out): pages})
 
 
 def csv_safe(name: str) -> str:
@@ -125,25 +134,67 @@ def markdown_name(name: str) -> str:
 def feedback_name(submission: str) -> str:
     """A file name for a submission's feedback: safe characters, and a hash against clashes."""
     stem = re.sub(r"[^\w.-]", "_", submission.removesuffix(".ipynb"))[:60].lstrip(".") or "x"
+    # At most 120 bytes (60 four-byte letters would be 240): far below a file name's 255.
+    stem = stem.encode("utf-8", "surrogateescape")[:120].decode("utf-8", "ignore") or "x"
     return f"{stem}-{hashlib.sha256(submission.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.md"
 
 
+def markdown_text(text: str) -> str:
+    """Text of the grader's (a verdict, a note) on one line of a Markdown page, with nothing
+    in it live: a type name such as ``__x__`` stays a name, never emphasis."""
+    text = INLINE.sub(lambda match: "\\" + match.group(), printable(text))
+    return "".join(ENTITIES.get(char, char) for char in text)
+
+
 def feedback_page(result: Graded, points: dict[str, int]) -> str:
+    """The student's page: each exercise's verdict, and the note in the student's words
+    (``notes.for_student``: a classmate whose key the notebook holds is not named)."""
     scores = result.score(points)
     lines = [f"# Feedback: {markdown_name(result.submission)}", "",
              f"Score: {sum(scores.values())} / {sum(points.values())}", ""]
     if result.note:
-        lines += [f"Note: {result.note}.", ""]
+        lines += [f"Note: {markdown_text(for_student(result.note))}.", ""]
     for name, verdict in result.verdicts.items():
         exercise = GRADED[name]
         lines += [f"## Exercise {exercise.number}: {exercise.title}", "",
                   f"**{Feedback.LABELS[verdict.status]}** ({scores[name]} / {points[name]}): "
-                  f"{verdict.message}", ""]
+                  f"{markdown_text(verdict.message)}", ""]
     return "\n".join(lines)
 
 
-def summary_page(results: list[Graded], points: dict[str, int]) -> str:
-    """Per exercise: how many got it right, and the commonest mistakes, with counts."""
+# A number in a verdict that is a student's own (a budget, a size, a count): each variant has
+# its own, so the same mistake is grouped under one kind with the numbers left out. A digit
+# inside a word (UTF-8, U+FFFF, q3) or after # (test text #3, the same for everyone) stays.
+OWN_NUMBER = re.compile(r"(?<![\w+#-])\d[\d,.]*(?<![,.])(?!\w)")
+
+
+def mistake_kind(message: str) -> str:
+    """A verdict's kind: its words, each number a student's variant puts there shown as …,
+    so that "a 492-byte budget fits …" and "a 808-byte budget fits …" are one kind."""
+    return OWN_NUMBER.sub("…", message)
+
+
+def _note_kinds(note: str) -> set[str]:
+    """Which lists of the summary a note belongs in (a note can join several)."""
+    kinds = set()
+    if "stopped:" in note:  # the sandbox's words (sandbox._ended) and the grader's time limit
+        kinds.add("ran out")
+    if note.endswith("not graded") or NOT_HANDED_IN in note or "not graded;" in note:
+        kinds.add("not graded")
+    if "variant key" in note or "another submission is filed" in note:
+        kinds.add("look at")
+    return kinds
+
+
+NOT_HANDED_IN = "nothing was handed in"  # judge.NOTHING_HANDED_IN starts so
+NOTE_LISTS = (("ran out", "Submissions that did not run to the end"),
+              ("not graded", "Submissions not graded"),
+              ("look at", "Notes for the teacher to look at"))
+
+
+def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[str] = ()) -> str:
+    """Per exercise: how many got it right, and the commonest kinds of mistake, with counts;
+    then the notes, each under what it is (did not run to the end, not graded, to look at)."""
     lines = [f"# Grading summary: {len(results)} submissions", "",
              "| exercise | right | not yet | not answered |", "|---|---|---|---|"]
     for name in points:
@@ -151,15 +202,22 @@ def summary_page(results: list[Graded], points: dict[str, int]) -> str:
         lines.append(f"| {name} | {statuses['correct']} | {statuses['incorrect']} | "
                      f"{statuses['unanswered']} |")
     for name in points:
-        mistakes = Counter(result.verdicts[name].message for result in results
+        mistakes = Counter(mistake_kind(result.verdicts[name].message) for result in results
                            if result.verdicts[name].status == "incorrect")
         if mistakes:
             lines += ["", f"## {name}: the commonest mistakes", ""]
-            lines += [f"- {count} x {message}" for message, count in mistakes.most_common(3)]
-    notes = [result for result in results if result.note]
+            lines += [f"- {count} x {markdown_text(kind)}"
+                      for kind, count in mistakes.most_common(3)]
+    for kind, title in NOTE_LISTS:
+        noted = [result for result in results if kind in _note_kinds(result.note)]
+        if noted:
+            lines += ["", f"## {title}", ""]
+            lines += [f"- {markdown_name(result.submission)}: {markdown_text(result.note)}"
+                      for result in noted]
+    notes = list(notes)
     if notes:
-        lines += ["", "## Submissions that did not run to the end", ""]
-        lines += [f"- {markdown_name(result.submission)}: {result.note}" for result in notes]
+        lines += ["", "## The class's files", ""]
+        lines += [f"- {markdown_text(note)}" for note in notes]
     return "\n".join(lines) + "\n"
 
 
@@ -227,5 +285,38 @@ def written_report(rows: Iterable[tuple[str, Mapping[str, str]]], path: Path) ->
     """Write ``written_page(rows)`` to ``path``, whole or not at all."""
     text = written_page(rows)  # a bad row raises before anything is written
     path = Path(path)
-    _write_atomically(path, text)
+    write_all({path: text}, {})  # whole, or unchanged with no temp file left
     return path
+
+
+def scoring_section(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
+    """Where the teacher scores the answers in words: per question, its rubric and a table
+    with a row for each submission that answered it."""
+    rows = list(rows)
+    lines = ["", "## Scoring the answers in words", "",
+             "Each question's rubric (one point an idea), and a row to score each answer in. "
+             "The same rows are in the written-scores CSV beside this page.", ""]
+    for question in WRITTEN:
+        answered = [name for name, answers in rows if isinstance(answers.get(question.id), str)]
+        lines += [f"### Score {question.id} (out of {rubrics.points(question.id)})", ""]
+        lines += [f"- {idea}" for idea in rubrics.RUBRICS[question.id]]
+        lines += ["", "| submission | score | comment |", "|---|---|---|"]
+        # A | in a name would end the cell, even in a code span (GitHub's tables).
+        lines += [f"| {markdown_name(name).replace('|', chr(92) + '|')} |  |  |"
+                  for name in answered]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def scores_csv(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
+    """A row per answer in words: submission, question, out of, and empty score and
+    comment cells for the teacher."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["submission", "question", "out of", "score", "comment"])
+    for name, answers in rows:
+        for question in WRITTEN:
+            if isinstance(answers.get(question.id), str):
+                writer.writerow([csv_safe(name), question.id, rubrics.points(question.id), "", ""])
+    return buffer.getvalue()
+

@@ -28,6 +28,11 @@ from ..exercises.variants import normalized
 ROSTER_FILE = "roster.json"
 MAX_STUDENTS = 5_000
 MAX_NAME = 100  # characters
+# A submission is <file name>.ipynb, and a file name has at most 255 bytes: 86 CJK
+# characters (3 bytes each), or 100 ligatures that NFKC makes 300 letters, pass MAX_NAME.
+MAX_FILE_BYTES = 255 - len(".ipynb")
+# Every character str.splitlines ends a line at, but the line feed (and a CRLF's CR).
+SEPARATORS = frozenset("\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 MAX_ATTEMPTS = 1_000  # keys tried per name before giving up (about two are needed)
 SECRET_BYTES = 32
 # A whole number as the course prints it: 1,234 or 1234. The lookarounds keep the digits of
@@ -54,15 +59,24 @@ def file_name(name: str) -> str:
 def read_roster(path: Path) -> list[str]:
     """The names in a roster file: one per line; blank lines and lines starting with # are
     skipped, and runs of spaces (a no-break space pasted from a spreadsheet too) are one
-    space. Refused, by line number and never by name: no names, a name too long or with a
-    control character, two names that would be filed under one name."""
+    space; lines end at a line feed or CRLF, and a leading BOM is skipped. Refused, by line
+    number and never by name: no names, a name too long (in characters, or its file name
+    in bytes), with a control character or another line separator, two names that would
+    be filed under one name."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_bytes().decode("utf-8")  # not read_text: it ends lines at a CR
     except (OSError, UnicodeDecodeError) as error:
         raise RosterError(f"cannot read the roster ({type(error).__name__}): it is a text file "
                           f"in UTF-8, one name per line") from None
-    lines = [(number, " ".join(line.split())) for number, line in
-             enumerate(text.splitlines(), start=1)]
+    text = text.removeprefix("\ufeff")  # Excel's "CSV UTF-8" starts with a BOM
+    # Lines end at a line feed (or CRLF) only: the other characters str.splitlines ends a
+    # line at (U+2028, U+0085, \x1c, \v, ...) would make one name two students.
+    raw = [line.removesuffix("\r") for line in text.split("\n")]
+    for number, line in enumerate(raw, start=1):
+        if any(char in SEPARATORS for char in line):
+            raise RosterError(f"line {number}: a name with a line or record separator in it "
+                              f"(one name per line, lines ending in a line feed)")
+    lines = [(number, " ".join(line.split())) for number, line in enumerate(raw, start=1)]
     names = [(number, name) for number, name in lines if name and not name.startswith("#")]
     if not names:
         raise RosterError("the roster has no names: one name per line")
@@ -77,6 +91,10 @@ def read_roster(path: Path) -> list[str]:
         filed = file_name(name)
         if not filed:
             raise RosterError(f"line {number}: a name with no letter or digit to file it under")
+        if len(filed.encode("utf-8")) > MAX_FILE_BYTES:
+            raise RosterError(f"line {number}: a name whose folder name would be longer than "
+                              f"{MAX_FILE_BYTES} bytes in UTF-8 (a file name has at most 255, "
+                              f"with .ipynb): shorten it")
         if filed in seen:
             raise RosterError(f"lines {seen[filed]} and {number} would be filed under the same "
                               f"name: make them differ in a letter or digit")

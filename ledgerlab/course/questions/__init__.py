@@ -10,7 +10,8 @@ reveal; the feedback names it without giving the answer, which only
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
 here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``tools`` 09's.
-The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()``. Nothing here
+The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()`` followed by the
+rubrics (``grading.rubrics.teacher_key``). Nothing here
 draws: the questions measure with ``ledgerlab.course.measures`` (and ``toolturns``) and
 never load matplotlib.
 """

@@ -1,0 +1,58 @@
+"""What a grading run with a roster gives the teacher beyond the grades: the similarity
+report, and the gradebook files Canvas and Moodle import.
+
+``judge.grade`` makes them from its results, and ``reports.write_grades`` writes them with
+the rest, all or none. Nothing here changes a score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from ..exercises import GRADED
+from . import gradebook, similarity
+from .reports import teacher_file
+
+
+def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out: Path,
+                read: Callable, students: Mapping[str, Mapping[str, str]] | None = None,
+                filed: Mapping[str, str] | None = None,
+                collected: Mapping | None = None) -> tuple[dict[Path, str], list[str]]:
+    """The similarity page, and with a roster the Canvas and Moodle gradebooks: {path: text};
+    and lines for the summary (the students a Moodle worksheet cannot name).
+
+    ``read``: a submission's notebook, or why it cannot be read (``judge.read_notebook``);
+    ``filed``: submission name -> the roster file name it is filed under."""
+    cells = []
+    for path in paths:
+        notebook = read(path)
+        if not isinstance(notebook, str):
+            cells.append((path.name, similarity.answer_cells(notebook)))
+    written = [(result.submission, result.written) for result in results]
+    pages = {teacher_file(out, "similarity"): similarity.similarity_page(cells, written)}
+    notes: list[str] = []
+    if students is None:
+        return pages, notes
+    by_student: dict[str, list[int]] = {}
+    right: dict[str, list[int]] = {}
+    for result in results:
+        file = (filed or {}).get(result.submission)
+        if file in students:
+            score = result.score(dict(points))
+            by_student.setdefault(file, []).append(sum(score.values()))
+            if sum(score.values()) == max(by_student[file]):
+                right[file] = [GRADED[name].number for name, got in score.items() if got]
+    scores, most = gradebook.best_scores(by_student), sum(points.values())
+    found = (collected or {}).get("students", {})
+    ids = {platform: {file: entry["id"] for file, entry in found.items()
+                      if entry.get("platform") == platform} for platform in ("canvas", "moodle")}
+    comments = {file: f"Exercises right: {', '.join(map(str, numbers)) or 'none'}"
+                for file, numbers in right.items()}
+    pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"])
+    worksheet, missing = gradebook.moodle_csv(students, scores, most, ids["moodle"], comments)
+    pages[teacher_file(out, "moodle")] = worksheet
+    if ids["moodle"] and missing:
+        notes.append(f"Not in the Moodle worksheet, no participant id (their file did not come "
+                     f"from Moodle's download): {', '.join(missing)}")
+    return pages, notes
