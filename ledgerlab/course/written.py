@@ -163,7 +163,7 @@ def add_written_cells(*paths: Path) -> dict[Path, str]:
     to each (``with_written_cell``). Idempotent; only that cell changes, never an output.
     Every file is read and checked before any is written: on an error (WrittenError,
     OSError) no file has changed."""
-    from .grading.reports import _write_atomically  # lazily: grading may import this module
+    from .grading.reports import write_atomically  # lazily: grading may import this module
 
     done, texts = {}, {}
     for path in map(Path, paths):
@@ -176,7 +176,7 @@ def add_written_cells(*paths: Path) -> dict[Path, str]:
             text = nbformat.writes(notebook)
             texts[path] = text if text.endswith("\n") else text + "\n"
     for path, text in texts.items():
-        _write_atomically(path, text)
+        write_atomically(path, text)
     return done
 
 
@@ -267,7 +267,7 @@ def quoted(text: str) -> str:
     heading, list, table, emphasis or math; one visible line per line (controls and bidi
     characters shown as escapes). A bare URL may still be shown as a link by GitHub; its
     text is its address, so it cannot pass for anything else."""
-    from .grading.reports import printable  # lazily: grading may import this module
+    from ledgerlab import printable
 
     lines = []
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
@@ -317,11 +317,11 @@ def written_page(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
 
 def written_report(rows: Iterable[tuple[str, Mapping[str, str]]], path: Path) -> Path:
     """Write ``written_page(rows)`` to ``path``, whole or not at all."""
-    from .grading.reports import _write_atomically
+    from .grading.reports import write_atomically
 
     text = written_page(rows)  # a bad row raises before anything is written
     path = Path(path)
-    _write_atomically(path, text)
+    write_atomically(path, text)
     return path
 
 

@@ -12,12 +12,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from ledgerlab import printable
+
 from .. import paths
 from . import roster, sandbox
 from .editions import (SOLUTIONS_NOTEBOOK, AssignmentError, build_assignment, check_destination,
                        write_solutions)
 from .judge import Graded, grade
-from .reports import OutputError, printable
+from .reports import OutputError
 
 # What --help says first: the package's summary line.
 DESCRIPTION = "The graded edition: a student notebook without solutions, and an autograder."

@@ -1,7 +1,7 @@
 """What grading writes: grades.csv, one feedback page per submission, a summary.
 
 Every name shown comes from a student's file name, so it is made safe where it lands:
-``printable`` for one visible line (an undecodable byte, a control or a bidi character
+``ledgerlab.printable`` for one visible line (an undecodable byte, a control or a bidi character
 escaped), then ``csv_safe`` for a spreadsheet (never a formula), ``markdown_name`` for a
 page (never HTML or a link), ``feedback_name`` for a file name. ``check_outputs`` refuses
 outputs that cannot be written before anything is graded, and each file is replaced
@@ -19,6 +19,8 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ledgerlab import printable
 
 from ..exercises import GRADED
 from ..feedback import Feedback
@@ -76,16 +78,16 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path) -> No
     writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "note"])
     writer.writeheader()
     writer.writerows(rows)
-    _write_atomically(out, buffer.getvalue())
+    write_atomically(out, buffer.getvalue())
     folder = feedback_folder(out)
     folder.mkdir(exist_ok=True)
     for result in results:
-        _write_atomically(folder / feedback_name(result.submission), feedback_page(result, points))
-    _write_atomically(summary_path(out), summary_page(results, points))
+        write_atomically(folder / feedback_name(result.submission), feedback_page(result, points))
+    write_atomically(summary_path(out), summary_page(results, points))
     written_report([(result.submission, result.written) for result in results], written_path(out))
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     """``path`` holds ``text`` whole, or is unchanged and no temp file is left."""
     temp = path.with_name(f".{path.name}.tmp")
     try:
@@ -104,14 +106,6 @@ def csv_safe(name: str) -> str:
     shown = printable(name)
     first = unicodedata.normalize("NFKC", shown).lstrip()[:1]
     return "'" + shown if first in ("=", "+", "-", "@") else shown
-
-
-def printable(name: str) -> str:
-    r"""A name as one visible line: a byte that was not UTF-8 (surrogateescape, as a file
-    name from a legacy zip) becomes \xNN, and a character that is not printable (a control,
-    a tab, U+202E and the other bidi and format characters) its escape, as in a str literal."""
-    return "".join(f"\\x{ord(char) - 0xDC00:02x}" if "\udc80" <= char <= "\udcff"
-                   else char if char.isprintable() else repr(char)[1:-1] for char in name)
 
 
 def markdown_name(name: str) -> str:
