@@ -268,6 +268,18 @@ def test_no_import_cycle_anywhere():
     assert not cycles(import_graph()), f"import cycles: {cycles(import_graph())}"
 
 
+def test_the_journal_knows_nothing_of_requests():
+    graph, request = import_graph(), {"ledgerlab.shapes", "ledgerlab.options", "ledgerlab.wire",
+                                      "ledgerlab.selector", "ledgerlab.rules", "ledgerlab.tokens"}
+    for name in (name for name in graph if name.startswith("ledgerlab.journal")):
+        reached, todo = set(), [name]
+        while todo:
+            for target in graph[todo.pop()] - reached:
+                reached.add(target)
+                todo.append(target)
+        assert not reached & request, f"{name} reaches {sorted(reached & request)}"
+
+
 def test_a_cycle_is_found():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert cycles(graph) == [["a", "b", "c"]]
