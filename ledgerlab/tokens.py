@@ -6,7 +6,8 @@ each message costs 3 tokens plus the tokens of its role plus the tokens of its
 content, and the reply is primed with 3 more. Other providers tokenize and count
 differently (their own vocabularies, their own per-message overhead): this is
 one documented rule, not a universal one. The byte limit still applies to the
-body that goes over the wire; a token count says nothing about it.
+body that goes over the wire; a token count says nothing about it. (A whole
+request's count, ``request_tokens``, is in ``selector``, beside the budgets.)
 
 What is exact and what is an estimate:
 
