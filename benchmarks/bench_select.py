@@ -36,7 +36,7 @@ from pathlib import Path
 from ledgerlab import Fact, Journal, Turn, request_tokens, select, select_reference
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
 from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, encoding
-from ledgerlab.wire import ENCODERS, messages
+from ledgerlab import ENCODERS, messages
 
 HERE = Path(__file__).resolve().parent
 # Where notebook 10 reads them (ledgerlab.course.paths.DATA): this checkout's package data.

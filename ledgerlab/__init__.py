@@ -23,17 +23,25 @@ from .journal import (
     examine,
     salvage,
 )
+from .console import printable, run_command, say, shown
+from .checks import InvalidText, InvalidTurn, check_text, utf16_units
+from .encoders import ENCODERS, get_encoder
+from .images import Image
+from .options import DEFAULT_MODEL, RequestOptions
 from .rules import InvalidRequest, check_request
-from .selector import BudgetError, Selection, byte_breakdown, select, select_reference
-from .tokens import image_tokens, request_tokens, text_tokens, tool_tokens
-from .wire import (DIALECTS, ENCODERS, Fact, Image, InvalidText, InvalidTurn, Tool, ToolCall,
-                   ToolResult, Turn, messages, request_body, request_bytes)
+from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
+                       select_reference)
+from .shapes import DIALECTS
+from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
+from .turns import Fact, Tool, ToolCall, ToolResult, Turn, fact_line
+from .wire import messages, request_body, request_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BudgetError",
     "DEFAULT_MAX_BYTES",
+    "DEFAULT_MODEL",
     "DIALECTS",
     "ENCODERS",
     "Fact",
@@ -51,6 +59,9 @@ __all__ = [
     "JournalLocked",
     "JournalMoved",
     "OriginNotFound",
+    "PER_MESSAGE",
+    "REPLY_PRIMING",
+    "RequestOptions",
     "Selection",
     "Tool",
     "ToolCall",
@@ -60,16 +71,24 @@ __all__ = [
     "TurnNotFound",
     "byte_breakdown",
     "check_request",
+    "check_text",
     "encode_record",
     "examine",
+    "fact_line",
+    "get_encoder",
     "image_tokens",
     "messages",
+    "printable",
     "request_body",
     "request_bytes",
     "request_tokens",
+    "run_command",
     "salvage",
+    "say",
     "select",
     "select_reference",
+    "shown",
     "text_tokens",
     "tool_tokens",
+    "utf16_units",
 ]

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .console import escaped, run_command, say, shown
 from .turns import ToolCall
 from .journal import (
     FACTS,
@@ -227,76 +228,6 @@ def cmd_salvage(args: argparse.Namespace) -> int:
     return 1 if result.lost or result.facts_lost else 0
 
 
-class _Stdout:
-    """Where results go. A closed, full or broken stdout loses the output, never the work:
-    once a line cannot be written, the rest is dropped and stdout is pointed at the null
-    device, so that Python's own flush at exit cannot fail either."""
-
-    lost = False
-
-
-def say(text: str = "") -> None:
-    """Print one line of a command's result to stdout, as far as stdout takes it."""
-    if _Stdout.lost:
-        return
-    try:
-        if sys.stdout is None:  # started with stdout closed (>&-)
-            raise OSError("stdout is closed")
-        print(text, flush=True)
-    except (OSError, ValueError):
-        _Stdout.lost = True
-        _silence_stdout()
-
-
-def _silence_stdout() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-    finally:
-        os.close(devnull)
-
-
-def shown(path: str) -> str:
-    """A path as text that stdout can always print: bytes it cannot encode become escapes.
-
-    A path need not be valid UTF-8, nor fit stdout's encoding; printing it must
-    never turn a finished deletion into a reported failure.
-    """
-    # Decode as the file system does (bytes that are not text become \xNN), then escape
-    # whatever stdout's encoding cannot print.
-    return _encodable(os.fsencode(path).decode(sys.getfilesystemencoding(), "backslashreplace"))
-
-
-def escaped(text: str) -> str:
-    r"""Untrusted text (an id) as one line that stdout can print and a terminal cannot act on.
-
-    A backslash and every character that is not printable (a newline, a terminal
-    escape, U+2028) become escapes as in a Python string literal (``\\``, ``\x1b``,
-    ``\u2028``); then whatever stdout's encoding cannot print, as in ``shown``.
-    """
-    if text.isprintable() and "\\" not in text:
-        return _encodable(text)
-    return _encodable("".join(_escape(char) for char in text))
-
-
-def _escape(char: str) -> str:
-    if char == "\\":
-        return "\\\\"
-    if char.isprintable():
-        return char
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else (
-        f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-
-
-def _encodable(text: str) -> str:
-    """``text`` with what stdout's encoding cannot print written as backslash escapes."""
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    return text.encode(encoding, "backslashreplace").decode(encoding)
-
-
 def count(text: str) -> int:
     """An argparse type: a whole number, 0 or more."""
     if not text.isdigit():
@@ -369,34 +300,4 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ledgerlab {argv[0]}: moved to the course: run `ledgerlab-course {argv[0]}`",
               file=sys.stderr)
         return 2
-    return run(build_parser(), argv, CHANGES)
-
-
-def run(parser: argparse.ArgumentParser, argv: list[str] | None,
-        changes: frozenset[str]) -> int:
-    """Parse ``argv`` and run its command as every ledgerlab command runs (the course's too).
-
-    An error is one line on stderr, ``PROG COMMAND: Type: message``, and exit 2.
-    Output that cannot be written is one line and exit 1, except for a command in
-    ``changes``: what it changed happened, so its exit status stays the change's.
-    """
-    args = parser.parse_args(argv)
-    _Stdout.lost = False
-    try:
-        code = args.run(args)
-    except (JournalError, OSError, ValueError, TypeError) as error:
-        print(f"{parser.prog} {args.command}: {type(error).__name__}: {_describe(error)}",
-              file=sys.stderr)
-        return 2
-    if _Stdout.lost and args.command not in changes:
-        print(f"{parser.prog} {args.command}: the output could not be written (stdout closed, "
-              f"full or a broken pipe)", file=sys.stderr)
-        return code or 1
-    return code
-
-
-def _describe(error: Exception) -> str:
-    # OSError's str() is fine (paths, not conversation text); ours never hold text.
-    if isinstance(error, OSError) and error.strerror:
-        return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
-    return str(error)
+    return run_command(build_parser(), argv, CHANGES)

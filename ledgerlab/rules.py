@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 
+from .shapes import NON_EMPTY, check_dialect
 from .turns import refuse_constant
-from .wire import check_dialect
 
 # The rules, keyed, in the providers' words.
 RULES = {
@@ -35,8 +35,7 @@ RULES = {
                      "block in the next message"),
     "results-first": ("tool_result blocks must come FIRST in the content array. Any text "
                       "must come AFTER all tool results"),
-    "non-empty": ("all messages must have non-empty content except for the optional final "
-                  "assistant message, and text content blocks must be non-empty"),
+    "non-empty": NON_EMPTY,
     "max-tokens": "max_tokens is required, an integer of at least 1",
     "tools": "each tool must be an object of the dialect's shape with a name",
 }

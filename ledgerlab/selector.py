@@ -26,19 +26,22 @@ piece writer that ``request_bytes`` uses (``wire.RequestWriter``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .tokens import MessageCounter, check_tokenizer, counter, request_tokens
-from .wire import (DEFAULT_MODEL, Fact, Tool, Turn, check_dialect, check_int, request_bytes,
-                   request_writer)
+from .checks import check_int
+from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
+from .shapes import SHAPES
+from .tokens import MessageCounter, counter
+from .turns import Fact, Turn
+from .wire import request_bytes, request_writer
 
 PLAIN_MANDATORY = "system message + current question"
 RICH_MANDATORY = "system message, tool schemas, current question and its tool rounds"
 
 
-def _mandatory_named(tools, current_steps) -> str:
+def _mandatory_named(options: RequestOptions) -> str:
     """What a BudgetError names as the mandatory input."""
-    return RICH_MANDATORY if tools or current_steps else PLAIN_MANDATORY
+    return RICH_MANDATORY if options.tools or options.current_steps else PLAIN_MANDATORY
 
 
 class BudgetError(ValueError):
@@ -95,108 +98,95 @@ class Selection:
         )
 
 
-def _token_limit(max_tokens: object, reserve_tokens: object, tokenizer: object,
-                 dialect: str) -> int | None:
-    """Check the token options; return the tokens the request may use (None: no limit).
+def _token_limit(options: RequestOptions) -> int | None:
+    """The tokens the request may use (None: no limit), once the reserve is set aside.
 
-    Anthropic's body carries the reserve as its ``max_tokens``, so there a reserve
+    Where the body carries the reserve as its ``max_tokens`` (Anthropic), a reserve
     needs no token limit of its own."""
-    check_tokenizer(tokenizer)
-    reserve = check_int(reserve_tokens, "reserve_tokens", minimum=0)
-    if max_tokens is None:
-        if reserve and dialect == "openai-chat":
+    reserve, limit = options.reserve_tokens, options.max_tokens
+    if limit is None:
+        if reserve and not SHAPES[options.dialect].requires_max_tokens:
             raise ValueError("reserve_tokens needs max_tokens: a reserve is kept within a limit")
         return None
-    limit = check_int(max_tokens, "max_tokens", minimum=1)
     if reserve >= limit:
         raise ValueError(f"reserve_tokens ({reserve}) must be below max_tokens ({limit}): "
                          f"the reserve would leave no room for the request")
     return limit - reserve
 
 
-def _fact_cap(max_fact_bytes: object) -> int | None:
-    return None if max_fact_bytes is None else check_int(max_fact_bytes, "max_fact_bytes",
-                                                         minimum=0)
+@takes_options(*COUNT)
+def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
+                   options: RequestOptions) -> int:
+    """The tokens of the request under OpenAI's documented rules (``ledgerlab.tokens``).
+
+    Each message (system, the facts message if there are facts, each turn's
+    messages, the current question and its rounds so far) costs 3 tokens + the
+    tokens of its role + the tokens of its content; the reply is primed with 3 more;
+    images count by the tile rule, tools by the cookbook's estimate. ``tokenizer`` is
+    ``"o200k_base"`` (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). Other
+    providers count differently, so treat it as that rule's count, not as every
+    provider's. The byte limit still applies to the body sent over the wire: see
+    ``request_bytes``.
+    """
+    count = counter(options.tokenizer)
+    total = (count.mandatory(system, current, options.current_steps, options.tools)
+             + count.facts(options.facts))
+    return total + sum(count.turn(turn) for turn in turns)
 
 
-def select_reference(
-    system: str,
-    history: Sequence[Turn],
-    current: str | tuple,
-    max_bytes: int,
-    *,
-    facts: Sequence[Fact] = (),
-    max_fact_bytes: int | None = None,
-    model: str = DEFAULT_MODEL,
-    encoder: str = "gson",
-    dialect: str = "openai-chat",
-    tools: Sequence[Tool] = (),
-    current_steps: Sequence = (),
-    max_tokens: int | None = None,
-    reserve_tokens: int = 0,
-    tokenizer: str = "o200k_base",
-) -> Selection:
+@takes_options(*SELECT)
+def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
+                     max_bytes: int, *, options: RequestOptions) -> Selection:
     """The article's loop: drop the oldest whole turn and re-serialize until it fits.
 
     With ``max_tokens``, "fits" also means ``request_tokens(...) + reserve_tokens
     <= max_tokens``. Facts first: the longest prefix of ``facts`` whose request
     without turns fits (its facts within ``max_fact_bytes``), tried from the
     longest down. Quadratic in the number of stored turns; kept for teaching and as
-    the oracle that ``select`` is tested against.
+    the oracle that ``select`` is tested against. The options are ``RequestOptions``'.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
-    room = _token_limit(max_tokens, reserve_tokens, tokenizer, check_dialect(dialect))
-    cap = _fact_cap(max_fact_bytes)
-    turns, facts = list(history), list(facts)
-    options = dict(model=model, encoder=encoder, dialect=dialect, tools=tools,
-                   current_steps=current_steps, reserve_tokens=reserve_tokens)
-    counting = dict(tokenizer=tokenizer, tools=tools, current_steps=current_steps)
-    mandatory = len(request_bytes(system, [], current, **options))
+    room = _token_limit(options)
+    cap = options.max_fact_bytes
+    turns, facts = list(history), list(options.facts)
+
+    def size(pinned: Sequence[Fact]) -> int:
+        return len(request_bytes(system, [], current, options=replace(options, facts=pinned)))
+
+    mandatory = size(())
 
     def facts_fit(count: int) -> bool:
-        size = len(request_bytes(system, [], current, facts=facts[:count], **options))
-        return ((cap is None or size - mandatory <= cap) and size <= budget
-                and (room is None or request_tokens(system, [], current, facts=facts[:count],
-                                                    **counting) <= room))
+        with_facts = replace(options, facts=facts[:count])
+        return ((cap is None or size(facts[:count]) - mandatory <= cap)
+                and size(facts[:count]) <= budget
+                and (room is None or request_tokens(system, [], current,
+                                                    options=with_facts) <= room))
 
     pinned = next((facts[:count] for count in range(len(facts), 0, -1) if facts_fit(count)), [])
     kept_facts = dict(facts_kept=len(pinned), facts_dropped=len(facts) - len(pinned),
-                      fact_bytes=len(request_bytes(system, [], current, facts=pinned,
-                                                   **options)) - mandatory)
+                      fact_bytes=size(pinned) - mandatory)
+    options = replace(options, facts=pinned)
     for start in range(len(turns) + 1):
-        payload = request_bytes(system, turns[start:], current, facts=pinned, **options)
+        payload = request_bytes(system, turns[start:], current, options=options)
         if len(payload) > budget:
             continue
         if room is None:
             return Selection(payload, len(turns) - start, start, budget, **kept_facts)
-        tokens = request_tokens(system, turns[start:], current, facts=pinned, **counting)
+        tokens = request_tokens(system, turns[start:], current, options=options)
         if tokens <= room:
             return Selection(payload, len(turns) - start, start, budget, tokens, **kept_facts)
     # Even with no turn left the request does not fit: the last one is mandatory input.
-    what = _mandatory_named(tools, current_steps)
+    what = _mandatory_named(options)
     if len(payload) > budget:
         raise BudgetError(len(payload), budget, mandatory=what)
-    raise BudgetError(len(payload), budget, mandatory_tokens=tokens, max_tokens=max_tokens,
-                      reserve_tokens=reserve_tokens, mandatory=what)
+    raise BudgetError(len(payload), budget, mandatory_tokens=tokens,
+                      max_tokens=options.max_tokens, reserve_tokens=options.reserve_tokens,
+                      mandatory=what)
 
 
-def select(
-    system: str,
-    history: Sequence[Turn],
-    current: str | tuple,
-    max_bytes: int,
-    *,
-    facts: Sequence[Fact] = (),
-    max_fact_bytes: int | None = None,
-    model: str = DEFAULT_MODEL,
-    encoder: str = "gson",
-    dialect: str = "openai-chat",
-    tools: Sequence[Tool] = (),
-    current_steps: Sequence = (),
-    max_tokens: int | None = None,
-    reserve_tokens: int = 0,
-    tokenizer: str = "o200k_base",
-) -> Selection:
+@takes_options(*SELECT)
+def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes: int, *,
+           options: RequestOptions) -> Selection:
     """The whole-turn rule, exact and fast: same result as ``select_reference``.
 
     The request is ``head + turn pieces + tail``, where each turn's piece is its
@@ -222,29 +212,30 @@ def select(
     stopping at the first that does not fit. Their tokens are counted line by line
     too (``MessageCounter.fact_prefixes``: a line's tokens with the newline after it
     do not depend on the next line), so the longest prefix within the token limit
-    is found in one pass, not by counting each prefix whole.
+    is found in one pass, not by counting each prefix whole. The options are
+    ``RequestOptions``'.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
-    room = _token_limit(max_tokens, reserve_tokens, tokenizer, check_dialect(dialect))
-    cap = _fact_cap(max_fact_bytes)
+    room = _token_limit(options)
+    cap = options.max_fact_bytes
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
-    if not isinstance(facts, Sequence):
-        facts = tuple(facts)
-    writer = request_writer(encoder, dialect)
-    head = writer.head(model, system, reserve_tokens)
-    tail = writer.tail(current, current_steps, tools)
-    what = _mandatory_named(tools, current_steps)
+    facts, reserve_tokens = options.facts, options.reserve_tokens
+    writer = request_writer(options.encoder, options.dialect)
+    head = writer.head(options.model, system, reserve_tokens)
+    tail = writer.tail(current, options.current_steps, options.tools)
+    what = _mandatory_named(options)
     size = len(head) + len(tail)
     if size > budget:
         raise BudgetError(size, budget, mandatory=what)
     tokens = None
     if room is not None:
-        count = counter(tokenizer)
-        tokens = count.mandatory(system, current, current_steps, tools)
+        count = counter(options.tokenizer)
+        tokens = count.mandatory(system, current, options.current_steps, options.tools)
         if tokens > room:
-            raise BudgetError(size, budget, mandatory_tokens=tokens, max_tokens=max_tokens,
-                              reserve_tokens=reserve_tokens, mandatory=what)
+            raise BudgetError(size, budget, mandatory_tokens=tokens,
+                              max_tokens=options.max_tokens, reserve_tokens=reserve_tokens,
+                              mandatory=what)
     # The facts first, then the turns in what is left: the facts' bytes do not
     # depend on which turns are kept, so the two budgets compose.
     lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size))
@@ -253,7 +244,7 @@ def select(
         pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
         tokens += fact_tokens
     if pinned:
-        with_facts = writer.head(model, system, reserve_tokens, lines[:pinned])
+        with_facts = writer.head(options.model, system, reserve_tokens, lines[:pinned])
         fact_bytes, head = len(with_facts) - len(head), with_facts
         size += fact_bytes
     else:
@@ -300,28 +291,20 @@ def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact], pinned: i
     return 0, 0
 
 
-def byte_breakdown(
-    system: str,
-    history: Sequence[Turn],
-    current: str | tuple,
-    *,
-    model: str = DEFAULT_MODEL,
-    encoder: str = "gson",
-    dialect: str = "openai-chat",
-    tools: Sequence[Tool] = (),
-    current_steps: Sequence = (),
-    reserve_tokens: int = 0,
-) -> dict[str, object]:
+@takes_options(*BREAKDOWN)
+def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *,
+                   options: RequestOptions) -> dict[str, object]:
     """Where the bytes of the full request go: envelope, system, each turn, question.
 
     ``envelope`` is the model field (and Anthropic's ``max_tokens``), brackets and
     separators outside the messages; each turn's size includes the separators that
     join it. With tools or steps, ``tools`` is what the tools field adds and
     ``current_steps`` what the rounds in progress add. The parts add up to
-    ``len(request_bytes(...))``.
+    ``len(request_bytes(...))``. The options are ``RequestOptions``'.
     """
-    writer = request_writer(encoder, dialect)
-    head = writer.head(model, system, reserve_tokens)
+    writer = request_writer(options.encoder, options.dialect)
+    tools, current_steps = options.tools, options.current_steps
+    head = writer.head(options.model, system, options.reserve_tokens)
     tail = writer.tail(current, current_steps, tools)
     system_bytes = len(writer.system_field(system))
     question_bytes = len(writer.finish(writer.user_message(current)))

@@ -1,8 +1,12 @@
-"""The request as an object, in each dialect's documented shape: the readable definition.
+"""The request in each dialect's documented shape: its one definition.
 
-``request_body`` builds the object that ``request_bytes`` writes piece by piece (an
-encoder's ``dumps`` of it is those bytes, and the tests hold the two to that). The
-shapes are the providers' own:
+A dialect is a ``Shape``: one method per piece of a request, returning that piece as a
+JSON object (the body around the messages, a user message and its parts, a tool call,
+its result, a round of them, the final answer, a tool's entry). ``wire.request_body``
+builds a request from these methods with its values; ``wire.RequestWriter`` calls the
+same methods with holes (``hole(name)``) and serializes them with its encoder, so its
+templates are these shapes' punctuation and cannot drift from them. A new dialect, or a
+new kind of piece, is written here once.
 
 - ``"openai-chat"``, OpenAI Chat Completions: the system message first, pinned facts a
   second ``system`` message, a round an ``assistant`` message with ``tool_calls`` then
@@ -10,153 +14,215 @@ shapes are the providers' own:
 - ``"anthropic-messages"``, Anthropic Messages: ``system`` and the required
   ``max_tokens`` are fields, a round ``tool_use`` blocks then a user message of
   ``tool_result`` blocks, an image a base64 source block. Anthropic refuses empty or
-  whitespace-only text, so such a question or answer raises InvalidText here.
+  whitespace-only text (``NON_EMPTY``), so such a question or answer raises InvalidText.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .checks import InvalidText, check_int, check_text
-from .images import Image
-from .turns import (Fact, Tool, ToolCall, ToolResult, Turn, check_question, check_steps,
-                    check_tools, facts_content, rounds_of)
+from .checks import InvalidText
+from .turns import ToolCall, Turn, rounds_of
 
-DEFAULT_MODEL = "agnes-3.0-flash"
-DIALECTS = ("openai-chat", "anthropic-messages")
+
+def hole(name: str) -> str:
+    """A stand-in for the value called ``name`` when a writer makes a piece's template.
+
+    It serializes as ``"\\u0000name\\u0000"`` under every encoder (JSON always escapes
+    U+0000), which no real value's JSON holds where a template is made."""
+    return f"\0{name}\0"
+
+
+class Shape:
+    """One dialect's pieces. The defaults are what both dialects share."""
+
+    name = ""
+    # Does the body carry the reply's reserve as a required ``max_tokens``?
+    requires_max_tokens = False
+    # Does the provider refuse empty or whitespace-only text (NON_EMPTY)?
+    refuses_empty_text = False
+    # Are a call's arguments sent as their JSON text (else as the object, ``call.input``)?
+    arguments_as_text = True
+
+    def body(self, model, max_tokens, system, facts, messages: list, tools: list) -> dict:
+        """The whole request: ``facts`` is the facts' text or None, ``messages`` the
+        conversation after the system's part, ``tools`` the tools' entries (none: no key)."""
+        raise NotImplementedError
+
+    def system(self, text) -> object:
+        """The system's part of the body (what ``byte_breakdown`` counts as the system)."""
+        raise NotImplementedError
+
+    def user(self, content) -> dict:
+        """A user message: ``content`` is the question's text or its list of parts."""
+        return {"role": "user", "content": content}
+
+    def answer(self, text) -> dict:
+        """The assistant's final answer of a turn."""
+        return {"role": "assistant", "content": text}
+
+    def text(self, text) -> dict:
+        """A text part of a question."""
+        return {"type": "text", "text": text}
+
+    def image(self, media_type, data) -> dict:
+        """An image part of a question; ``data`` is its base64."""
+        raise NotImplementedError
+
+    def call(self, id, name, arguments) -> dict:
+        """One tool call; ``arguments`` is ``call.arguments`` or ``call.input`` (see
+        ``arguments_as_text``)."""
+        raise NotImplementedError
+
+    def result(self, call_id, content) -> dict:
+        """What a tool returned for one call."""
+        raise NotImplementedError
+
+    def round(self, calls: list, results: list) -> list:
+        """The messages of one round: its calls' pieces, then its results' pieces."""
+        raise NotImplementedError
+
+    def tool(self, name, description, schema) -> dict:
+        """A tool's entry in the tools array; ``schema`` is its parameters' object."""
+        raise NotImplementedError
+
+
+class OpenAIChat(Shape):
+    name = "openai-chat"
+
+    def body(self, model, max_tokens, system, facts, messages, tools):
+        system_messages = [self.system(system)]
+        if facts is not None:
+            system_messages.append(self.system(facts))
+        body = {"model": model, "messages": system_messages + messages}
+        if tools:
+            body["tools"] = tools
+        return body
+
+    def system(self, text):
+        return {"role": "system", "content": text}
+
+    def image(self, media_type, data):
+        return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
+
+    def call(self, id, name, arguments):
+        return {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+    def result(self, call_id, content):
+        return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+    def round(self, calls, results):
+        return [{"role": "assistant", "content": None, "tool_calls": calls}, *results]
+
+    def tool(self, name, description, schema):
+        return {"type": "function",
+                "function": {"name": name, "description": description, "parameters": schema}}
+
+
+class AnthropicMessages(Shape):
+    name = "anthropic-messages"
+    requires_max_tokens = True
+    refuses_empty_text = True
+    arguments_as_text = False
+
+    def body(self, model, max_tokens, system, facts, messages, tools):
+        system_field = self.system(system) if facts is None else [self.text(system),
+                                                                  self.text(facts)]
+        body = {"model": model, "max_tokens": max_tokens, "system": system_field,
+                "messages": messages}
+        if tools:
+            body["tools"] = tools
+        return body
+
+    def system(self, text):
+        return text
+
+    def image(self, media_type, data):
+        return {"type": "image", "source": {"type": "base64", "media_type": media_type,
+                                            "data": data}}
+
+    def call(self, id, name, arguments):
+        return {"type": "tool_use", "id": id, "name": name, "input": arguments}
+
+    def result(self, call_id, content):
+        return {"type": "tool_result", "tool_use_id": call_id, "content": content}
+
+    def round(self, calls, results):
+        return [{"role": "assistant", "content": calls}, {"role": "user", "content": results}]
+
+    def tool(self, name, description, schema):
+        return {"name": name, "description": description, "input_schema": schema}
+
+
+SHAPES = {shape.name: shape for shape in (OpenAIChat(), AnthropicMessages())}
+DIALECTS = tuple(SHAPES)
 
 
 def check_dialect(dialect: object) -> str:
     """Return ``dialect`` if it is one of DIALECTS, else ValueError naming them."""
-    if not isinstance(dialect, str) or dialect not in DIALECTS:
+    if not isinstance(dialect, str) or dialect not in SHAPES:
         raise ValueError(f"unknown dialect {dialect!r}; known dialects: {', '.join(DIALECTS)}")
     return dialect
 
 
-def anthropic_max_tokens(reserve_tokens: object) -> int:
-    """The body's ``max_tokens`` for Anthropic: the reply's reserve, which it requires."""
-    reserve = check_int(reserve_tokens, "reserve_tokens", minimum=0)
-    if reserve < 1:
-        raise ValueError("anthropic-messages needs reserve_tokens of at least 1: it is the "
-                         "body's required max_tokens, the tokens kept for the reply")
-    return reserve
+def max_tokens_field(shape: Shape, reserve_tokens: int) -> int | None:
+    """The body's ``max_tokens`` where the dialect requires it (the reply's reserve), else None."""
+    if not shape.requires_max_tokens:
+        return None
+    if reserve_tokens < 1:
+        raise ValueError(f"{shape.name} needs reserve_tokens of at least 1: it is the "
+                         f"body's required max_tokens, the tokens kept for the reply")
+    return reserve_tokens
 
 
-def _user_content(dialect: str, question: str | tuple) -> object:
+def arguments(shape: Shape, call: ToolCall) -> object:
+    """A call's arguments as the dialect sends them: the JSON text or the object."""
+    return call.arguments if shape.arguments_as_text else call.input
+
+
+def question_content(shape: Shape, question: str | tuple) -> object:
     """A question as a user message's content: its text, or its parts as content blocks."""
     if isinstance(question, str):
         return question
-    return [_part(dialect, part) for part in question]
+    return [shape.text(part) if isinstance(part, str) else shape.image(part.media_type,
+                                                                       part.base64)
+            for part in question]
 
 
-def _part(dialect: str, part: str | Image) -> dict:
-    if isinstance(part, str):
-        return {"type": "text", "text": part}
-    if dialect == "openai-chat":
-        return {"type": "image_url",
-                "image_url": {"url": f"data:{part.media_type};base64,{part.base64}"}}
-    return {"type": "image",
-            "source": {"type": "base64", "media_type": part.media_type, "data": part.base64}}
-
-
-def _round_messages(dialect: str, steps: tuple) -> list[dict]:
+def round_messages(shape: Shape, steps: tuple) -> list[dict]:
     """The messages of tool rounds: each round's calls, then the results that answer them."""
-    result = []
+    messages = []
     for calls, results in rounds_of(steps):
-        if dialect == "openai-chat":
-            result.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call.id, "type": "function",
-                 "function": {"name": call.name, "arguments": call.arguments}}
-                for call in calls]})
-            result.extend({"role": "tool", "tool_call_id": answer.call_id,
-                           "content": answer.content} for answer in results)
-        else:
-            result.append({"role": "assistant", "content": [
-                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
-                for call in calls]})
-            result.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": answer.call_id, "content": answer.content}
-                for answer in results]})
-    return result
+        messages.extend(shape.round(
+            [shape.call(call.id, call.name, arguments(shape, call)) for call in calls],
+            [shape.result(answer.call_id, answer.content) for answer in results]))
+    return messages
 
 
-def _conversation(dialect: str, turns: Sequence[Turn], current: str | tuple,
-                  current_steps: tuple) -> list[dict]:
-    """Every turn's messages, then the current question and its rounds so far."""
-    result = []
+def conversation(shape: Shape, turns: Sequence[Turn], current: str | tuple,
+                 current_steps: tuple) -> list[dict]:
+    """Every turn's messages (its question, its rounds, its answer), then the current
+    question and its rounds so far."""
+    messages = []
     for turn in turns:
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        if dialect == "anthropic-messages":
+        if shape.refuses_empty_text:
             refuse_empty(turn.question, turn.answer)
-        result.append({"role": "user", "content": _user_content(dialect, turn.question)})
-        result.extend(_round_messages(dialect, turn.steps))
-        result.append({"role": "assistant", "content": turn.answer})
-    if dialect == "anthropic-messages":
+        messages.append(shape.user(question_content(shape, turn.question)))
+        messages.extend(round_messages(shape, turn.steps))
+        messages.append(shape.answer(turn.answer))
+    if shape.refuses_empty_text:
         refuse_empty(current)
-    result.append({"role": "user", "content": _user_content(dialect, current)})
-    result.extend(_round_messages(dialect, current_steps))
-    return result
+    messages.append(shape.user(question_content(shape, current)))
+    messages.extend(round_messages(shape, current_steps))
+    return messages
 
 
-def request_body(
-    system: str,
-    turns: Sequence[Turn],
-    current: str | tuple,
-    *,
-    model: str = DEFAULT_MODEL,
-    facts: Sequence[Fact] = (),
-    dialect: str = "openai-chat",
-    tools: Sequence[Tool] = (),
-    current_steps: Sequence[ToolCall | ToolResult] = (),
-    reserve_tokens: int = 0,
-) -> dict:
-    """The request as an object: what ``request_bytes`` serializes (the readable definition).
-
-    ``current_steps`` are the tool rounds of the turn in progress, after the current
-    question. ``reserve_tokens`` is Anthropic's ``max_tokens`` (not written for OpenAI).
-    """
-    dialect = check_dialect(dialect)
-    check_text(model, "model")
-    check_text(system, "system")
-    tools = check_tools(tools)
-    conversation = _conversation(dialect, turns, check_question(current, "current question"),
-                                 check_steps(current_steps, "current_steps"))
-    if dialect == "openai-chat":
-        system_messages = [{"role": "system", "content": system}]
-        if facts:
-            system_messages.append({"role": "system", "content": facts_content(facts)})
-        body = {"model": model, "messages": system_messages + conversation}
-        if tools:
-            body["tools"] = [{"type": "function", "function": {
-                "name": tool.name, "description": tool.description, "parameters": tool.schema}}
-                for tool in tools]
-        return body
-    system_field = system if not facts else [{"type": "text", "text": system},
-                                             {"type": "text", "text": facts_content(facts)}]
-    body = {"model": model, "max_tokens": anthropic_max_tokens(reserve_tokens),
-            "system": system_field, "messages": conversation}
-    if tools:
-        body["tools"] = [{"name": tool.name, "description": tool.description,
-                          "input_schema": tool.schema} for tool in tools]
-    return body
-
-
-def messages(system: str, turns: list[Turn], current: str | tuple,
-             facts: Sequence[Fact] = (), *, current_steps: Sequence = ()) -> list[dict]:
-    """The chat messages of an ``openai-chat`` request: system, the facts, each turn's
-    messages, the current question and its tool rounds.
-
-    The facts, if any, are a second system message right after the first.
-    """
-    return request_body(system, turns, current, facts=facts,
-                        current_steps=current_steps)["messages"]
-
-
-# Anthropic's API refuses a request holding an empty message or text block.
-EMPTY_CONTENT = ("anthropic-messages refuses empty content (all messages must have non-empty "
-                 "content except for the optional final assistant message; text content "
-                 "blocks must contain non-whitespace text)")
+# Anthropic's API refuses a request holding an empty message or text block; these are its
+# own words (``rules.RULES["non-empty"]`` quotes them too).
+NON_EMPTY = ("all messages must have non-empty content except for the optional final "
+             "assistant message; text content blocks must contain non-whitespace text")
 
 
 def refuse_empty(question: str | tuple, answer: str = "-") -> None:
@@ -165,7 +231,8 @@ def refuse_empty(question: str | tuple, answer: str = "-") -> None:
     which is stricter than the API, and simpler)."""
     texts = (question,) if type(question) is str else question
     if any(type(text) is str and not text.strip() for text in texts):
-        raise InvalidText(f"{EMPTY_CONTENT}: a question or one of its text parts is empty "
-                          f"or only whitespace")
+        raise InvalidText(f"anthropic-messages refuses empty content ({NON_EMPTY}): a question "
+                          f"or one of its text parts is empty or only whitespace")
     if not answer.strip():
-        raise InvalidText(f"{EMPTY_CONTENT}: a stored turn's answer is empty or only whitespace")
+        raise InvalidText(f"anthropic-messages refuses empty content ({NON_EMPTY}): a stored "
+                          f"turn's answer is empty or only whitespace")

@@ -6,7 +6,8 @@ each message costs 3 tokens plus the tokens of its role plus the tokens of its
 content, and the reply is primed with 3 more. Other providers tokenize and count
 differently (their own vocabularies, their own per-message overhead): this is
 one documented rule, not a universal one. The byte limit still applies to the
-body that goes over the wire; a token count says nothing about it.
+body that goes over the wire; a token count says nothing about it. (A whole
+request's count, ``request_tokens``, is in ``selector``, beside the budgets.)
 
 What is exact and what is an estimate:
 
@@ -43,11 +44,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
 
+from .checks import check_text
 from .images import Image
-from .turns import rounds_of
-from .wire import (Fact, Tool, Turn, check_fact, check_question, check_steps, check_text,
-                   check_tools, fact_line, facts_content)
+from .turns import (Fact, Tool, Turn, check_fact, check_question, check_steps, check_tools,
+                    fact_line, facts_content, rounds_of)
 
+MEMO_SIZE = 1024  # tools whose cost a counter keeps
 PER_MESSAGE = 3  # every message: <|start|>{role}<|message|>...<|end|> in the cookbook's words
 REPLY_PRIMING = 3  # every reply is primed with <|start|>assistant<|message|>
 
@@ -207,6 +209,7 @@ class MessageCounter:
         self.encode = encoding(name).encode_ordinary
         self.role = {role: PER_MESSAGE + self.count(role)
                      for role in ("system", "user", "assistant", "tool")}
+        self.tool_costs: dict[Tool, int] = {}  # by tool: every request carries its tools
 
     def count(self, text: str) -> int:
         """The tokens of ``text`` as ordinary text (special tokens are text too)."""
@@ -298,23 +301,33 @@ class MessageCounter:
         """The tool schemas by the cookbook's ``num_tokens_for_tools``: an estimate."""
         if not tools:
             return 0
-        total = 0
-        for tool in tools:
-            total += TOOL_FUNCTION_OPEN[self.name]
-            total += self.count(f"{tool.name}:{_without_final_stop(tool.description)}")
-            properties = tool._schema.get("properties")
-            if isinstance(properties, dict) and properties:
-                total += TOOL_PROPERTIES_OPEN
-                for name, spec in properties.items():
-                    spec = spec if isinstance(spec, dict) else {}
-                    total += TOOL_PROPERTY
-                    if "enum" in spec and isinstance(spec["enum"], list):
-                        total += TOOL_ENUM_OPEN
-                        for item in spec["enum"]:
-                            total += TOOL_ENUM_ITEM + self.count(str(item))
-                    kind, description = spec.get("type", ""), spec.get("description", "")
-                    total += self.count(f"{name}:{kind}:{_without_final_stop(str(description))}")
-        return total + TOOLS_END
+        return sum(map(self.tool, tools)) + TOOLS_END
+
+    def tool(self, tool: Tool) -> int:
+        """One tool's share of ``tools``; made once per tool (every request carries it)."""
+        cost = self.tool_costs.get(tool)
+        if cost is None:
+            if len(self.tool_costs) >= MEMO_SIZE:
+                self.tool_costs.clear()
+            cost = self.tool_costs[tool] = self._tool(tool)
+        return cost
+
+    def _tool(self, tool: Tool) -> int:
+        total = TOOL_FUNCTION_OPEN[self.name]
+        total += self.count(f"{tool.name}:{_without_final_stop(tool.description)}")
+        properties = tool.schema.get("properties")
+        if isinstance(properties, dict) and properties:
+            total += TOOL_PROPERTIES_OPEN
+            for name, spec in properties.items():
+                spec = spec if isinstance(spec, dict) else {}
+                total += TOOL_PROPERTY
+                if "enum" in spec and isinstance(spec["enum"], list):
+                    total += TOOL_ENUM_OPEN
+                    for item in spec["enum"]:
+                        total += TOOL_ENUM_ITEM + self.count(str(item))
+                kind, description = spec.get("type", ""), spec.get("description", "")
+                total += self.count(f"{name}:{kind}:{_without_final_stop(str(description))}")
+        return total
 
     def facts(self, facts: Sequence[Fact]) -> int:
         """The facts message (a second system message); 0 when there are no facts."""
@@ -379,29 +392,3 @@ def counter(name: str) -> MessageCounter:
 def text_tokens(text: str, *, tokenizer: str = "o200k_base") -> int:
     """The tokens of one text on its own, without any message overhead."""
     return counter(check_tokenizer(tokenizer)).count(check_text(text, "text"))
-
-
-def request_tokens(
-    system: str,
-    turns: Sequence[Turn],
-    current: str | tuple,
-    *,
-    tokenizer: str = "o200k_base",
-    facts: Sequence[Fact] = (),
-    tools: Sequence[Tool] = (),
-    current_steps: Sequence = (),
-) -> int:
-    """The tokens of the request under OpenAI's documented rules (see the module's notes).
-
-    Each message (system, the facts message if there are facts, each turn's
-    messages, the current question and its rounds so far) costs 3 tokens + the
-    tokens of its role + the tokens of its content; the reply is primed with 3 more;
-    images count by the tile rule, tools by the cookbook's estimate. ``tokenizer`` is
-    ``"o200k_base"`` (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). Other
-    providers count differently, so treat it as that rule's count, not as every
-    provider's. The byte limit still applies to the body sent over the wire: see
-    ``request_bytes``.
-    """
-    count = counter(check_tokenizer(tokenizer))
-    total = count.mandatory(system, current, current_steps, tools) + count.facts(facts)
-    return total + sum(count.turn(turn) for turn in turns)

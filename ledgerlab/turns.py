@@ -129,15 +129,12 @@ class ToolCall:
     id: str
     name: str
     arguments: str
-    _input: dict = field(init=False, compare=False, repr=False)  # parsed once, for the wire
-    # The parsed arguments as each encoder writes them (Anthropic's input), made when first used.
-    _inputs: dict = field(init=False, compare=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         check_id(self.id, "call id")
         check_tool_name(self.name, "tool name")
         check_text(self.arguments, "arguments")  # the JSON text, as OpenAI sends it
-        object.__setattr__(self, "_input", json_object(self.arguments, "arguments"))
+        json_object(self.arguments, "arguments")
 
     @property
     def input(self) -> dict:
@@ -175,15 +172,11 @@ class Tool:
     name: str
     description: str
     parameters: str
-    _schema: dict = field(init=False, compare=False, repr=False)  # parsed once, for the wire
-    # Its text in each writer's request, made when first written: every request carries it.
-    _texts: dict = field(init=False, compare=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         check_tool_name(self.name)
         check_text(self.description, "description")
         schema = json_object(self.parameters, "parameters")
-        object.__setattr__(self, "_schema", schema)
         object.__setattr__(self, "parameters",
                            json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
 

@@ -1,14 +1,15 @@
-"""The wire: the exact bytes of a chat request, in two providers' shapes.
+"""The wire: the exact bytes of a chat request, in each dialect's shape.
 
 A request holds the system message, each stored turn (its question, its tool rounds,
 its answer), the current question with the tool rounds of the turn still in
 progress, the pinned facts and the tool schemas. Budgets are counted in the UTF-8
 bytes of that body, so this module is the single place that decides what those
-bytes are: ``request_body`` builds the request as an object (the readable
-definition), ``RequestWriter`` writes the same bytes piece by piece, and ``select``
+bytes are: ``request_body`` builds the request as an object from the dialect's shape
+(``ledgerlab.shapes``, where each dialect is defined once), ``RequestWriter`` writes
+the same bytes piece by piece from templates made of that same shape, and ``select``
 measures and joins only the pieces it keeps.
 
-Two dialects, as the providers document them:
+Two dialects, as the providers document them (``shapes`` has their pieces):
 
 - ``"openai-chat"`` (the default, the article's shape), OpenAI Chat Completions:
   ``{"model", "messages": [...], "tools": [...]}``. The system message is the first
@@ -25,104 +26,142 @@ With no tools, steps or images, an ``openai-chat`` request is exactly the articl
 
 Real clients serialize the same request differently, so an encoder is named
 (``ledgerlab.encoders``): ``"gson"``, the Java reference's and the default,
-``"httpx"`` and ``"requests"``.
+``"httpx"`` and ``"requests"``. The options (``model=``, ``dialect=`` ...) are
+``ledgerlab.options.RequestOptions``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import chain
 
-from .checks import (InvalidText, InvalidTurn, check_id, check_int, check_text, id_tag,
-                     utf16_units)
+from .checks import check_text
 from .encoders import ENCODERS, Encoder, get_encoder
-from .images import Image
-from .shapes import (DEFAULT_MODEL, DIALECTS, anthropic_max_tokens, check_dialect,
-                     messages, refuse_empty, request_body)
-from .turns import (Fact, Tool, ToolCall, ToolResult, Turn, check_fact, check_question,
-                    check_steps, check_tools, fact_line, facts_content)
+from .options import WIRE, RequestOptions, takes_options
+from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, hole,
+                     max_tokens_field, refuse_empty)
+from .turns import (Fact, Tool, ToolCall, Turn, check_fact, check_question,
+                    fact_line, facts_content)
 
-__all__ = [  # what other modules take from here, the checks and the values included
-    "DEFAULT_MODEL", "DIALECTS", "ENCODERS", "Encoder", "Fact", "Image", "InvalidText",
-    "InvalidTurn", "RequestWriter", "Tool", "ToolCall", "ToolResult", "Turn", "check_dialect",
-    "check_fact", "check_id", "check_int", "check_text", "fact_line", "facts_content",
-    "get_encoder", "id_tag", "messages", "request_body", "request_bytes", "request_writer",
-    "utf16_units",
-]
+# A hole as the encoder writes it: a whole value (its quotes included), or inside a string.
+HOLE = re.compile(r'"\\u0000(\w+)\\u0000"|\\u0000(\w+)\\u0000')
+MEMO_SIZE = 1 << 14  # the tool inputs and tool entries a writer keeps written
 
-def request_bytes(
-    system: str,
-    turns: Sequence[Turn],
-    current: str | tuple,
-    *,
-    model: str = DEFAULT_MODEL,
-    encoder: str = "gson",
-    facts: Sequence[Fact] = (),
-    dialect: str = "openai-chat",
-    tools: Sequence[Tool] = (),
-    current_steps: Sequence[ToolCall | ToolResult] = (),
-    reserve_tokens: int = 0,
-) -> bytes:
-    """The exact body that would go over the wire for this request.
 
-    The same bytes as the encoder's ``dumps`` of ``request_body(...)``, written by the
-    request's pieces (``RequestWriter``).
+class Template:
+    """A piece's JSON text around its holes: the shape's object, made with ``hole(name)``
+    for each of ``names`` and serialized by the writer's encoder.
+
+    ``fill(texts)`` writes the piece, given a tuple of each name's JSON text in the
+    order of ``names`` (a name the shape does not use is left out); ``parts`` are the
+    texts between the holes. A name in ``raw`` is given as a string's content, already
+    escaped, without its quotes: only such a value may stand inside a string, as an
+    image's media type and base64 do in a data URL.
     """
-    writer = request_writer(encoder, dialect)
-    lines = writer.fact_lines(facts)
-    head = writer.head(model, system, reserve_tokens, lines)
-    pieces = [writer.turn(turn) for turn in turns]
-    return b"".join([head, *pieces, writer.tail(current, current_steps, tools)])
+
+    def __init__(self, text: str, names: Sequence[str], raw: Sequence[str] = ()) -> None:
+        pieces = HOLE.split(text)
+        parts, order = [pieces[0]], []
+        for whole, inner, after in zip(pieces[1::3], pieces[2::3], pieces[3::3]):
+            name = whole or inner
+            if inner and name not in raw:
+                raise AssertionError(f"{name} stands inside a string: it must be raw")
+            order.append(names.index(name))
+            if whole and name in raw:  # a raw whole value keeps its quotes here
+                parts[-1] += '"'
+                after = '"' + after
+            parts.append(after)
+        self.parts, self.order = tuple(parts), tuple(order)
+        self.fill = _joiner(self.parts, self.order)
+
+
+def _joiner(parts: tuple[str, ...], order: tuple[int, ...]):
+    """``fill``: ``parts[0] + texts[order[0]] + parts[1] + ...``, as one f-string for the
+    usual number of holes (a third of what ``%`` formatting costs: it is the hot path)."""
+    if len(order) == 1:
+        (a, b), (i,) = parts, order
+        return lambda texts: f"{a}{texts[i]}{b}"
+    if len(order) == 2:
+        (a, b, c), (i, j) = parts, order
+        return lambda texts: f"{a}{texts[i]}{b}{texts[j]}{c}"
+    if len(order) == 3:
+        (a, b, c, d), (i, j, k) = parts, order
+        return lambda texts: f"{a}{texts[i]}{b}{texts[j]}{c}{texts[k]}{d}"
+    return lambda texts: "".join(chain.from_iterable(zip(parts, [texts[i] for i in order]
+                                                         + [""])))
 
 
 class RequestWriter:
-    """One encoder's ``openai-chat`` request, piece by piece: its punctuation is computed once.
+    """One encoder's request in one dialect, piece by piece: the punctuation is made once.
 
     A request is ``head + one piece per turn + tail``: the head holds the model, the
     system message and the facts; the tail the current question, its tool rounds,
     the tools and the closing brackets. Each turn's piece holds the separator that
-    joins it, so any suffix of the turns joins into exactly the bytes the encoder's
-    ``dumps`` writes for ``request_body``: ``select`` encodes only the turns it keeps,
-    and sizes add up piece by piece.
+    joins it (before it where the system's messages come first, as OpenAI's do; after
+    it where the messages start the array, as Anthropic's do), so any suffix of the
+    turns joins into exactly the bytes the encoder's ``dumps`` writes for
+    ``request_body``: ``select`` encodes only the turns it keeps, and sizes add up
+    piece by piece. Every template is the shape's own object serialized with holes.
     """
 
-    dialect = "openai-chat"
-
-    def __init__(self, encoder: Encoder) -> None:
-        item, key = encoder.item_separator, encoder.key_separator
-        self.encoder, self.item, self.key = encoder, item, key
-        self.tail_lead = self.frame("")  # the current question's separator, if it has one
-        self.basic_quote = encoder.basic_quote
+    def __init__(self, encoder: Encoder, shape: Shape) -> None:
+        self.encoder, self.shape, self.dialect = encoder, shape, shape.name
+        self.refuses_empty_text = shape.refuses_empty_text
+        self.arguments_as_text = shape.arguments_as_text
+        item = self.item = encoder.item_separator
+        self.quote = encoder.basic_quote
         self.escapes = encoder.escape_line_separators
-        # The encoder's JSON for nested objects (schemas, tool inputs), before ``escape``.
+        # The encoder's JSON before its ``escape`` (``finish`` applies it once per piece).
         self.json_text = json.JSONEncoder(ensure_ascii=encoder.ensure_ascii, allow_nan=False,
-                                          separators=(item, key)).encode
-        self.keys: dict[str, str] = {}
-        self.prefix = {role: "{" + self.key_of("role") + self.basic_quote(role) + item
-                       + self.key_of("content") for role in ("system", "user", "assistant")}
+                                          separators=(item, encoder.key_separator)).encode
+
+        def piece(method, *names: str, raw: Sequence[str] = ()) -> Template:
+            return Template(self.json_text(method(*map(hole, names))), names, raw)
+
+        self.system_part = piece(shape.system, "text")
+        self.user = piece(shape.user, "content")
+        self.answer = piece(shape.answer, "text")
+        self.text_part = piece(shape.text, "text")
+        self.image_part = piece(shape.image, "media_type", "data", raw=("media_type", "data"))
+        self.call = piece(shape.call, "id", "name", "arguments")
+        self.result = piece(shape.result, "call_id", "content")
+        self.tool_entry = piece(shape.tool, "name", "description", "schema")
+        # A round's messages without the array's brackets; calls and results go in joined.
+        self.round = Template(self.json_text(shape.round([hole("calls")], [hole("results")]))
+                              [1:-1], ("calls", "results"))
+
+        def around_messages(facts: bool, tools: bool) -> list[str]:
+            body = shape.body(hole("model"), hole("max_tokens"), hole("system"),
+                              hole("facts") if facts else None, [hole("messages")],
+                              [hole("tools")] if tools else [])
+            return self.json_text(body).split(self.json_text(hole("messages")))
+
+        head, tail = around_messages(False, False)
+        facts_head, tools_tail = around_messages(True, False)[0], around_messages(False, True)[1]
+        # Messages before the turns (OpenAI's system) end in a separator: it goes with
+        # each turn, before it. Else (Anthropic) each turn's separator follows it.
+        self.separator_first = head.endswith(item)
+        if self.separator_first:
+            head, facts_head = head[:-len(item)], facts_head[:-len(item)]
+        names = ("model", "max_tokens", "system", "facts")
+        self.heads = (Template(head, names), Template(facts_head, names, raw=("facts",)))
+        self.tails = (Template(tail, ("tools",)), Template(tools_tail, ("tools",)))
+        self.tail_lead = self.frame("")  # the current question's separator, if it has one
         # A turn with a str question and no steps, the hot path: its question and answer.
-        self.plain = self.frame(self.prefix["user"] + "\0}" + item + self.prefix["assistant"]
-                                + "\0}").split("\0")
-        self.templates()
+        plain = self.json_text([shape.user(hole("question")), shape.answer(hole("answer"))])
+        self.plain = Template(self.frame(plain[1:-1]), ("question", "answer"))
+        assert self.plain.order == (0, 1)  # a user message comes before its answer
         self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
         # What a facts section adds beyond its lines and the separators between them.
         self.facts_overhead = (len(self.head("m", "s", 1, [b""]))
                                - len(self.head("m", "s", 1, [])))
-
-    # JSON text, before the encoder's ``escape`` (``finish`` applies it once per piece).
-
-    def key_of(self, name: str) -> str:
-        """A member's key and the separator after it, as this encoder writes them."""
-        if name not in self.keys:
-            self.keys[name] = self.basic_quote(name) + self.key
-        return self.keys[name]
-
-    def obj(self, *members: tuple[str, str]) -> str:
-        """A JSON object from (key, JSON text of the value) pairs, in order."""
-        return "{" + self.item.join(self.key_of(name) + value for name, value in members) + "}"
-
-    def array(self, values) -> str:
-        return "[" + self.item.join(values) + "]"
+        # Every request carries its tools, and a call's input is re-written from its
+        # arguments: both are made once and kept here, by the value written.
+        self.tool_text = lru_cache(maxsize=MEMO_SIZE)(self.write_tool)
+        self.input_text = lru_cache(maxsize=MEMO_SIZE)(self.write_input)
 
     def finish(self, text: str) -> bytes:
         """The escapes json.dumps does not make (gson's U+2028/U+2029), then UTF-8.
@@ -134,135 +173,98 @@ class RequestWriter:
         return text.encode("utf-8")
 
     def frame(self, messages: str) -> str:
-        """A turn's messages with the separator that joins them to the request: before,
-        since the system message comes first (Anthropic's: after, see there)."""
-        return self.item + messages
+        """A turn's messages with the separator that joins them to the request."""
+        if self.separator_first:
+            return self.item + messages
+        return messages + self.item if messages else ""
 
-    # The dialect's shapes.
+    # The request's parts, as JSON text before ``finish``.
 
-    def system_messages(self, system: str, fact_lines: Sequence[bytes]) -> bytes:
-        head = self.message("system", system)
-        if not fact_lines:
-            return head
-        return (head + self.finish(self.item + self.prefix["system"] + '"')
-                + self.fact_separator.join(fact_lines) + b'"}')
+    def user_message(self, question: str | tuple) -> str:
+        if type(question) is str:
+            return self.user.fill((self.quote(question),))
+        return self.user.fill(("[" + self.item.join(map(self.part, question)) + "]",))
+
+    def part(self, part: str | object) -> str:
+        if type(part) is str:
+            return self.text_part.fill((self.quote(part),))
+        return self.image_part.fill((part.media_type, part.base64))  # nothing JSON escapes
+
+    def write_input(self, arguments: str) -> str:
+        """A call's parsed arguments in this encoder's JSON (``call.input``, checked when
+        the call was made)."""
+        return self.json_text(json.loads(arguments))
+
+    def rounds(self, steps: tuple) -> str:
+        """Checked tool rounds as messages, each with the separator before it: the round's
+        template, its calls joined in the first hole and its results in the second."""
+        if not steps:
+            return ""
+        item, quote, call, result = self.item, self.quote, self.call.fill, self.result.fill
+        arguments = quote if self.arguments_as_text else self.input_text
+        opening, between, closing = self.round.parts
+        out, calls = [], None  # calls: in a round's calls (True), its results (False)
+        for step in steps:
+            if isinstance(step, ToolCall):
+                out.append(item + opening if calls is None else item if calls
+                           else closing + item + opening)
+                out.append(call((quote(step.id), quote(step.name), arguments(step.arguments))))
+                calls = True
+            else:
+                out.append(between if calls else item)
+                out.append(result((quote(step.call_id), quote(step.content))))
+                calls = False
+        out.append(closing)
+        return "".join(out)
+
+    def write_tool(self, tool: Tool) -> str:
+        """A tool's entry in the tools array."""
+        return self.tool_entry.fill((self.quote(tool.name), self.quote(tool.description),
+                                     self.json_text(tool.schema)))
+
+    # Pieces, as bytes.
 
     def head(self, model: str, system: str, reserve_tokens: int = 0,
              fact_lines: Sequence[bytes] = ()) -> bytes:
         """The bytes before the turns: the model, the system message, the facts' lines.
 
-        (``reserve_tokens`` is Anthropic's ``max_tokens``; OpenAI's body has no such field.)"""
+        (``reserve_tokens`` is the body's ``max_tokens`` where the dialect has one.)"""
         check_text(system, "system")
-        opening = self.finish("{" + self.key_of("model") + self.basic_quote(check_text(
-            model, "model")) + self.item + self.key_of("messages") + "[")
-        return opening + self.system_messages(system, fact_lines)
+        max_tokens = max_tokens_field(self.shape, reserve_tokens)
+        facts = self.fact_separator.join(fact_lines).decode("utf-8") if fact_lines else ""
+        return self.finish(self.heads[bool(fact_lines)].fill((
+            self.quote(check_text(model, "model")), str(max_tokens), self.quote(system),
+            facts)))
 
-    def tail(self, current: str | tuple, current_steps: Sequence = (),
-             tools: Sequence[Tool] = ()) -> bytes:
-        """The bytes after the last turn: the current question and its tool rounds so far,
-        the tools, and the closing brackets."""
+    def tail(self, current: str | tuple, current_steps: tuple = (),
+             tools: tuple[Tool, ...] = ()) -> bytes:
+        """The bytes after the last turn: the current question and its tool rounds so far
+        (checked steps), the tools (checked), and the closing brackets."""
         question = check_question(current, "current question")
-        steps = check_steps(current_steps, "current_steps")
-        tools = check_tools(tools)
-        text = self.tail_lead + self.user_message(question) + self.rounds(steps) + "]"
-        if tools:
-            text += self.item + self.key_of("tools") + self.array(map(self.tool_text, tools))
-        return self.finish(text + "}")
+        if self.refuses_empty_text:
+            refuse_empty(question)
+        tools_text = self.item.join(map(self.tool_text, tools))
+        closing = self.tails[bool(tools)].fill((tools_text,))
+        return self.finish(self.tail_lead + self.user_message(question)
+                           + self.rounds(current_steps) + closing)
 
     def system_field(self, system: str) -> bytes:
-        """The system message's bytes (Anthropic: the ``system`` field's value)."""
-        return self.message("system", system)
-
-    def message(self, role: str, content: str) -> bytes:
-        """One message with str content, on its own, without a separator."""
-        return self.finish(self.prefix[role] + self.basic_quote(content) + "}")
-
-    def template(self, *members: tuple[str, str]) -> list[str]:
-        """An object's punctuation around its values, which are "\0" in ``members``."""
-        return self.obj(*members).split("\0")
-
-    def templates(self) -> None:
-        """The punctuation of rich messages, computed once: the values go between."""
-        item = self.item
-        self.text_template = self.template(("type", '"text"'), ("text", "\0"))
-        self.image_template = self.template(("type", '"image_url"'), ("image_url", self.obj(
-            ("url", '"data:\0;base64,\0"'))))
-        self.call_template = self.template(("id", "\0"), ("type", '"function"'), (
-            "function", self.obj(("name", "\0"), ("arguments", "\0"))))
-        self.result_template = self.template(("role", '"tool"'), ("tool_call_id", "\0"),
-                                             ("content", "\0"))
-        calls_open = item + self.template(("role", '"assistant"'), ("content", "null"),
-                                          ("tool_calls", "[\0"))[0]
-        # What comes before a call: the first of a turn, the next of a round, the first
-        # after a round's results; before a round's first result; after the last one.
-        self.before_call = (calls_open, item, calls_open)
-        self.before_result = "]}" + item
-        self.after_rounds = ""
-
-    def user_message(self, question: str | tuple) -> str:
-        quote = self.basic_quote
-        if type(question) is str:
-            return self.prefix["user"] + quote(question) + "}"
-        parts = []
-        text_open, text_close = self.text_template
-        image_open, image_middle, image_close = self.image_template
-        for part in question:
-            if type(part) is str:
-                parts.append(text_open + quote(part) + text_close)
-            else:  # a media type and base64 hold nothing JSON escapes
-                parts.append(image_open + part.media_type + image_middle + part.base64
-                             + image_close)
-        return self.prefix["user"] + "[" + self.item.join(parts) + "]}"
-
-    def call_text(self, call: ToolCall) -> str:
-        quote, (a, b, c, d) = self.basic_quote, self.call_template
-        return f"{a}{quote(call.id)}{b}{quote(call.name)}{c}{quote(call.arguments)}{d}"
-
-    def rounds(self, steps: tuple) -> str:
-        """Checked tool rounds as messages, each with the separator before it."""
-        if not steps:
-            return ""
-        quote, (r0, r1, r2) = self.basic_quote, self.result_template
-        first, next_call, after_results = self.before_call
-        out, calls = [], None  # calls: in a round's calls (True), its results (False)
-        for step in steps:
-            if isinstance(step, ToolCall):
-                out.append(first if calls is None else next_call if calls else after_results)
-                out.append(self.call_text(step))
-                calls = True
-            else:
-                out.append(self.before_result if calls else self.item)
-                out.append(f"{r0}{quote(step.call_id)}{r1}{quote(step.content)}{r2}")
-                calls = False
-        out.append(self.after_rounds)
-        return "".join(out)
-
-    def tool_text(self, tool: Tool) -> str:
-        """A tool's entry in the tools array, made once per tool and writer."""
-        key = (self.encoder.name, self.dialect)
-        text = tool._texts.get(key)
-        if text is None:
-            text = tool._texts[key] = self.tool(tool)
-        return text
-
-    def tool(self, tool: Tool) -> str:
-        return self.obj(("type", '"function"'), ("function", self.obj(
-            ("name", self.basic_quote(tool.name)),
-            ("description", self.basic_quote(tool.description)),
-            ("parameters", self.json_text(tool._schema)))))
-
-    # Pieces.
+        """The system's part of the body (OpenAI: its message; Anthropic: the field's value)."""
+        return self.finish(self.system_part.fill((self.quote(system),)))
 
     def turn(self, turn: Turn) -> bytes:
         """A turn's messages with the separator that joins them (the hot path)."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        if turn.plain:
-            quote, (before, middle, after) = self.basic_quote, self.plain
+        if self.refuses_empty_text:
+            refuse_empty(turn.question, turn.answer)
+        quote = self.quote
+        if turn.plain:  # as fill would, without its call: the question's hole comes first
+            before, middle, after = self.plain.parts
             return self.finish(f"{before}{quote(turn.question)}{middle}{quote(turn.answer)}{after}")
         return self.finish(self.frame(
             self.user_message(turn.question) + self.rounds(turn.steps) + self.item
-            + self.prefix["assistant"] + self.basic_quote(turn.answer) + "}"))
+            + self.answer.fill((quote(turn.answer),))))
 
     def fact_line(self, fact: Fact) -> bytes:
         """One fact's line in the facts text, escaped, without quotes or separator.
@@ -270,7 +272,7 @@ class RequestWriter:
         JSON escapes each character on its own, so the facts' text is its lines'
         escaped bytes joined by an escaped newline.
         """
-        return self.finish(self.basic_quote(fact_line(check_fact(fact)))[1:-1])
+        return self.finish(self.quote(fact_line(check_fact(fact)))[1:-1])
 
     def fact_lines(self, facts: Sequence[Fact]) -> list[bytes]:
         """Every fact's escaped line, in order."""
@@ -289,76 +291,8 @@ class RequestWriter:
         return lines
 
 
-class AnthropicWriter(RequestWriter):
-    """The ``anthropic-messages`` request, piece by piece: ``system`` is a field of its own
-    (two text blocks when there are facts), ``max_tokens`` is the reply's reserve, a
-    round is tool_use blocks then a user message of tool_result blocks."""
-
-    dialect = "anthropic-messages"
-
-    def frame(self, messages: str) -> str:
-        # The first message opens the array: a turn's separator goes after it, and the
-        # current question, always last, closes the suffix.
-        return messages + self.item if messages else ""
-
-    def head(self, model: str, system: str, reserve_tokens: int = 0,
-             fact_lines: Sequence[bytes] = ()) -> bytes:
-        quote, item = self.basic_quote, self.item
-        text = ("{" + self.key_of("model") + quote(check_text(model, "model")) + item
-                + self.key_of("max_tokens") + str(anthropic_max_tokens(reserve_tokens)) + item
-                + self.key_of("system"))
-        after = item + self.key_of("messages") + "["
-        system = quote(check_text(system, "system"))
-        if not fact_lines:
-            return self.finish(text + system + after)
-        blocks = "[" + self.obj(("type", '"text"'), ("text", system)) + item
-        facts_open = "{" + self.key_of("type") + '"text"' + item + self.key_of("text") + '"'
-        return (self.finish(text + blocks + facts_open) + self.fact_separator.join(fact_lines)
-                + self.finish('"}]' + after))
-
-    def system_field(self, system: str) -> bytes:
-        return self.finish(self.basic_quote(system))
-
-    def templates(self) -> None:
-        super().templates()
-        item = self.item
-        self.image_template = self.template(("type", '"image"'), ("source", self.obj(
-            ("type", '"base64"'), ("media_type", '"\0"'), ("data", '"\0"'))))
-        self.call_template = self.template(("type", '"tool_use"'), ("id", "\0"),
-                                           ("name", "\0"), ("input", "\0"))
-        self.result_template = self.template(("type", '"tool_result"'), ("tool_use_id", "\0"),
-                                             ("content", "\0"))
-        uses_open = item + self.template(("role", '"assistant"'), ("content", "[\0"))[0]
-        results_open = item + self.template(("role", '"user"'), ("content", "[\0"))[0]
-        self.before_call = (uses_open, item, "]}" + uses_open)
-        # A round's first result closes its calls and opens the user message of results.
-        self.before_result = "]}" + results_open
-        self.after_rounds = "]}"
-
-    def user_message(self, question: str | tuple) -> str:
-        refuse_empty(question)
-        return super().user_message(question)
-
-    def turn(self, turn: Turn) -> bytes:
-        if isinstance(turn, Turn):
-            refuse_empty(turn.question, turn.answer)
-        return super().turn(turn)
-
-    def call_text(self, call: ToolCall) -> str:
-        quote, (a, b, c, d) = self.basic_quote, self.call_template
-        inputs = call._inputs.get(self.encoder.name)
-        if inputs is None:  # the parsed arguments in this encoder's JSON, made once per call
-            inputs = call._inputs[self.encoder.name] = self.json_text(call._input)
-        return f"{a}{quote(call.id)}{b}{quote(call.name)}{c}{inputs}{d}"
-
-    def tool(self, tool: Tool) -> str:
-        return self.obj(("name", self.basic_quote(tool.name)),
-                        ("description", self.basic_quote(tool.description)),
-                        ("input_schema", self.json_text(tool._schema)))
-
-
-_WRITERS = {(name, dialect): (RequestWriter if dialect == "openai-chat" else AnthropicWriter)(
-    encoder) for name, encoder in ENCODERS.items() for dialect in DIALECTS}
+_WRITERS = {(name, dialect): RequestWriter(encoder, SHAPES[dialect])
+            for name, encoder in ENCODERS.items() for dialect in DIALECTS}
 
 
 def request_writer(encoder: str, dialect: str = "openai-chat") -> RequestWriter:
@@ -366,3 +300,49 @@ def request_writer(encoder: str, dialect: str = "openai-chat") -> RequestWriter:
     the known ones."""
     get_encoder(encoder)  # the clear error for an unknown name
     return _WRITERS[encoder, check_dialect(dialect)]
+
+
+@takes_options(*WIRE)
+def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
+                 options: RequestOptions) -> dict:
+    """The request as an object: what ``request_bytes`` serializes (the readable definition).
+
+    ``current_steps`` are the tool rounds of the turn in progress, after the current
+    question. ``reserve_tokens`` is Anthropic's ``max_tokens`` (not written for OpenAI).
+    The options are ``RequestOptions``'.
+    """
+    shape = SHAPES[options.dialect]
+    check_text(system, "system")
+    messages = conversation(shape, turns, check_question(current, "current question"),
+                            options.current_steps)
+    facts = facts_content(options.facts) if options.facts else None
+    tools = [shape.tool(tool.name, tool.description, tool.schema) for tool in options.tools]
+    return shape.body(options.model, max_tokens_field(shape, options.reserve_tokens), system,
+                      facts, messages, tools)
+
+
+def messages(system: str, turns: list[Turn], current: str | tuple,
+             facts: Sequence[Fact] = (), *, current_steps: Sequence = ()) -> list[dict]:
+    """The chat messages of an ``openai-chat`` request: system, the facts, each turn's
+    messages, the current question and its tool rounds.
+
+    The facts, if any, are a second system message right after the first.
+    """
+    return request_body(system, turns, current, facts=facts,
+                        current_steps=current_steps)["messages"]
+
+
+@takes_options(*WIRE)
+def request_bytes(system: str, turns: Sequence[Turn], current: str | tuple, *,
+                  options: RequestOptions) -> bytes:
+    """The exact body that would go over the wire for this request.
+
+    The same bytes as the encoder's ``dumps`` of ``request_body(...)``, written by the
+    request's pieces (``RequestWriter``). The options are ``RequestOptions``'.
+    """
+    writer = request_writer(options.encoder, options.dialect)
+    lines = writer.fact_lines(options.facts)
+    head = writer.head(options.model, system, options.reserve_tokens, lines)
+    pieces = [writer.turn(turn) for turn in turns]
+    return b"".join([head, *pieces, writer.tail(current, options.current_steps,
+                                                options.tools)])

@@ -24,9 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import StrMethodFormatter
 
-from ledgerlab.journal import DEFAULT_MAX_BYTES
-from ledgerlab.selector import BudgetError, Selection, byte_breakdown, select
-from ledgerlab.wire import Turn
+from ledgerlab import BudgetError, DEFAULT_MAX_BYTES, Selection, Turn, byte_breakdown, select
 
 from .display import facts as count_facts, join_labels, turns
 from .measures import (Measure, Segment, Split, TextTokens, TwoLimits, budget_split, count_slice,

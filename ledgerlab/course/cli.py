@@ -3,7 +3,7 @@
 Course material, so a course command: the ``ledgerlab`` command is the library's
 (inspect, forget, retain, salvage). What these print, and their exit statuses, are
 what ``ledgerlab table|scenario|audit`` printed before they moved here: they run through
-the library CLI's ``run`` and print with its ``say``, so an error, or a closed or broken
+the library's ``run_command`` and print with its ``say``, so an error, or a closed or broken
 stdout, is handled alike.
 """
 
@@ -14,7 +14,7 @@ import json
 import sys
 
 from ledgerlab import __version__
-from ledgerlab.cli import run, say, shown
+from ledgerlab import run_command, say, shown
 
 from . import scenario
 
@@ -90,4 +90,4 @@ CHANGES = frozenset({"scenario"})
 
 def main(argv: list[str] | None = None) -> int:
     # The library CLI's runner: errors are one line, "ledgerlab COMMAND: ...", as before.
-    return run(build_parser(), argv, CHANGES)
+    return run_command(build_parser(), argv, CHANGES)

@@ -13,11 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
-from ledgerlab.selector import BudgetError, Selection, byte_breakdown, select
-from ledgerlab.tokens import request_tokens, text_tokens
-from ledgerlab.wire import (DEFAULT_MODEL, ENCODERS, Turn, check_int, get_encoder, messages,
-                            request_bytes, utf16_units)
+from ledgerlab import (BudgetError, DEFAULT_MAX_BYTES, DEFAULT_MODEL, ENCODERS, Selection, Turn,
+                       byte_breakdown, encode_record, get_encoder, messages,
+                       request_bytes, request_tokens, select, text_tokens, utf16_units)
 
 from .scenario import message_count_slice
 
@@ -185,7 +183,10 @@ def journal_growth(turn: Turn, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[in
     turns. The list stops at the last commit the cap lets through: the next one
     would raise JournalFull. ``len(result) - 1`` turns fit.
     """
-    check_int(max_bytes, "max_bytes", minimum=1)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+        raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes must be at least 1, got {max_bytes}")
     sizes = [0]
     while True:
         size = sizes[-1] + len(encode_record(growth_id(len(sizes)), turn.question, turn.answer))

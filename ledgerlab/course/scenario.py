@@ -16,9 +16,7 @@ import os
 import stat
 from pathlib import Path
 
-from ledgerlab import BudgetError, Journal, Turn, request_bytes, select
-from ledgerlab.journal import examine
-from ledgerlab.wire import messages
+from ledgerlab import BudgetError, Journal, Turn, examine, messages, request_bytes, select
 
 from .fixtures import (BOUNDARY_BUDGETS, BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM,
                        LOCAL_FIXTURE_REPLY, NEXT_STEP_QUESTION, OLD_FACT, PINNED_FACTS,

@@ -14,10 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ledgerlab import (BudgetError, InvalidRequest, Selection, Turn, byte_breakdown,
-                       check_request, image_tokens, request_body, select)
-from ledgerlab.turns import rounds_of
-from ledgerlab.wire import get_encoder
+from ledgerlab import (BudgetError, InvalidRequest, Selection, ToolResult, Turn, byte_breakdown,
+                       check_request, get_encoder, image_tokens, request_body, select)
 
 from . import fixtures
 from .measures import Segment
@@ -28,9 +26,12 @@ RESERVE = 1024  # the reply's reserve: anthropic-messages sends it as max_tokens
 
 
 def _round_labels(number: int, steps: tuple) -> list[str]:
-    labels = []
-    for _, results in rounds_of(steps):
-        labels += [f"C{number}"] + [f"R{number}"] * len(results)
+    labels = []  # a round's calls are one message, then one message per result
+    for step in steps:
+        if isinstance(step, ToolResult):
+            labels.append(f"R{number}")
+        elif not labels or labels[-1] != f"C{number}":
+            labels.append(f"C{number}")
     return labels
 
 

@@ -24,9 +24,8 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 from traitlets import Any, TraitError, validate
 
-from ledgerlab import (ENCODERS, BudgetError, Fact, InvalidText, Selection, Turn,
+from ledgerlab import (BudgetError, ENCODERS, Fact, InvalidText, Selection, Turn, check_text,
                        request_bytes, request_tokens, select)
-from ledgerlab.wire import check_text
 
 from . import charts, fixtures, measures
 from .charts import Chart

@@ -14,7 +14,7 @@ One job per module, imported one way (each only from those above it):
 The names below are the ones ``ledgerlab.journal`` has always offered.
 """
 
-from ..wire import id_tag
+from ..checks import id_tag
 from .errors import (
     FactConflict,
     FactNotFound,

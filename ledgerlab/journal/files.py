@@ -456,7 +456,7 @@ def _journal_remains(data: bytes) -> bool:
     return all(_RECORD_LINE.fullmatch(line) for line in rest.splitlines(keepends=True))
 
 
-def _link_new(temp: str, destination: str) -> None:
+def link_new(temp: str, destination: str) -> None:
     """Give ``temp``'s file the name ``destination``, failing if that name is taken."""
     if hasattr(os, "link"):
         os.link(temp, destination)  # fails if the name was taken meanwhile: never replaces

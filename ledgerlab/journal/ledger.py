@@ -59,7 +59,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import NoReturn
 
-from ..wire import Fact, Turn, check_id, check_int, check_text, id_tag
+from ..checks import check_id, check_int, check_text, id_tag
+from ..turns import Fact, Turn
 from .errors import (
     FactConflict,
     FactNotFound,

@@ -31,19 +31,10 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..turns import question_text
-from ..wire import (
-    ENCODERS,
-    Fact,
-    Image,
-    InvalidText,
-    InvalidTurn,
-    ToolCall,
-    ToolResult,
-    Turn,
-    check_id,
-    id_tag,
-)
+from ..checks import InvalidText, InvalidTurn, check_id, id_tag
+from ..encoders import ENCODERS
+from ..images import Image
+from ..turns import Fact, ToolCall, ToolResult, Turn, question_text
 
 RECORD_KEYS = ["id", "question", "answer"]
 # What a richer turn adds after RECORD_KEYS, in this order, each only when present.

@@ -16,13 +16,13 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..wire import id_tag
+from ..checks import id_tag
 from .errors import JournalError, too_large
 from .files import (
     FACTS_SUFFIX,
     SALVAGE_SUFFIX,
     JournalFile,
-    _link_new,
+    link_new,
     clear_leftover,
     fsync_directory,
     open_locked,
@@ -309,7 +309,7 @@ class _Hidden:
         """It has its hidden name, locked, until ``discard``."""
 
     def link(self, path: str) -> None:
-        _link_new(self.hidden, path)
+        link_new(self.hidden, path)
 
     def discard(self) -> None:
         if not self.handle.closed:

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from ledgerlab import BudgetError, Journal, JournalFull, Turn, request_bytes, select
 from ledgerlab.course import charts, fixtures, measures, scenario
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
-from ledgerlab.wire import DEFAULT_MODEL, ENCODERS, get_encoder
+from ledgerlab import DEFAULT_MODEL, ENCODERS, get_encoder
 
 BOUNDARY = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
 SLICE = (fixtures.SLICE_SYSTEM, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION)

@@ -11,7 +11,7 @@ import pytest
 
 import ledgerlab
 from ledgerlab import Turn, byte_breakdown, request_bytes, select
-from ledgerlab.wire import utf16_units
+from ledgerlab import utf16_units
 from ledgerlab.course import benchmark, exercises, feedback, fixtures
 from ledgerlab.course.exercises import EXERCISES, QUESTION, SYSTEM, q1, q2, q3, q4, q5, q6
 from ledgerlab.course.feedback import Feedback, as_integral, correct, wrong

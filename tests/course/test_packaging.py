@@ -187,6 +187,138 @@ def test_the_course_imports_the_library_by_its_public_path_only(path):
             assert resolved(path, name).startswith("ledgerlab.course"), f"{relative(path)}: {name}"
 
 
+# --- One direction, public names: no cycle, no private name across modules, the course on
+# the library's __all__ only (lazy imports inside functions count, as they run too).
+MODULES = {module_name(path): path for path in ALL_MODULES}
+PACKAGES = {module_name(path) for path in ALL_MODULES if path.name == "__init__.py"}
+
+
+def imports_from(path, source=None):
+    """(module, name) for every ``from module import name`` in ``path`` (relative ones
+    resolved), and (module, None) for every ``import module``, at any depth. ``source`` is
+    the module's text (by default, the file's)."""
+    found = []
+    source = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = resolved(path, "." * node.level + (node.module or ""))
+            found += [(module, alias.name) for alias in node.names]
+    return found
+
+
+def import_graph():
+    """Each ledgerlab module and the ledgerlab modules it imports (a submodule named in a
+    from-import is the submodule)."""
+    graph = {}
+    for name, path in MODULES.items():
+        targets = set()
+        for module, imported in imports_from(path):
+            target = f"{module}.{imported}" if f"{module}.{imported}" in MODULES else module
+            if target in MODULES and target != name:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def cycles(graph):
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+
+def test_no_import_cycle_anywhere():
+    """Lazy imports inside functions and TYPE_CHECKING imports count: a cycle is a cycle."""
+    assert not cycles(import_graph()), f"import cycles: {cycles(import_graph())}"
+
+
+def test_the_journal_knows_nothing_of_requests():
+    graph, request = import_graph(), {"ledgerlab.shapes", "ledgerlab.options", "ledgerlab.wire",
+                                      "ledgerlab.selector", "ledgerlab.rules", "ledgerlab.tokens"}
+    for name in (name for name in graph if name.startswith("ledgerlab.journal")):
+        reached, todo = set(), [name]
+        while todo:
+            for target in graph[todo.pop()] - reached:
+                reached.add(target)
+                todo.append(target)
+        assert not reached & request, f"{name} reaches {sorted(reached & request)}"
+
+
+def test_a_cycle_is_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def private_names(path, source=None):
+    """The ``_private`` names ``path`` takes from another module."""
+    return [f"{module}.{name}" for module, name in imports_from(path, source)
+            if name and name.startswith("_") and not name.startswith("__")
+            and f"{module}.{name}" not in MODULES]
+
+
+@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
+def test_no_private_name_is_imported_from_another_module(path):
+    assert not private_names(path), f"{relative(path)} imports {private_names(path)}"
+
+
+def library_reaches(path, source=None):
+    """What a course module takes from the library beyond ``ledgerlab.__all__``: a library
+    module, or a name ``ledgerlab`` does not export (``__version__`` is metadata, and
+    ``import ledgerlab`` the package itself)."""
+    reaches = []
+    for module, name in imports_from(path, source):
+        if module.split(".")[0] != "ledgerlab" or module.startswith("ledgerlab.course"):
+            continue
+        if module != "ledgerlab":
+            reaches.append(module)
+        elif name is not None and name not in ledgerlab.__all__ and name != "__version__":
+            reaches.append(f"{module}.{name}")
+    return reaches
+
+
+@pytest.mark.parametrize("path", COURSE_MODULES, ids=relative)
+def test_the_course_uses_only_what_the_library_exports(path):
+    assert not library_reaches(path), f"{relative(path)} takes {library_reaches(path)}"
+
+
+def test_library_reaches_and_private_names_are_caught():
+    probe = COURSE / "probe.py"  # where this source would stand; never written
+    source = ("from ledgerlab.wire import request_writer\nfrom ledgerlab import check_int\n"
+              "from ledgerlab import Turn, __version__\nimport ledgerlab.tokens\n"
+              "def later():\n    from ..journal.files import _link_new\n")
+    assert library_reaches(probe, source) == ["ledgerlab.wire", "ledgerlab.check_int",
+                                              "ledgerlab.tokens", "ledgerlab.journal.files"]
+    assert private_names(probe, source) == ["ledgerlab.journal.files._link_new"]
+
+
 def test_the_quizzes_exercises_and_measures_draw_nothing():
     # Importing the quizzes (they only measure) must not load matplotlib: 1.2 s of 1.4 s.
     code = ("import sys\n"

@@ -182,7 +182,7 @@ def test_the_likely_mistakes_are_named(question, given, says):
 def test_the_named_mistakes_are_the_fixtures_sums_not_typed_numbers():
     # Each is the answer less what the learner forgot: computed from the fixture's parts.
     from ledgerlab.course.questions import ledger, projection
-    from ledgerlab.wire import utf16_units
+    from ledgerlab import utf16_units
 
     body = projection._mandatory_body()
     units = utf16_units(body)

@@ -278,7 +278,7 @@ def test_inspect_ids_escapes_what_a_terminal_would_act_on(tmp_path, capsys):
             journal.commit(turn_id, "q", "a")
     code, out, err = run(capsys, "inspect", str(log), "--ids")
     assert (code, err) == (0, "")
-    assert out.splitlines() == ["two\\x0alines", "\\x1b[2J", "back\\\\slash", "line\\u2028sep",
+    assert out.splitlines() == ["two\\nlines", "\\x1b[2J", "back\\\\slash", "line\\u2028sep",
                                 "接🙂"]
 
 

@@ -10,7 +10,7 @@ from ledgerlab import (BudgetError, Fact, InvalidText, Turn, request_bytes, requ
                        select, select_reference)
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
 from ledgerlab.tokens import encoding
-from ledgerlab.wire import ENCODERS
+from ledgerlab import ENCODERS
 from test_selector import select_matches_reference  # the same oracle check, with facts
 
 SELECTORS = [select, select_reference]

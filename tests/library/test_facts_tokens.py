@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from ledgerlab import Fact, request_tokens, select, select_reference
 from ledgerlab.tokens import counter
-from ledgerlab.wire import fact_line
+from ledgerlab import fact_line
 
 TOKENIZERS = ["o200k_base", "cl100k_base"]
 # What the two splits treat specially around a line's end: whitespace of every kind,

@@ -23,7 +23,7 @@ import pytest
 
 from ledgerlab import Journal
 from ledgerlab.journal import encode_fact, encode_record
-from ledgerlab.wire import Fact
+from ledgerlab import Fact
 
 sys.path.insert(0, str(Path(__file__).parent))
 from crash_child import answer_for, facts_for  # noqa: E402

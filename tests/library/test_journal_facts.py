@@ -12,7 +12,7 @@ from ledgerlab import (FactConflict, FactNotFound, Journal, JournalCorrupt, Jour
 from ledgerlab.journal import files
 from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import FACTS, TURNS, encode_fact, encode_record, examine, id_tag
-from ledgerlab.wire import Fact
+from ledgerlab import Fact
 
 SECRET = "PRIVATE-MARKER pinned 接🙂"
 FACTS_OF = {"one": ["f1", "f2"], "two": ["f3"], "three": []}

@@ -13,7 +13,7 @@ from ledgerlab import JournalMoved, Turn
 from ledgerlab.cli import main
 from ledgerlab.journal import FACTS, encode_fact, encode_record, examine, records
 from ledgerlab.journal.records import PAGE_BYTES
-from ledgerlab.wire import Fact
+from ledgerlab import Fact
 
 ONE, TWO = encode_record("one", "q", "a"), encode_record("two", "第二问", "第二答")
 

@@ -20,7 +20,7 @@ import pytest
 from ledgerlab import Journal, JournalError
 from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import encode_fact, encode_record, files
-from ledgerlab.wire import Fact
+from ledgerlab import Fact
 
 SECRET = "PRIVATE-MARKER forget me 接🙂"
 FACT = "PRIVATE-FACT pinned from it"

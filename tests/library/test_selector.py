@@ -16,7 +16,7 @@ from ledgerlab.course.fixtures import (
     SLICE_QUESTION,
     SLICE_SYSTEM,
 )
-from ledgerlab.wire import ENCODERS
+from ledgerlab import ENCODERS
 
 SELECTORS = [select, select_reference]
 FIXTURE = (BOUNDARY_SYSTEM, list(BOUNDARY_HISTORY), BOUNDARY_QUESTION)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ledgerlab import ENCODERS, InvalidText, Turn, request_bytes
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
-from ledgerlab.wire import messages, utf16_units
+from ledgerlab import messages, utf16_units
 from test_facts_select import FACTS, TEXT, TURNS  # the same tricky texts, turns and facts
 
 TRICKY = 'q"uote\\back\nnl\ttab\x00nul\x1fus\x7fdel\u2028ls\u2029ps<&>\'=继续🙂'

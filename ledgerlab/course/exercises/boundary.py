@@ -9,9 +9,8 @@ variant it checks against first (``variants``: the article's fixture, or a stude
 
 from __future__ import annotations
 
-from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select
-from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, request_tokens, text_tokens
-from ledgerlab.wire import utf16_units
+from ledgerlab import (BudgetError, PER_MESSAGE, REPLY_PRIMING, Turn, byte_breakdown, request_bytes,
+                       request_tokens, select, text_tokens, utf16_units)
 
 from .. import fixtures
 from ..display import turns as count_turns

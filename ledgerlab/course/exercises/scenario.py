@@ -11,9 +11,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ledgerlab import BudgetError, Journal, request_bytes, select
-from ledgerlab.journal import encode_record
-from ledgerlab.wire import fact_line
+from ledgerlab import BudgetError, Journal, encode_record, fact_line, request_bytes, select
 
 from ..display import turns as count_turns
 from ..feedback import (NEGATIVE, Exercise, Feedback, as_budget, as_integral, correct, not_whole,

@@ -21,8 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ledgerlab import Fact, Turn, request_bytes
-from ledgerlab.journal import encode_record
+from ledgerlab import Fact, Turn, encode_record, request_bytes
 
 from .. import fixtures
 

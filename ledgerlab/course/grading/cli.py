@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ledgerlab import printable
+
 from .. import paths
 from . import roster, sandbox
 from .collect import CollectError, collect
@@ -21,7 +23,7 @@ from .graded import Graded
 from .handout import HandoutError, hand_out, install_command
 from .judge import grade
 from .manifest import ManifestError
-from .reports import OutputError, printable
+from .reports import OutputError
 
 # What --help says first: the package's summary line.
 DESCRIPTION = "The graded edition: a student notebook without solutions, and an autograder."

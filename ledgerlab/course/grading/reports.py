@@ -2,7 +2,7 @@
 teacher's page of the answers in words (``written_page``).
 
 Every name shown comes from a student's file name, so it is made safe where it lands:
-``printable`` for one visible line (an undecodable byte, a control or a bidi character
+``ledgerlab.printable`` for one visible line (an undecodable byte, a control or a bidi character
 escaped), then ``csv_safe`` for a spreadsheet (never a formula), ``markdown_name`` for a
 page (never HTML or a link), ``feedback_name`` for a file name. ``check_outputs`` refuses
 outputs that cannot be written before anything is graded, and each file is replaced
@@ -20,6 +20,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from ledgerlab import printable
 
 from ..exercises import GRADED
 from ..feedback import Feedback
@@ -112,14 +114,6 @@ def csv_safe(name: str) -> str:
     shown = printable(name)
     first = unicodedata.normalize("NFKC", shown).lstrip()[:1]
     return "'" + shown if first in ("=", "+", "-", "@") else shown
-
-
-def printable(name: str) -> str:
-    r"""A name as one visible line: a byte that was not UTF-8 (surrogateescape, as a file
-    name from a legacy zip) becomes \xNN, and a character that is not printable (a control,
-    a tab, U+202E and the other bidi and format characters) its escape, as in a str literal."""
-    return "".join(f"\\x{ord(char) - 0xDC00:02x}" if "\udc80" <= char <= "\udcff"
-                   else char if char.isprintable() else repr(char)[1:-1] for char in name)
 
 
 def markdown_name(name: str) -> str:

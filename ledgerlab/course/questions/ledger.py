@@ -11,10 +11,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ledgerlab import (Fact, Journal, JournalFull, Turn, byte_breakdown, request_tokens,
-                       select, tokens)
-from ledgerlab.journal import encode_record
-from ledgerlab.wire import fact_line, get_encoder
+from ledgerlab import (PER_MESSAGE, REPLY_PRIMING, Fact, Journal, JournalFull, Turn, byte_breakdown,
+                       encode_record, fact_line, get_encoder, request_tokens, select, text_tokens)
 
 from .. import fixtures, measures, scenario
 from ..feedback import Discussion, Question, Questionnaire
@@ -82,7 +80,7 @@ def _two_limits_kept(max_bytes: int, max_tokens: int, reserve_tokens: int) -> in
 
 
 def _role_tokens() -> int:
-    return tokens.text_tokens("system") + tokens.text_tokens("user")
+    return text_tokens("system") + text_tokens("user")
 
 
 def _full_request_tokens() -> int:
@@ -314,16 +312,16 @@ quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
     Question("Of the 20 tokens of the mandatory input under o200k_base, how many come from the "
              "counting rule itself (per message and reply priming), not from any text the "
              "tokenizer reads?",
-             lambda: 2 * tokens.PER_MESSAGE + tokens.REPLY_PRIMING,
+             lambda: 2 * PER_MESSAGE + REPLY_PRIMING,
              explanation="3 per message for two messages and 3 to prime the reply: the rule's "
                          "fixed cost. The roles and the texts are tokenized, so they change with "
                          "the tokenizer.",
              hint="section 1's term-by-term table: which terms do not depend on a text?",
-             mistakes=lambda: {2 * tokens.PER_MESSAGE: "that counts the messages' overhead "
+             mistakes=lambda: {2 * PER_MESSAGE: "that counts the messages' overhead "
                                "only; the reply is primed too.",
-                               tokens.REPLY_PRIMING: "that is the reply priming alone; each "
+                               REPLY_PRIMING: "that is the reply priming alone; each "
                                "message costs a fixed overhead too.",
-                               2 * tokens.PER_MESSAGE + tokens.REPLY_PRIMING
+                               2 * PER_MESSAGE + REPLY_PRIMING
                                + _role_tokens(): "that includes the role names, 'system' "
                                "and 'user': they are text, tokenized like the rest."}),
     Discussion("Why can't you turn a 4,096-token window into a byte budget by multiplying by 4?",

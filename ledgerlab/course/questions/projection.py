@@ -8,9 +8,8 @@ checked is ``ledgerlab.course.feedback``; what the package says about them all i
 
 from __future__ import annotations
 
-from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select
-from ledgerlab.journal import encode_record
-from ledgerlab.wire import utf16_units
+from ledgerlab import (BudgetError, Turn, byte_breakdown, encode_record, request_bytes, select,
+                       utf16_units)
 
 from .. import fixtures, measures
 from ..feedback import Discussion, Question, Questionnaire

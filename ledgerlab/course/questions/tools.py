@@ -8,8 +8,7 @@ Every answer is measured by ``ledgerlab.course.toolturns`` from the library, whe
 
 from __future__ import annotations
 
-from ledgerlab import BudgetError, select, tool_tokens
-from ledgerlab.wire import get_encoder
+from ledgerlab import BudgetError, get_encoder, select, tool_tokens
 
 from .. import fixtures, toolturns
 from ..feedback import Discussion, Question, Questionnaire

@@ -1,0 +1,118 @@
+"""The options of a request, defined once: ``RequestOptions``.
+
+``request_body``, ``request_bytes``, ``request_tokens``, ``select``, ``select_reference``
+and ``byte_breakdown`` take these as keywords (``model=``, ``dialect=`` ...), each the
+ones it uses (the groups below), or one checked ``options=RequestOptions(...)``. Each
+public function is declared with ``takes_options``, which builds and checks a
+``RequestOptions`` from its keywords once and gives the function the keywords'
+signature, so ``help()`` and ``inspect.signature`` show them. Adding an option is one
+field here, with its docstring, and its name in the groups that take it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+from .checks import check_int, check_text
+from .encoders import get_encoder
+from .shapes import check_dialect
+from .tokens import check_tokenizer
+from .turns import Fact, Tool, check_steps, check_tools
+
+DEFAULT_MODEL = "agnes-3.0-flash"
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """What a request is built and budgeted with, beside its system, turns and question.
+
+    Every option is checked when the options are made (a clear TypeError or ValueError),
+    except each fact, which is checked when it is written: ``select`` never looks at a
+    fact after the first one that does not fit.
+    """
+
+    model: str = DEFAULT_MODEL
+    """The body's ``model`` field."""
+    encoder: str = "gson"
+    """How the body is serialized: a name in ``ENCODERS`` (the Java reference's gson,
+    httpx's or requests' ``json=``)."""
+    dialect: str = "openai-chat"
+    """The provider's shape: a name in ``DIALECTS``."""
+    tools: Sequence[Tool] = ()
+    """The tools every request carries (mandatory input), with distinct names."""
+    current_steps: Sequence = ()
+    """The tool rounds of the turn in progress, after the current question (mandatory
+    input): ``ToolCall`` and ``ToolResult`` in whole rounds."""
+    facts: Sequence[Fact] = ()
+    """Pinned facts, in priority order: a second system message (OpenAI) or system text
+    block (Anthropic), one ``[origin] text`` line each."""
+    max_fact_bytes: int | None = None
+    """The most bytes the facts may add to the body (None: no cap of their own)."""
+    reserve_tokens: int = 0
+    """Tokens kept for the reply: within ``max_tokens``, and Anthropic's required
+    ``max_tokens`` field."""
+    max_tokens: int | None = None
+    """A token limit the request and the reserve must fit (None: bytes only)."""
+    tokenizer: str = "o200k_base"
+    """The tokenizer tokens are counted with: ``"o200k_base"`` or ``"cl100k_base"``."""
+
+    def __post_init__(self) -> None:
+        check_text(self.model, "model")
+        get_encoder(self.encoder)
+        check_dialect(self.dialect)
+        object.__setattr__(self, "tools", check_tools(self.tools))
+        object.__setattr__(self, "current_steps", check_steps(self.current_steps,
+                                                              "current_steps"))
+        if not isinstance(self.facts, Sequence):  # an iterator, read once
+            object.__setattr__(self, "facts", tuple(self.facts))
+        if self.max_fact_bytes is not None:
+            check_int(self.max_fact_bytes, "max_fact_bytes", minimum=0)
+        check_int(self.reserve_tokens, "reserve_tokens", minimum=0)
+        if self.max_tokens is not None:
+            check_int(self.max_tokens, "max_tokens", minimum=1)
+        check_tokenizer(self.tokenizer)
+
+
+# Which options each kind of function takes.
+WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens")
+BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens")
+COUNT = ("tokenizer", "facts", "tools", "current_steps")
+SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
+          "max_tokens", "reserve_tokens", "tokenizer")
+
+_FIELDS = {field.name: field for field in fields(RequestOptions)}
+
+
+def takes_options(*names: str):
+    """Make ``function(..., options)`` a public function taking the options ``names`` as
+    keywords (or ``options=``, a RequestOptions), with their defaults in its signature."""
+    unknown = set(names) - set(_FIELDS)
+    if unknown:
+        raise AssertionError(f"not options: {sorted(unknown)}")  # a mistake in this package
+
+    def wrap(function):
+        own = [parameter for parameter in inspect.signature(function).parameters.values()
+               if parameter.name != "options"]
+        keywords = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                      default=_FIELDS[name].default,
+                                      annotation=_FIELDS[name].type) for name in names]
+        keywords.append(inspect.Parameter("options", inspect.Parameter.KEYWORD_ONLY,
+                                          default=None, annotation="RequestOptions | None"))
+
+        @functools.wraps(function)
+        def public(*args, options: RequestOptions | None = None, **given):
+            chosen = {name: given.pop(name) for name in names if name in given}
+            if options is None:
+                options = RequestOptions(**chosen)
+            elif chosen or not isinstance(options, RequestOptions):
+                raise TypeError(f"{function.__name__}() takes options= (a RequestOptions) "
+                                f"or option keywords, not both")
+            return function(*args, **given, options=options)
+
+        public.__signature__ = inspect.signature(function).replace(parameters=own + keywords)
+        return public
+
+    return wrap
