@@ -37,11 +37,6 @@ def records(count):
             for i in range(count)]
 
 
-@pytest.fixture
-def log(tmp_path):
-    return tmp_path / "conversation.log"
-
-
 # --- Torn tails ---------------------------------------------------------------------
 @pytest.mark.slow  # opens the journal once per byte offset of 20 records
 def test_truncating_20_records_at_every_offset_keeps_the_complete_ones(log):

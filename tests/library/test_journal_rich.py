@@ -104,11 +104,6 @@ def pairs_of(line: bytes):
     return json.loads(payload_of(line), object_pairs_hook=lambda pairs: pairs)
 
 
-@pytest.fixture
-def log(tmp_path):
-    return tmp_path / "conversation.log"
-
-
 def directory_bytes(path):
     return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.is_file())
 
