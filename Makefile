@@ -58,10 +58,12 @@ lab: $(INSTALLED)
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_QUIET) \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
-# The fast tier (about a minute): no kill -9 trials, no sandboxed grading, no notebooks.
+# The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
+# notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,
+# tests/conftest.py). `make test` runs all of them, every example.
 check: $(INSTALLED)
 	$(BIN)/ruff check $(LINT)
-	$(BIN)/python -m pytest -m "not slow" -n 2 tests/library tests/course
+	$(BIN)/python -m pytest -m "not slow" -n 2 --hypothesis-profile=fast tests/library tests/course
 
 # Everything: every test outside the browser ones and strict nbval, on both cores; then the
 # tests that need the machine to themselves.

@@ -1,11 +1,18 @@
-"""What every test directory shares: a command's main run in this process, and files that
-refuse every write (for the commands' "the output could not be written" paths)."""
+"""What every test directory shares: the hypothesis profile of the fast tier, a command's main
+run in this process, and files that refuse every write (for the commands' "the output could
+not be written" paths)."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from hypothesis import settings
+
+# `make check` runs with --hypothesis-profile=fast: a fifth of each property test's examples
+# (tests/library/tiers.py scales the counts the tests set themselves). `make test` and a plain
+# pytest run use Hypothesis's default profile, every example.
+settings.register_profile("fast", max_examples=20)
 
 
 @pytest.fixture

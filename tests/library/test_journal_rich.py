@@ -47,6 +47,7 @@ from ledgerlab.journal import (
     files,
     id_tag,
 )
+from tiers import examples
 
 SECRET = "PRIVATE-MARKER 接🙂"
 
@@ -179,6 +180,7 @@ def gson_jar():
     return found if isinstance(found, str) else (found[-1] if found else None)
 
 
+@pytest.mark.slow  # compiles and runs Java
 def test_gson_reads_a_rich_record_as_its_text_and_final_answer(log, tmp_path):
     """The reference's reading, by real gson where a JDK and a gson jar are at hand."""
     jar, javac, java = gson_jar(), shutil.which("javac"), shutil.which("java")
@@ -473,7 +475,7 @@ def _replace_somewhere(value, path, new):
     return holder[0]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.integers(min_value=0), new=JSON_VALUES)
 def test_any_value_anywhere_in_a_rich_payload_decodes_or_is_a_value_error(path, new):
     payload = _replace_somewhere(json.loads(BASE), path, new)
