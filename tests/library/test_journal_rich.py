@@ -588,6 +588,7 @@ def test_one_commit_is_one_write_of_one_whole_line(log, monkeypatch):
     assert writes == [encode_turn("r", RICH)] and writes[0].count(b"\n") == 1
 
 
+@pytest.mark.slow  # opens the journal twice per byte offset of a rich line
 def test_every_torn_prefix_of_a_rich_line_is_cut_like_any_torn_tail(log):
     first = encode_record("one", "q", "a")
     rich = encode_turn("r", Turn(("q", Image("image/gif", gif())), "a",
