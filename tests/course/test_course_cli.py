@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ledgerlab.course.cli import build_parser, main
+from ledgerlab.course.cli import build_parser
 
 TABLE = """\
 budget  retained  dropped  bytes
@@ -22,18 +22,12 @@ budget  retained  dropped  bytes
 """
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+def test_table_prints_the_articles_table(course_cli):
+    assert course_cli("table") == (0, TABLE, "")
 
 
-def test_table_prints_the_articles_table(capsys):
-    assert run(capsys, "table") == (0, TABLE, "")
-
-
-def test_table_json(capsys):
-    code, out, _ = run(capsys, "table", "--json")
+def test_table_json(course_cli):
+    code, out, _ = course_cli("table", "--json")
     assert code == 0
     data = json.loads(out)
     assert data["rows"][1] == {"budget": 235, "retained": 1, "dropped": 1, "bytes": 235}
@@ -42,9 +36,9 @@ def test_table_json(capsys):
 
 
 @pytest.fixture
-def evidence(tmp_path, capsys):
+def evidence(tmp_path, course_cli):
     out = tmp_path / "evidence"
-    code, stdout, _ = run(capsys, "scenario", "--out", str(out))
+    code, stdout, _ = course_cli("scenario", "--out", str(out))
     assert code == 0
     assert "wide_request_bytes                       480" in stdout
     return out
@@ -60,31 +54,31 @@ def test_scenario_writes_the_log_report_and_manifest(evidence):
     assert set(manifest["files"]) == {"conversation.log", "projection.json"}
 
 
-def test_scenario_refuses_an_existing_directory(tmp_path, capsys):
-    code, out, err = run(capsys, "scenario", "--out", str(tmp_path))
+def test_scenario_refuses_an_existing_directory(tmp_path, course_cli):
+    code, out, err = course_cli("scenario", "--out", str(tmp_path))
     assert code != 0 and out == ""
     assert err.count("\n") == 1 and "FileExistsError" in err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_audit_passes_on_a_fresh_scenario(evidence, capsys):
-    code, out, _ = run(capsys, "audit", str(evidence))
+def test_audit_passes_on_a_fresh_scenario(evidence, course_cli):
+    code, out, _ = course_cli("audit", str(evidence))
     assert code == 0 and "audit passed" in out
 
 
-def test_audit_fails_after_any_byte_of_the_log_changes(evidence, capsys):
+def test_audit_fails_after_any_byte_of_the_log_changes(evidence, course_cli):
     log = evidence / "conversation.log"
     original = log.read_bytes()
     for offset in range(len(original)):
         changed = bytearray(original)
         changed[offset] ^= 0x01
         log.write_bytes(bytes(changed))
-        assert run(capsys, "audit", str(evidence))[0] == 1, offset
+        assert course_cli("audit", str(evidence))[0] == 1, offset
     log.write_bytes(original)
-    assert run(capsys, "audit", str(evidence))[0] == 0
+    assert course_cli("audit", str(evidence))[0] == 0
 
 
-def test_audit_fails_when_the_report_is_edited_with_its_manifest(evidence, capsys):
+def test_audit_fails_when_the_report_is_edited_with_its_manifest(evidence, course_cli):
     report_path = evidence / "projection.json"
     report = json.loads(report_path.read_text())
     report["wide_request_bytes"] = 481
@@ -93,7 +87,7 @@ def test_audit_fails_when_the_report_is_edited_with_its_manifest(evidence, capsy
     manifest = json.loads(manifest_path.read_text())
     manifest["files"]["projection.json"] = hashlib.sha256(report_path.read_bytes()).hexdigest()
     manifest_path.write_text(json.dumps(manifest))
-    code, out, _ = run(capsys, "audit", str(evidence))
+    code, out, _ = course_cli("audit", str(evidence))
     assert code == 1 and "wide_request_bytes is 481, the log gives 480" in out
 
 
@@ -116,15 +110,15 @@ def test_python_dash_m_and_the_console_script_both_run():
 
 
 @pytest.mark.parametrize("manifest", ['{"files": []}', "[]", "not json", '{"files": {}}'])
-def test_audit_of_a_malformed_manifest_reports_instead_of_crashing(evidence, capsys, manifest):
+def test_audit_of_a_malformed_manifest_reports_instead_of_crashing(evidence, course_cli, manifest):
     (evidence / "manifest.json").write_text(manifest)
-    code, out, err = run(capsys, "audit", str(evidence))
+    code, out, err = course_cli("audit", str(evidence))
     assert code == 1 and "manifest" in out and "Traceback" not in err
 
 
-def test_audit_names_the_missing_file(evidence, capsys):
+def test_audit_names_the_missing_file(evidence, course_cli):
     (evidence / "projection.json").unlink()
-    code, out, _ = run(capsys, "audit", str(evidence))
+    code, out, _ = course_cli("audit", str(evidence))
     assert code == 1 and "cannot read projection.json" in out
 
 
@@ -143,88 +137,78 @@ def rehash(evidence):
     ("old_fact_in_wide_request", 1), ("projection_preserved_file_bytes", 1),
     ("wide_request_bytes", "480"),
 ])
-def test_audit_compares_types_not_just_equality(evidence, capsys, key, value):
+def test_audit_compares_types_not_just_equality(evidence, course_cli, key, value):
     report_path = evidence / "projection.json"
     report = json.loads(report_path.read_text())
     report[key] = value
     report_path.write_text(json.dumps(report))
     rehash(evidence)
-    code, out, _ = run(capsys, "audit", str(evidence))
+    code, out, _ = course_cli("audit", str(evidence))
     assert code == 1 and f"FAIL projection.json: {key} is {value!r}" in out
 
 
-def audit_fails(capsys, evidence, expected):
-    code, out, err = run(capsys, "audit", str(evidence))
+def audit_fails(course_cli, evidence, expected):
+    code, out, err = course_cli("audit", str(evidence))
     assert code == 1 and expected in out, out
     assert out.count("FAIL") == len(out.splitlines()) and "audit failed" in err
     return out
 
 
-def test_audit_fails_on_an_extra_file_or_a_symlink(evidence, capsys, tmp_path):
+def test_audit_fails_on_an_extra_file_or_a_symlink(evidence, course_cli, tmp_path):
     (evidence / "notes.txt").write_text("x")
-    audit_fails(capsys, evidence, "FAIL 'notes.txt' is not part of the evidence")
+    audit_fails(course_cli, evidence, "FAIL 'notes.txt' is not part of the evidence")
     (evidence / "notes.txt").unlink()
     elsewhere = tmp_path / "elsewhere.json"
     elsewhere.write_bytes((evidence / "projection.json").read_bytes())
     (evidence / "projection.json").unlink()
     (evidence / "projection.json").symlink_to(elsewhere)  # same bytes, same hash
-    audit_fails(capsys, evidence, "FAIL cannot read projection.json: projection.json is not a "
-                                  "regular file")
+    audit_fails(course_cli, evidence,
+                "FAIL cannot read projection.json: projection.json is not a regular file")
     (evidence / "projection.json").unlink()
     (evidence / "link").symlink_to(elsewhere)
     (evidence / "projection.json").write_bytes(elsewhere.read_bytes())
-    audit_fails(capsys, evidence, "FAIL 'link' is not part of the evidence")
+    audit_fails(course_cli, evidence, "FAIL 'link' is not part of the evidence")
 
 
-def test_audit_fails_when_the_manifest_lists_a_missing_file(evidence, capsys):
+def test_audit_fails_when_the_manifest_lists_a_missing_file(evidence, course_cli):
     manifest_path = evidence / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     manifest["files"]["notes.txt"] = "0" * 64
     manifest_path.write_text(json.dumps(manifest))
-    audit_fails(capsys, evidence, 'FAIL manifest.json: "files" must list exactly')
+    audit_fails(course_cli, evidence, 'FAIL manifest.json: "files" must list exactly')
 
 
-def test_audit_fails_when_the_version_was_changed(evidence, capsys):
+def test_audit_fails_when_the_version_was_changed(evidence, course_cli):
     manifest_path = evidence / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     manifest["ledgerlab_version"] = "0.0.9"
     manifest_path.write_text(json.dumps(manifest))
-    audit_fails(capsys, evidence, "ledgerlab_version is '0.0.9', this is ledgerlab 0.1.0")
+    audit_fails(course_cli, evidence, "ledgerlab_version is '0.0.9', this is ledgerlab 0.1.0")
 
 
 @pytest.mark.parametrize("name", ["manifest.json", "projection.json"])
 @pytest.mark.parametrize("content", ["[" * 100_000, '{"a": 1, "a": 2}', "\udcff"])
-def test_audit_of_hostile_json_is_a_fail_line_not_a_traceback(evidence, capsys, name, content):
+def test_audit_of_hostile_json_is_a_fail_line_not_a_traceback(evidence, course_cli, name, content):
     (evidence / name).write_bytes(content.encode("utf-8", "surrogateescape"))
     if name == "projection.json":
         rehash(evidence)
-    audit_fails(capsys, evidence, f"FAIL {name}: not a JSON document")
+    audit_fails(course_cli, evidence, f"FAIL {name}: not a JSON document")
 
 
-def test_audit_of_a_log_with_a_hostile_payload_is_a_fail_line(evidence, capsys):
+def test_audit_of_a_log_with_a_hostile_payload_is_a_fail_line(evidence, course_cli):
     payload = b'{"id":"a","question":' + b"[" * 5000 + b"]" * 5000 + b',"answer":"b"}'
     line = (base64.b64encode(payload) + b" " + hashlib.sha256(payload).hexdigest().encode()
             + b"\n")
     with open(evidence / "conversation.log", "ab") as log:
         log.write(line)
     rehash(evidence)
-    audit_fails(capsys, evidence, "FAIL conversation.log line 4 at byte offset")
-
-
-def broken_pipe():
-    read, write = os.pipe()
-    os.close(read)  # nobody will read: every write is EPIPE
-    return write
+    audit_fails(course_cli, evidence, "FAIL conversation.log line 4 at byte offset")
 
 
 @pytest.mark.parametrize("stdout", ["full", "broken pipe"])
-def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, stdout):
-    target = os.open("/dev/full", os.O_WRONLY) if stdout == "full" else broken_pipe()
-    try:
-        result = subprocess.run([sys.executable, "-m", "ledgerlab.course", "table"], stdout=target,
-                                stderr=subprocess.PIPE, text=True)
-    finally:
-        os.close(target)
+def test_a_report_that_cannot_be_printed_is_a_one_line_error(unwritable, stdout):
+    result = subprocess.run([sys.executable, "-m", "ledgerlab.course", "table"],
+                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True)
     assert result.returncode == 1
     assert result.stderr == ("ledgerlab-course table: the output could not be written (stdout closed, "
                              "full or a broken pipe)\n")

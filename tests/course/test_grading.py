@@ -177,6 +177,7 @@ def test_a_run_over_the_notebook_timeout_is_killed(tmp_path):
     assert result.note == "stopped: the notebook ran past its time limit"
 
 
+@pytest.mark.slow  # waits out a 30 s notebook limit
 def test_answers_read_before_a_notebook_timeout_still_count(tmp_path):
     path = tmp_path / "late.ipynb"
     nbformat.write(small_notebook(IMPORTS, SOLVED["q1"], "import time\ntime.sleep(600)"), path)

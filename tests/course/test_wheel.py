@@ -1,9 +1,12 @@
-"""A wheel install runs every notebook of the graded edition, away from any checkout.
+"""A wheel install gives both commands and runs every notebook of the graded edition, away
+from any checkout.
 
-What a student does (README): install the package, open the notebooks the teacher hands
-out. So: `pip wheel --no-deps .`, install that wheel into a fresh venv, build the graded
-edition (the teacher's step, from this checkout), and execute each of its notebooks with
-the venv's Python, from a folder outside the checkout. The venv sees this environment's
+What README's install from a built wheel does, and what a student does (docs/grading.md):
+`pip wheel --no-deps .`, install that wheel, open the notebooks the teacher hands out. So:
+build the wheel, install it into a fresh venv offline (`--no-index --no-deps`), run
+`ledgerlab --help` and `ledgerlab-course --help` there, build the graded edition (the
+teacher's step, from this checkout), and execute each of its notebooks with the venv's
+Python, from a folder outside the checkout. The venv sees this environment's
 dependencies through a ``.pth`` line (offline and fast), not its ``ledgerlab``: the
 editable install's own ``.pth`` is not processed, and each notebook asserts where the
 ledgerlab it imported lives.
@@ -66,7 +69,7 @@ def venv(tmp_path_factory):
                                   capture_output=True, text=True, check=True).stdout.strip())
     (purelib / "course-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-                    "--no-deps", str(wheel)], check=True)
+                    "--no-index", "--no-deps", str(wheel)], check=True)
     kernel = env / "share" / "jupyter" / "kernels" / "python3"
     kernel.mkdir(parents=True)
     (kernel / "kernel.json").write_text(json.dumps({
@@ -82,6 +85,15 @@ def test_the_wheel_is_what_the_venv_imports(venv, tmp_path):
     path, checkout = where.split()
     assert Path(path).is_relative_to(venv) and checkout == "None"
     assert (Path(path).parent / "data" / "results.json").is_file()
+
+
+@pytest.mark.parametrize("command", ["ledgerlab", "ledgerlab-course"])
+def test_the_wheel_installs_both_commands(venv, tmp_path, command):
+    script = venv / "bin" / command
+    shown = subprocess.run([script, "--help"], cwd=tmp_path, capture_output=True, text=True,
+                           check=True).stdout
+    assert shown.startswith(f"usage: {command} ")
+    assert script.read_text().startswith(f"#!{venv / 'bin' / 'python'}")  # the venv's own
 
 
 def test_every_notebook_of_the_graded_edition_runs_from_a_wheel(venv, tmp_path):

@@ -122,6 +122,7 @@ def test_explorers_show_as_widget_with_their_summary_and_chart_description_as_te
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.widget.model_id
 
 
+@pytest.mark.slow  # every explorer redrawn 15 times
 def test_callbacks_print_nothing(capsys):
     slicer, budget, text = SliceExplorer(), BudgetExplorer(), TextExplorer()
     for value in (60, 100, 175, 360):

@@ -11,43 +11,37 @@ import sys
 import pytest
 
 from ledgerlab import Journal
-from ledgerlab.cli import build_parser, main
+from ledgerlab.cli import build_parser
 from ledgerlab.journal import encode_record
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_inspect_shows_sizes_and_checksums_never_text(tmp_path, capsys):
+def test_inspect_shows_sizes_and_checksums_never_text(tmp_path, cli):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         journal.commit("SECRET-ID", "SECRET-MARKER question", "SECRET-MARKER answer")
         journal.commit("id2", "q", "a")
-    code, out, err = run(capsys, "inspect", str(log))
+    code, out, err = cli("inspect", str(log))
     assert code == 0
     assert "SECRET" not in out + err
     assert "2 turns" in out and "0 corrupt lines" in out
     assert "      22        20" in out  # question and answer bytes of line 1
 
 
-def test_inspect_reports_corruption_and_torn_tails(tmp_path, capsys):
+def test_inspect_reports_corruption_and_torn_tails(tmp_path, cli):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         journal.commit("a", "SECRET-MARKER", "x")
     good = log.read_bytes()
     log.write_bytes(good + b"not a record\n" + good[:20])
-    code, out, err = run(capsys, "inspect", str(log))
+    code, out, err = cli("inspect", str(log))
     assert code == 1
     assert "SECRET" not in out + err
     assert "1 corrupt lines, 20 torn-tail bytes" in out
     assert log.read_bytes() == good + b"not a record\n" + good[:20]  # read-only
 
 
-def test_inspect_of_a_missing_file_is_a_one_line_error(tmp_path, capsys):
-    code, out, err = run(capsys, "inspect", str(tmp_path / "missing.log"))
+def test_inspect_of_a_missing_file_is_a_one_line_error(tmp_path, cli):
+    code, out, err = cli("inspect", str(tmp_path / "missing.log"))
     assert code == 2 and out == "" and err.count("\n") == 1
 
 
@@ -72,22 +66,22 @@ def test_python_dash_m_and_the_console_script_both_run():
     assert version.stdout.strip() == "ledgerlab 0.1.0"
 
 
-def test_inspect_of_a_directory_or_device_is_a_one_line_error(tmp_path, capsys):
+def test_inspect_of_a_directory_or_device_is_a_one_line_error(tmp_path, cli):
     for target in (tmp_path, "/dev/zero"):
-        code, out, err = run(capsys, "inspect", str(target))
+        code, out, err = cli("inspect", str(target))
         assert code == 2 and out == "" and err.count("\n") == 1
 
 
 # --- Issue 11: inspect and deletion on hostile, torn and oversized journals ------------------------
-def test_inspect_and_forget_on_a_hostile_payload_report_instead_of_crashing(tmp_path, capsys):
+def test_inspect_and_forget_on_a_hostile_payload_report_instead_of_crashing(tmp_path, cli):
     log = tmp_path / "c.log"
     for payload in (b'{"id":"a","question":' + b"[" * 5000 + b"]" * 5000 + b',"answer":"b"}',
                     b'[["id","x"],["question","q"],["answer","a"]]', b"[0]"):
         log.write_bytes(base64.b64encode(payload) + b" "
                         + hashlib.sha256(payload).hexdigest().encode() + b"\n")
-        code, out, err = run(capsys, "inspect", str(log))
+        code, out, err = cli("inspect", str(log))
         assert code == 1 and "0 turns" in out and "1 corrupt lines" in out
-        code, out, err = run(capsys, "forget", str(log), "a")
+        code, out, err = cli("forget", str(log), "a")
         assert code == 2 and "JournalCorrupt" in err and err.count("\n") == 1
 
 
@@ -96,11 +90,11 @@ def test_inspect_and_forget_on_a_hostile_payload_report_instead_of_crashing(tmp_
     (8, "torn tail: a whole record without its newline, then 8 bytes of NUL, never acknowledged "
         "(cut on open)"),
 ])
-def test_inspect_names_a_whole_record_without_its_newline(tmp_path, capsys, zeros, status):
+def test_inspect_names_a_whole_record_without_its_newline(tmp_path, cli, zeros, status):
     log = tmp_path / "c.log"
     first, second = encode_record("one", "q", "a"), encode_record("two", "第二问", "第二答")
     log.write_bytes(first + second[:-1] + b"\0" * zeros)
-    code, out, _ = run(capsys, "inspect", str(log))
+    code, out, _ = cli("inspect", str(log))
     assert code == 0
     assert out.splitlines()[2].endswith(f"{141 + zeros:>6}         -         -  -             "
                                         + status)
@@ -118,25 +112,25 @@ def test_inspect_names_a_whole_record_without_its_newline(tmp_path, capsys, zero
     (encode_record("two", "q", "a")[:-1] + b"x",
      "a verified record whose newline was overwritten"),
 ])
-def test_inspect_names_what_the_tail_holds_and_how_many_bytes(tmp_path, capsys, tail, status):
+def test_inspect_names_what_the_tail_holds_and_how_many_bytes(tmp_path, cli, tail, status):
     log = tmp_path / "c.log"
     log.write_bytes(encode_record("one", "q", "a") + tail)
-    code, out, err = run(capsys, "inspect", str(log))
+    code, out, err = cli("inspect", str(log))
     assert out.splitlines()[2].endswith(status)
     refused = "overwritten" in status
     assert code == refused and ("refuses to open" in err) == refused
     assert log.read_bytes() == encode_record("one", "q", "a") + tail  # inspect only reads
 
 
-def test_forget_retain_and_inspect_work_on_a_journal_over_the_cap(tmp_path, capsys):
+def test_forget_retain_and_inspect_work_on_a_journal_over_the_cap(tmp_path, cli):
     log = tmp_path / "big.log"
     lines = [encode_record(f"t{n}", f"question {n}", "x" * 1000) for n in range(6000)]
     log.write_bytes(b"".join(lines))
     assert log.stat().st_size > 6_000_000
-    code, out, _ = run(capsys, "inspect", str(log))
+    code, out, _ = cli("inspect", str(log))
     assert code == 0 and "6000 turns" in out
-    assert run(capsys, "forget", str(log), "t0")[0] == 0
-    code, out, _ = run(capsys, "retain", str(log), "--last", "10")
+    assert cli("forget", str(log), "t0")[0] == 0
+    code, out, _ = cli("retain", str(log), "--last", "10")
     assert code == 0 and "deleted 5989 of 5999 turns" in out
     assert log.read_bytes() == b"".join(lines[-10:])
 
@@ -166,15 +160,10 @@ def test_a_path_prints_as_the_console_can_show_it(monkeypatch):
     assert shown(os.fsdecode(b"caf\xff")) == "caf\\xff"  # not text at all: its byte escaped
 
 
-def broken_pipe():
-    read, write = os.pipe()
-    os.close(read)  # nobody will read: every write is EPIPE
-    return write
-
-
 @pytest.mark.parametrize("stdout", ["closed", "full", "broken pipe"])
 @pytest.mark.parametrize("command", [["forget", "{log}", "two"], ["retain", "{log}", "--last", "1"]])
-def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, stdout, command):
+def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, unwritable, stdout,
+                                                                 command):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         journal.commit("one", "q1", "a1")
@@ -184,11 +173,8 @@ def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, stdou
         result = subprocess.run(["bash", "-c", '"$@" >&-', "-", *argv], capture_output=True,
                                 text=True)
     else:
-        target = os.open("/dev/full", os.O_WRONLY) if stdout == "full" else broken_pipe()
-        try:
-            result = subprocess.run(argv, stdout=target, stderr=subprocess.PIPE, text=True)
-        finally:
-            os.close(target)
+        result = subprocess.run(argv, stdout=unwritable(stdout), stderr=subprocess.PIPE,
+                                text=True)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
     with Journal(log) as journal:
@@ -197,16 +183,12 @@ def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, stdou
 
 
 @pytest.mark.parametrize("stdout", ["full", "broken pipe"])
-def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, stdout):
+def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, unwritable, stdout):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         journal.commit("one", "q", "a")
-    target = os.open("/dev/full", os.O_WRONLY) if stdout == "full" else broken_pipe()
-    try:
-        result = subprocess.run([sys.executable, "-m", "ledgerlab", "inspect", str(log)],
-                                stdout=target, stderr=subprocess.PIPE, text=True)
-    finally:
-        os.close(target)
+    result = subprocess.run([sys.executable, "-m", "ledgerlab", "inspect", str(log)],
+                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True)
     assert result.returncode == 1
     assert result.stderr == ("ledgerlab inspect: the output could not be written (stdout "
                              "closed, full or a broken pipe)\n")
@@ -240,8 +222,8 @@ def test_a_journal_larger_than_memory_is_a_one_line_error_and_unchanged(tmp_path
 # --- Issue 26: the article's commands moved to ledgerlab-course; inspect lists ids ---------------
 @pytest.mark.parametrize("argv", [["table"], ["table", "--json"], ["scenario", "--out", "x"],
                                   ["audit", "x"], ["audit", "--help"]])
-def test_a_moved_command_is_one_line_naming_its_new_command(capsys, argv):
-    assert run(capsys, *argv) == (
+def test_a_moved_command_is_one_line_naming_its_new_command(cli, argv):
+    assert cli(*argv) == (
         2, "", f"ledgerlab {argv[0]}: moved to the course: run `ledgerlab-course {argv[0]}`\n")
 
 
@@ -255,7 +237,7 @@ def test_help_says_where_table_scenario_and_audit_went(capsys):
     assert "(`ledgerlab inspect LOG --ids` lists them)" in " ".join(capsys.readouterr().out.split())
 
 
-def test_inspect_ids_lists_the_ids_in_commit_order_never_text(tmp_path, capsys):
+def test_inspect_ids_lists_the_ids_in_commit_order_never_text(tmp_path, cli):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         for turn_id in ("b", "SECRET-ID", "a"):
@@ -264,44 +246,44 @@ def test_inspect_ids_lists_the_ids_in_commit_order_never_text(tmp_path, capsys):
         journal.forget("b")
         journal.commit("b", "q", "a")  # committed again: now the newest
         ids = journal.ids()
-    assert run(capsys, "inspect", str(log), "--ids") == (0, "SECRET-ID\na\nb\n", "")
+    assert cli("inspect", str(log), "--ids") == (0, "SECRET-ID\na\nb\n", "")
     assert ids == ("SECRET-ID", "a", "b")
-    code, out, _ = run(capsys, "inspect", str(log))
+    code, out, _ = cli("inspect", str(log))
     assert "SECRET-ID" not in out and "SECRET-MARKER" not in out  # the table shows no id
 
 
-def test_inspect_ids_escapes_what_a_terminal_would_act_on(tmp_path, capsys):
+def test_inspect_ids_escapes_what_a_terminal_would_act_on(tmp_path, cli):
     log = tmp_path / "c.log"
     hostile = ["two\nlines", "\x1b[2J", "back\\slash", "line\u2028sep", "接🙂"]
     with Journal(log) as journal:
         for turn_id in hostile:
             journal.commit(turn_id, "q", "a")
-    code, out, err = run(capsys, "inspect", str(log), "--ids")
+    code, out, err = cli("inspect", str(log), "--ids")
     assert (code, err) == (0, "")
     assert out.splitlines() == ["two\\nlines", "\\x1b[2J", "back\\\\slash", "line\\u2028sep",
                                 "接🙂"]
 
 
-def test_inspect_ids_of_a_damaged_journal_lists_what_verifies_and_exits_1(tmp_path, capsys):
+def test_inspect_ids_of_a_damaged_journal_lists_what_verifies_and_exits_1(tmp_path, cli):
     log = tmp_path / "c.log"
     good = encode_record("one", "q", "a") + encode_record("two", "q", "a")
     torn = encode_record("three", "q", "a")[:-1]  # never acknowledged: not a stored turn
     log.write_bytes(good + torn)
-    assert run(capsys, "inspect", str(log), "--ids") == (0, "one\ntwo\n", "")
+    assert cli("inspect", str(log), "--ids") == (0, "one\ntwo\n", "")
     log.write_bytes(encode_record("one", "q", "a") + b"not a record\n" + good[-100:])
-    code, out, err = run(capsys, "inspect", str(log), "--ids")
+    code, out, err = cli("inspect", str(log), "--ids")
     assert (code, out) == (1, "one\n")
     assert err == f"{log}: corrupt; a Journal refuses to open it\n"
     assert log.read_bytes().startswith(encode_record("one", "q", "a") + b"not a record\n")
 
 
-def test_inspect_ids_exits_1_when_the_facts_file_is_corrupt(tmp_path, capsys):
+def test_inspect_ids_exits_1_when_the_facts_file_is_corrupt(tmp_path, cli):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         journal.commit("one", "q", "a")
         journal.pin("f1", "a fact", origin="one")
     facts = tmp_path / "c.log.facts"
     facts.write_bytes(facts.read_bytes() + b"not a record\n")
-    code, out, err = run(capsys, "inspect", str(log), "--ids")
+    code, out, err = cli("inspect", str(log), "--ids")
     assert (code, out) == (1, "one\n")
     assert err == f"{log}: corrupt; a Journal refuses to open it\n"

@@ -21,6 +21,7 @@ from PIL import Image as PILImage
 from ledgerlab import (DIALECTS, ENCODERS, Fact, Image, Tool, ToolCall, ToolResult, Turn,
                        byte_breakdown, request_body, request_bytes)
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
+from tiers import examples
 
 ANTHROPIC = "anthropic-messages"
 OPENAI = "openai-chat"
@@ -144,7 +145,7 @@ def requests_(draw, max_turns: int = 5):
     return draw(texts), history, draw(questions(solid)), options
 
 
-RICH = settings(max_examples=150, deadline=None,
+RICH = settings(max_examples=examples(150), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -363,7 +364,7 @@ def test_line_separators_in_every_place_they_can_go():
 
 
 @given(requests_())
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_pieces_join_for_every_suffix(request):
     """request_bytes of each suffix of the history is what its turns' bytes add up to:
     a turn's bytes do not depend on its neighbours (select relies on this)."""

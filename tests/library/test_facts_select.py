@@ -12,6 +12,7 @@ from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUND
 from ledgerlab.tokens import encoding
 from ledgerlab import ENCODERS
 from test_selector import select_matches_reference  # the same oracle check, with facts
+from tiers import examples
 
 SELECTORS = [select, select_reference]
 FIXTURE = (BOUNDARY_SYSTEM, list(BOUNDARY_HISTORY), BOUNDARY_QUESTION)
@@ -146,7 +147,7 @@ def boundary_budgets(system, history, current, facts, encoder, pick, slack):
     return max(1, budget), prefix
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(system=TEXT, history=TURNS, current=TEXT, facts=FACTS,
        encoder=st.sampled_from(sorted(ENCODERS)), slack=st.integers(-30, 30),
        cap_slack=st.one_of(st.none(), st.integers(-10, 10)), pick=st.integers(0, 8))
@@ -161,7 +162,7 @@ def test_select_equals_select_reference_with_facts(system, history, current, fac
         check_composition(system, history, current, facts, expected, encoder, budget, cap)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(system=TEXT, history=TURNS, current=TEXT, facts=FACTS,
        encoder=st.sampled_from(sorted(ENCODERS)),
        tokenizer=st.sampled_from(["o200k_base", "cl100k_base"]), slack=st.integers(-30, 30),

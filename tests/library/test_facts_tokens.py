@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from ledgerlab import Fact, request_tokens, select, select_reference
 from ledgerlab.tokens import counter
 from ledgerlab import fact_line
+from tiers import examples
 
 TOKENIZERS = ["o200k_base", "cl100k_base"]
 # What the two splits treat specially around a line's end: whitespace of every kind,
@@ -19,7 +20,7 @@ IDS = st.text(alphabet=st.one_of(EDGES, st.characters(exclude_categories=["Cs"])
 FACTS = st.lists(st.builds(Fact, IDS, TEXT, IDS), min_size=1, max_size=8)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(facts=FACTS, tokenizer=st.sampled_from(TOKENIZERS))
 def test_a_prefix_of_facts_costs_its_lines_counted_one_by_one(facts, tokenizer):
     count = counter(tokenizer)

@@ -17,6 +17,7 @@ from ledgerlab import (BudgetError, Image, Tool, ToolCall, ToolResult, Turn, ima
                        request_tokens, select, select_reference, text_tokens, tool_tokens)
 from ledgerlab.tokens import encoding
 from test_dialects import tools as tool_strategy
+from tiers import examples
 
 NAMES = ["o200k_base", "cl100k_base"]
 
@@ -67,7 +68,7 @@ def test_tiles(width, height, tiles):
 
 
 @given(st.integers(1, 20000), st.integers(1, 20000))
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 def test_the_rule_in_exact_arithmetic(width, height):
     assert image_tokens(sized(width, height)) == tile_rule(width, height)
     assert image_tokens(sized(width, height)) == image_tokens(sized(height, width))
@@ -165,7 +166,7 @@ def cookbook_tools(functions: list[dict], name: str) -> int:
 
 @given(st.lists(tool_strategy(), max_size=3, unique_by=lambda tool: tool.name),
        st.sampled_from(NAMES))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_tool_tokens_is_the_cookbooks_count(tools, name):
     body_tools = request_body("s", [], "q", tools=tools).get("tools", [])
     assert tool_tokens(tools, tokenizer=name) == cookbook_tools(body_tools, name)

@@ -46,6 +46,7 @@ def test_the_lock_is_flock_and_an_open_file_description_lock():
     assert files.OFD_SETLK is not None  # on Linux, with flock: both locks are taken
 
 
+@pytest.mark.slow  # compiles and starts JVMs
 def test_a_journal_is_refused_while_java_holds_its_lock(probe, tmp_path):
     log = tmp_path / "conversation.log"
     with Journal(log) as journal:
@@ -69,6 +70,7 @@ def test_a_journal_is_refused_while_java_holds_its_lock(probe, tmp_path):
         assert journal.ids() == ("one", "two")
 
 
+@pytest.mark.slow  # compiles and starts JVMs
 def test_java_cannot_lock_a_journal_ledgerlab_holds(probe, tmp_path):
     log = tmp_path / "conversation.log"
     with Journal(log) as journal:

@@ -16,11 +16,6 @@ from ledgerlab.journal import encode_record, examine
 RECORD_TWO = encode_record("two", "第二问", "第二答")
 
 
-@pytest.fixture
-def log(tmp_path):
-    return tmp_path / "conversation.log"
-
-
 def test_the_record_of_id_two_is_142_bytes_in_the_reference_format():
     assert len(RECORD_TWO) == 142
     encoded, digest = RECORD_TWO.rstrip(b"\n").split(b" ")

@@ -19,8 +19,8 @@ FACTS_OF = {"one": ["f1", "f2"], "two": ["f3"], "three": []}
 
 
 @pytest.fixture
-def log(tmp_path):
-    path = tmp_path / "conversation.log"
+def log(log):
+    path = log
     with Journal(path) as journal:
         for turn_id in FACTS_OF:
             journal.commit(turn_id, f"{turn_id} question", f"{turn_id} answer")

@@ -28,6 +28,7 @@ from ledgerlab import (
 from ledgerlab import journal as journal_module
 from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import encode_record
+from tiers import examples
 
 MARKER = "PRIVATE-MARKER-7f3a"
 
@@ -35,11 +36,6 @@ MARKER = "PRIVATE-MARKER-7f3a"
 def records(count):
     return [encode_record(f"id{i}", f"question {i} \"é\"", f"answer {i}\n接🙂" * (i % 3))
             for i in range(count)]
-
-
-@pytest.fixture
-def log(tmp_path):
-    return tmp_path / "conversation.log"
 
 
 # --- Torn tails ---------------------------------------------------------------------
@@ -117,7 +113,7 @@ def test_replacing_any_byte_of_any_record_refuses_to_open(log):
     assert checked > 6 * len(data)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(position=st.integers(0, 10_000), value=st.integers(0, 255))
 def test_any_single_byte_change_is_refused(tmp_path_factory, position, value):
     data = b"".join(records(3))

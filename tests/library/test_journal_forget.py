@@ -16,8 +16,8 @@ SECRET = "PRIVATE-MARKER forget me 接🙂"
 
 
 @pytest.fixture
-def log(tmp_path):
-    path = tmp_path / "conversation.log"
+def log(log):
+    path = log
     with Journal(path) as journal:
         journal.commit("one", "first question", "first answer")
         journal.commit("secret", SECRET, SECRET + " answer")

@@ -18,19 +18,8 @@ from ledgerlab import Fact
 ONE, TWO = encode_record("one", "q", "a"), encode_record("two", "第二问", "第二答")
 
 
-@pytest.fixture
-def log(tmp_path):
-    return tmp_path / "conversation.log"
-
-
 def facts_path(log):
     return log.with_name(log.name + ".facts")
-
-
-def run(capsys, *argv):
-    code = main([str(part) for part in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 LOCKED_CHILD = ("import sys\nfrom ledgerlab import Journal, JournalLocked\n"
@@ -159,10 +148,10 @@ def test_inspect_of_a_file_of_newlines_holds_no_status_per_line(log, monkeypatch
     assert stdout.rows == 3 and f"so are the next {lines - 1} lines, to line {lines}" in stdout.seen
 
 
-def test_inspect_shows_each_run_of_one_problem_as_one_row(log, capsys):
+def test_inspect_shows_each_run_of_one_problem_as_one_row(log, cli):
     bad = b"x\n"
     log.write_bytes(ONE + bad * 3 + TWO + b" \n" + bad + bad[:1])
-    code, out, err = run(capsys, "inspect", log)
+    code, out, err = cli("inspect", log)
     rows = out.splitlines()
     assert code == 1 and len(rows) == 8
     assert rows[2].split()[:3] == ["2", str(len(ONE)), "2"]
@@ -195,12 +184,12 @@ def torn_appends():
 
 
 @pytest.mark.parametrize("name", sorted(torn_appends()))
-def test_a_last_line_that_begins_with_nul_is_a_torn_append_cut_on_open(log, name, capsys):
+def test_a_last_line_that_begins_with_nul_is_a_torn_append_cut_on_open(log, name, cli):
     data = ONE + torn_appends()[name]
     log.write_bytes(data)
     status = examine(data)[-1]
     assert (status.torn, status.problem, status.offset) == (True, "torn tail", len(ONE))
-    code, out, err = run(capsys, "inspect", log)
+    code, out, err = cli("inspect", log)
     assert code == 0, err
     assert (f"torn tail: an append of {len(data) - len(ONE)} bytes whose newline reached the "
             f"disk but whose first") in out
@@ -306,12 +295,12 @@ def test_a_facts_file_without_its_turn_file_refuses_and_creates_nothing(log, cre
 
 # --- 20. inspect refuses what forget and retain refuse -------------------------------------------
 @pytest.mark.parametrize("ids", [False, True], ids=["table", "ids"])
-def test_inspect_refuses_a_facts_path_that_is_a_directory_as_forget_does(log, capsys, ids):
+def test_inspect_refuses_a_facts_path_that_is_a_directory_as_forget_does(log, cli, ids):
     with Journal(log) as journal:
         journal.commit("one", "q", "a")
     facts_path(log).mkdir()
-    forget = run(capsys, "forget", log, "one")
-    inspect = run(capsys, "inspect", log, *(["--ids"] if ids else []))
+    forget = cli("forget", log, "one")
+    inspect = cli("inspect", log, *(["--ids"] if ids else []))
     assert forget[0] == 2 and forget[1] == ""
     assert inspect == (2, "", forget[2].replace("ledgerlab forget:", "ledgerlab inspect:"))
     assert inspect[2].count("\n") == 1 and "not a regular file" in inspect[2]

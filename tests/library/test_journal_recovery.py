@@ -26,11 +26,6 @@ JOURNALS = [
 ]
 
 
-@pytest.fixture
-def log(tmp_path):
-    return tmp_path / "conversation.log"
-
-
 # --- 1. The recovery rule -------------------------------------------------------------------------
 # A commit is acknowledged once its newline is synced, so nothing after the last newline ever
 # was: it is cut on open, whatever it holds, except a verified record followed by a byte that is

@@ -29,8 +29,8 @@ pytestmark = pytest.mark.skipif(os.name == "nt", reason="SIGKILL and hard links 
 
 
 @pytest.fixture
-def log(tmp_path):
-    path = tmp_path / "conversation.log"
+def log(log):
+    path = log
     with Journal(path) as journal:
         journal.commit("one", "first question", "first answer")
         journal.commit("secret", SECRET, SECRET + " answer")

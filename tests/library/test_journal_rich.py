@@ -47,6 +47,7 @@ from ledgerlab.journal import (
     files,
     id_tag,
 )
+from tiers import examples
 
 SECRET = "PRIVATE-MARKER 接🙂"
 
@@ -102,11 +103,6 @@ def payload_of(line: bytes) -> bytes:
 
 def pairs_of(line: bytes):
     return json.loads(payload_of(line), object_pairs_hook=lambda pairs: pairs)
-
-
-@pytest.fixture
-def log(tmp_path):
-    return tmp_path / "conversation.log"
 
 
 def directory_bytes(path):
@@ -184,6 +180,7 @@ def gson_jar():
     return found if isinstance(found, str) else (found[-1] if found else None)
 
 
+@pytest.mark.slow  # compiles and runs Java
 def test_gson_reads_a_rich_record_as_its_text_and_final_answer(log, tmp_path):
     """The reference's reading, by real gson where a JDK and a gson jar are at hand."""
     jar, javac, java = gson_jar(), shutil.which("javac"), shutil.which("java")
@@ -478,7 +475,7 @@ def _replace_somewhere(value, path, new):
     return holder[0]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.integers(min_value=0), new=JSON_VALUES)
 def test_any_value_anywhere_in_a_rich_payload_decodes_or_is_a_value_error(path, new):
     payload = _replace_somewhere(json.loads(BASE), path, new)
@@ -591,6 +588,7 @@ def test_one_commit_is_one_write_of_one_whole_line(log, monkeypatch):
     assert writes == [encode_turn("r", RICH)] and writes[0].count(b"\n") == 1
 
 
+@pytest.mark.slow  # opens the journal twice per byte offset of a rich line
 def test_every_torn_prefix_of_a_rich_line_is_cut_like_any_torn_tail(log):
     first = encode_record("one", "q", "a")
     rich = encode_turn("r", Turn(("q", Image("image/gif", gif())), "a",

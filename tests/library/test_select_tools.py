@@ -6,8 +6,8 @@ parallel calls whose results come back shuffled; images and text parts), random 
 random rounds of the turn in progress, facts sometimes, both dialects, all three
 encoders, random byte budgets around the interesting sizes and sometimes a token limit.
 
-Examples: PROPERTY_EXAMPLES here (`make check`; about 7 s on one core), SLOW_EXAMPLES behind
-the ``slow`` marker (about 105 s).
+Examples: PROPERTY_EXAMPLES here (a fifth of them in `make check`), SLOW_EXAMPLES behind the
+``slow`` marker (about 105 s).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from ledgerlab import (ENCODERS, BudgetError, InvalidRequest, Tool, ToolCall, ToolResult, Turn,
                        check_request, request_bytes, request_tokens, select, select_reference)
 from test_dialects import ANTHROPIC, OPENAI, SAMPLE_IMAGES, requests_
+from tiers import examples
 
 PROPERTY_EXAMPLES = 200
 SLOW_EXAMPLES = 3000
@@ -128,7 +129,7 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
 
 
 @given(selections())
-@settings(max_examples=PROPERTY_EXAMPLES, **SETTINGS)
+@settings(max_examples=examples(PROPERTY_EXAMPLES), **SETTINGS)
 def test_select_is_select_reference_and_always_valid(case):
     check_selection(case)
 

@@ -17,6 +17,7 @@ from ledgerlab.course.fixtures import (
     SLICE_SYSTEM,
 )
 from ledgerlab import ENCODERS
+from tiers import examples
 
 SELECTORS = [select, select_reference]
 FIXTURE = (BOUNDARY_SYSTEM, list(BOUNDARY_HISTORY), BOUNDARY_QUESTION)
@@ -118,7 +119,7 @@ TEXT = st.text(alphabet=st.one_of(SPECIAL, st.characters(exclude_categories=["Cs
 TURNS = st.lists(st.builds(Turn, TEXT, TEXT), max_size=12)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(system=TEXT, history=TURNS, current=TEXT, encoder=st.sampled_from(sorted(ENCODERS)),
        model=st.sampled_from(["agnes-3.0-flash", "m\u2028\"é"]), slack=st.integers(-40, 40),
        pick=st.integers(0, 12))
@@ -235,7 +236,7 @@ def test_select_counts_tokens_only_for_the_turns_it_keeps(monkeypatch):
     assert len(counted) == chosen.kept + 1  # the kept turns and the one that did not fit
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(system=TEXT, history=TURNS, current=TEXT, encoder=st.sampled_from(sorted(ENCODERS)),
        tokenizer=st.sampled_from(["o200k_base", "cl100k_base"]), byte_slack=st.integers(-40, 40),
        token_slack=st.integers(-8, 8), pick=st.integers(0, 12), reserve=st.integers(0, 30))

@@ -15,6 +15,7 @@ from ledgerlab import InvalidText, Journal, Turn, request_tokens, select
 from ledgerlab import tokens as tokens_module
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
 from ledgerlab.tokens import TOKENIZERS, TokenizerDataError, encoding, load_ranks, text_tokens
+from tiers import examples
 
 NAMES = sorted(TOKENIZERS)
 URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
@@ -102,7 +103,7 @@ def test_one_message_matches_tiktoken(oracle, text, name):
         oracle[name], chat("", [], text))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(system=TEXT, turns=st.lists(st.builds(Turn, TEXT, TEXT), max_size=6), current=TEXT,
        name=st.sampled_from(NAMES))
 def test_whole_requests_match_the_cookbook_count(oracle, system, turns, current, name):
@@ -145,7 +146,7 @@ def test_importing_ledgerlab_does_not_import_the_tokenizer():
 PANIC = " " * 1_000_000  # tiktoken 0.14 raises a Rust PanicException on this
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=st.lists(st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "a", "B", "接", "🙂", "1",
                                       "'s", ".", "\u00a0", "\u2028"]), max_size=40).map("".join))
 @pytest.mark.parametrize("name", NAMES)

@@ -20,6 +20,7 @@ from PIL import Image as PILImage
 
 from ledgerlab import (BudgetError, Image, InvalidRequest, InvalidText, InvalidTurn, Tool,
                        ToolCall, ToolResult, Turn, check_request, request_bytes, select)
+from tiers import examples
 
 SECRET = "SECRETzq7"  # a text that must never show in a repr, a str or an error
 SECRET_BYTES = SECRET.encode()
@@ -82,7 +83,7 @@ def test_image_size_is_pillows(label, media_type, data):
 
 @given(width=st.integers(1, 2500), height=st.integers(1, 2500),
        kind=st.sampled_from(["PNG", "JPEG", "GIF", "WEBP-lossy", "WEBP-lossless", "WEBP-x"]))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_random_image_sizes_are_pillows(width, height, kind):
     options = {"WEBP-lossy": dict(lossless=False), "WEBP-lossless": dict(lossless=True),
                "WEBP-x": dict(lossless=False, exif=b"Exif\0\0MM\0*\0\0\0\x08\0\0")}
@@ -419,7 +420,7 @@ def test_rounds_in_order_with_results_shuffled():
 
 
 @given(st.lists(st.integers(1, 3), min_size=1, max_size=4), st.randoms(use_true_random=False))
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 def test_any_whole_rounds_are_accepted_and_any_one_missing_result_refused(sizes, rng):
     steps, number = [], 0
     for size in sizes:

@@ -12,6 +12,7 @@ from ledgerlab import ENCODERS, InvalidText, Turn, request_bytes
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
 from ledgerlab import messages, utf16_units
 from test_facts_select import FACTS, TEXT, TURNS  # the same tricky texts, turns and facts
+from tiers import examples
 
 TRICKY = 'q"uote\\back\nnl\ttab\x00nul\x1fus\x7fdel\u2028ls\u2029ps<&>\'=继续🙂'
 
@@ -128,7 +129,7 @@ def test_history_items_must_be_turns():
 
 
 # --- Issue 26: one piece writer writes every request; json.dumps stays the oracle ------------
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(system=TEXT, turns=TURNS, current=TEXT, facts=FACTS,
        encoder=st.sampled_from(sorted(ENCODERS)),
        model=st.sampled_from(["agnes-3.0-flash", "m\u2028\"é"]))
