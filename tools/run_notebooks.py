@@ -15,7 +15,9 @@ so the course is not executed again to build it.
     python tools/run_notebooks.py                 # every notebooks/NN-*.ipynb
     python tools/run_notebooks.py notebooks/05-the-ledger.ipynb
 
-Then ``python -m ledgerlab.course.learner build`` writes ``learner/``, the notebooks as
+Before it, ``python tools/syllabus.py`` writes the titles, minutes and links the course's
+manifest (``ledgerlab/course/syllabus.py``) gives. After it,
+``python -m ledgerlab.course.learner build`` writes ``learner/``, the notebooks as
 learners open them, without outputs (``make notebooks`` runs it after this script; a test
 fails while ``learner/`` is behind).
 """

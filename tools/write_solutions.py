@@ -17,27 +17,29 @@ from pathlib import Path
 import nbformat
 from run_notebooks import ROOT, run
 
+from ledgerlab.course import syllabus
 from ledgerlab.course.exercises import EXERCISES
 from ledgerlab.course.grading import editions
 
 NOTEBOOKS = ROOT / "notebooks"
 
-SOLUTIONS_HEAD = """# 11 · Solutions
+SOLUTIONS = syllabus.lesson(11)
+SOLUTIONS_HEAD = f"""# {SOLUTIONS.heading}
 
 **What you'll learn**
 
-- one worked answer for every exercise of [10 · Exercises](10-exercises.ipynb), with its check passing
+- one worked answer for every exercise of {syllabus.lesson(10).link()}, with its check passing
 
 **Before you start**
 
 - Try the exercises first: the checks tell you what is wrong in bytes and turns.
 
-**Time:** about 10 minutes to read; each answer's check explains why it is right.
+**Time:** about {SOLUTIONS.minutes} minutes to read; each answer's check explains why it is right.
 
 This notebook is generated from `teacher/solutions.py`, the one place each answer is written
 (`python tools/write_solutions.py` rebuilds it)."""
 
-SOLUTIONS_RECAP = """## Recap
+SOLUTIONS_RECAP = f"""## Recap
 
 - Measure, don't estimate: `request_bytes` and `byte_breakdown` give the exact bytes of a request
   and of each part of it (exercises 1, 2, 4 and 5).
@@ -56,7 +58,7 @@ SOLUTIONS_RECAP = """## Recap
 
 ---
 
-Previous: [10 · Exercises](10-exercises.ipynb) · [Contents](00-contents.ipynb)"""
+{syllabus.navigation(SOLUTIONS.number)}"""
 
 
 

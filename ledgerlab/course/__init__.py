@@ -11,6 +11,8 @@
 - ``grading``: the graded edition and its autograder;
 - ``paths``: the one place that names folders of a checkout, and what an install does
   without them;
+- ``syllabus``: the course's manifest: each notebook's number, title, minutes (measured)
+  and summary, which every other copy is written from or checked against;
 - ``learner``: the notebooks as learners open them (``learner/``, no outputs) and
   ``make lab``'s own copies of them in ``work/``;
 - ``cli``: the ``ledgerlab-course`` command (``table``, ``scenario``, ``audit``).

@@ -355,23 +355,6 @@ def test_each_notebook_predicts_before_it_reveals_and_ends_with_its_questions(pa
     assert sum(text.startswith("quiz[") for text in code) >= min(questions_asked, 2)
 
 
-def minutes(path):
-    found = re.search(r"\*\*Time:\*\* about (\d+) minutes", cells(path, "markdown")[0])
-    return found and int(found.group(1))
-
-
-def test_every_notebook_states_its_minutes_and_the_contents_table_agrees():
-    table = next(text for text in cells(NOTEBOOKS / "00-contents.ipynb", "markdown")
-                 if text.startswith("## The series"))
-    listed = dict(re.findall(r"^\| \[\d\d · [^]]+\]\((\d\d-[\w-]+\.ipynb)\) \|.*\| (\d+) \|$",
-                             table, re.MULTILINE))
-    notebooks = sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")
-                       if not path.name.startswith("00"))
-    assert sorted(listed) == notebooks
-    for name in notebooks:
-        assert minutes(NOTEBOOKS / name) == int(listed[name]), name
-
-
 def notebook_cells(path):
     return json.loads(path.read_text())["cells"]
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from ledgerlab.course import syllabus
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 GUIDE = (ROOT / "teacher" / "TEACHING.md").read_text(encoding="utf-8")
@@ -38,16 +40,6 @@ def test_every_pause_points_at_a_prediction_and_its_check():
         assert ".check(my_answer)" in source(number, int(check)), f"{number} · {check}"
 
 
-def contents_minutes():
-    table = next("".join(c["source"]) for c in notebook("00")
-                 if "".join(c["source"]).startswith("## The series"))
-    listed = dict(re.findall(r"^\| \[(\d\d) · [^]]+\]\(.*?\) \|.*\| (\d+) \|$", table,
-                             re.MULTILINE))
-    first = "".join(notebook("00")[0]["source"])
-    listed["00"] = re.search(r"\*\*Time:\*\* about (\d+) minutes", first).group(1)
-    return {number: int(minutes) for number, minutes in listed.items()}
-
-
 def plan(heading):
     """The (start, end, notebook column) rows of the table under ``heading``."""
     text = GUIDE[GUIDE.index(heading):]
@@ -56,34 +48,55 @@ def plan(heading):
             re.findall(r"^\| (\d+)–(\d+) \| ([^|]+?) \|", text, re.MULTILINE)]
 
 
-@pytest.mark.parametrize("heading, length", [
-    ("## A 45-minute session", 45),
-    ("## The whole lesson in one 90-minute session", 90),
-    ("### Session 1 (113 minutes)", 113),
-    ("### Session 2 (114 minutes)", 114),
-])
+SESSIONS = re.findall(r"^(### Session \d \((\d+) minutes\))", GUIDE, re.MULTILINE)
+PLANS = [("## A 45-minute session", 45), ("## The whole lesson in one 90-minute session", 90),
+         *((heading, int(length)) for heading, length in SESSIONS)]
+
+
+@pytest.mark.parametrize("heading, length", PLANS)
 def test_each_plan_runs_from_its_start_to_its_end_without_gaps(heading, length):
     rows = plan(heading)
     assert rows[0][0] == 0 and rows[-1][1] == length
     assert all(end == next_start for (_, end, _), (next_start, _, _) in zip(rows, rows[1:]))
 
 
-def test_the_whole_course_gives_each_notebook_its_own_estimate():
-    minutes = contents_minutes()
-    rows = plan("### Session 1 (113 minutes)") + plan("### Session 2 (114 minutes)")
+def test_the_whole_course_gives_each_notebook_its_own_minutes():
+    assert len(SESSIONS) == 2
+    rows = [row for heading, _ in SESSIONS for row in plan(heading)]
     assert [where for _, _, where in rows] == [f"{n:02}" for n in range(10)]
     for start, end, where in rows:
-        assert end - start == minutes[where], where
+        assert end - start == syllabus.lesson(int(where)).minutes, where
 
 
-def test_the_90_minute_session_covers_the_whole_lesson_with_slack():
-    rows = plan("## The whole lesson in one 90-minute session")
+def plan_rows(heading):
+    """The (minutes, what to do) of each row of the table under ``heading``."""
+    text = GUIDE[GUIDE.index(heading):]
+    text = text[:text.index("\n\n", text.index("|---"))]
+    return [(int(b) - int(a), what) for a, b, what in
+            re.findall(r"^\| (\d+)–(\d+) \| [^|]+? \| (.*) \|$", text, re.MULTILINE)]
+
+
+@pytest.mark.parametrize("heading, length", PLANS)
+def test_each_pause_has_three_minutes_of_its_row(heading, length):
+    """A pause is read, guessed, checked and talked over: about three minutes of its row."""
+    for minutes, what in plan_rows(heading):
+        pauses = len(re.findall(r"\*\*(?:[Pp]ause at )?0\d · \d+–\d+", what))
+        assert minutes >= 3 * pauses, (heading, what[:60])
+
+
+def test_the_90_minute_session_covers_the_whole_lesson_with_slack_and_a_pause_at_most_in_each():
+    heading = "## The whole lesson in one 90-minute session"
+    rows = plan(heading)
     assert [where.split(" ·")[0] for _, _, where in rows] == [f"{n:02}" for n in range(10)] + ["slack"]
     start, end, _ = rows[-1]
     assert 10 <= end - start <= 15
+    assert all(what.lower().count("pause at") <= 1 for _, what in plan_rows(heading))
 
 
-def test_the_45_minute_session_keeps_the_length_trap_and_orchid_17s_return():
-    notebooks = [where.split(" ·")[0] for _, _, where in plan("## A 45-minute session")]
+def test_the_45_minute_session_keeps_the_length_trap_and_orchid_17s_return_with_slack():
+    rows = plan("## A 45-minute session")
+    notebooks = [where.split(" ·")[0] for _, _, where in rows]
     assert "03" in notebooks and "05" in notebooks
+    start, end, where = rows[-1]
+    assert where == "slack" and end - start >= 5
     assert "ORCHID-17" in GUIDE[GUIDE.index("## A 45-minute session"):GUIDE.index("## The whole lesson")]

@@ -19,6 +19,7 @@ never load matplotlib.
 from __future__ import annotations
 
 from ..feedback import Discussion, Question, Questionnaire
+from ..syllabus import heading
 from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide, predict06,
                      predict07, predict07_tokens, predict08, predict08_turns, quiz05, quiz06,
                      quiz07, quiz08)
@@ -37,28 +38,20 @@ __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
 
 # --- The teacher's answer key ------------------------------------------------------------
 
-NOTEBOOK_QUESTIONS = {
-    "01 · Storage vs context": (("Predict", predict01), ("Quiz", quiz01)),
-    "02 · Bad slice vs whole-turn slice": (("Predict", predict02_count),
-                                           ("Think about it", predict02), ("Quiz", quiz02)),
-    "03 · The length trap": (("Predict", predict03), ("Quiz", quiz03)),
-    "04 · The boundary table": (("Predict", predict04_ceiling), ("Predict", predict04_reject),
-                                ("Predict", predict04), ("Quiz", quiz04)),
-    "05 · The ledger": (("Predict", predict05_narrow), ("Predict", predict05),
-                        ("Predict", predict05_wide), ("Predict", predict05_torn),
-                        ("Quiz", quiz05)),
-    "06 · The costs of a ledger": (("Predict", predict06), ("Quiz", quiz06)),
-    "07 · Two limits: bytes and tokens": (("Predict", predict07), ("Predict", predict07_tokens),
-                                          ("Quiz", quiz07)),
-    "08 · Pinned facts: explicit origins and budgets": (("Predict", predict08),
-                                                        ("Predict", predict08_turns),
-                                                        ("Quiz", quiz08)),
-    "09 · Tool turns: whole turns in real APIs": (("Predict", predict09),
-                                                  ("Predict", predict09_tools),
-                                                  ("Predict", predict09_dialect),
-                                                  ("Predict", predict09_image),
-                                                  ("Predict", predict09_loop),
-                                                  ("Quiz", quiz09)),
+NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (syllabus.py)
+    heading(1): (("Predict", predict01), ("Quiz", quiz01)),
+    heading(2): (("Predict", predict02_count), ("Think about it", predict02), ("Quiz", quiz02)),
+    heading(3): (("Predict", predict03), ("Quiz", quiz03)),
+    heading(4): (("Predict", predict04_ceiling), ("Predict", predict04_reject),
+                 ("Predict", predict04), ("Quiz", quiz04)),
+    heading(5): (("Predict", predict05_narrow), ("Predict", predict05),
+                 ("Predict", predict05_wide), ("Predict", predict05_torn), ("Quiz", quiz05)),
+    heading(6): (("Predict", predict06), ("Quiz", quiz06)),
+    heading(7): (("Predict", predict07), ("Predict", predict07_tokens), ("Quiz", quiz07)),
+    heading(8): (("Predict", predict08), ("Predict", predict08_turns), ("Quiz", quiz08)),
+    heading(9): (("Predict", predict09), ("Predict", predict09_tools),
+                 ("Predict", predict09_dialect), ("Predict", predict09_image),
+                 ("Predict", predict09_loop), ("Quiz", quiz09)),
 }
 
 

@@ -16,6 +16,7 @@ from ledgerlab import (PER_MESSAGE, REPLY_PRIMING, Fact, Journal, JournalFull, T
 
 from .. import fixtures, measures, scenario
 from ..feedback import Discussion, Question, Questionnaire
+from ..syllabus import heading
 from .projection import BOUNDARY, YES_NO, yes_or_no
 
 # --- What the answers are computed from ------------------------------------------------
@@ -203,7 +204,7 @@ predict05_torn = Question(
                          "journal cut: the last line, or only what follows the last newline?"},
 )
 
-quiz05 = Questionnaire("05 · The ledger", [
+quiz05 = Questionnaire(heading(5), [
     Question("Step 4's wide request sends three turns in 480 bytes. With a 479-byte budget "
              "instead, how many bytes does select send?",
              lambda: _scenario_wide_sent(479),
@@ -250,7 +251,7 @@ predict06 = Question(
 )
 
 
-quiz06 = Questionnaire("06 · The costs of a ledger", [
+quiz06 = Questionnaire(heading(6), [
     Question("With a 1,000-byte cap instead of 4 MiB, how many commits of the scenario's turn "
              "one (170-byte lines) does the journal accept?",
              lambda: _scenario_lines_under_cap(1_000),
@@ -308,7 +309,7 @@ predict07_tokens = Question(
                          "drops turns only while the request does not fit."},
 )
 
-quiz07 = Questionnaire("07 · Two limits: bytes and tokens", [
+quiz07 = Questionnaire(heading(7), [
     Question("Of the 20 tokens of the mandatory input under o200k_base, how many come from the "
              "counting rule itself (per message and reply priming), not from any text the "
              "tokenizer reads?",
@@ -429,7 +430,7 @@ predict08_turns = Question(
                       2: "264 bytes never held both turns, even without the fact."},
 )
 
-quiz08 = Questionnaire("08 · Pinned facts: explicit origins and budgets", [
+quiz08 = Questionnaire(heading(8), [
     Question("Pin the two facts in the other order, Java 8 first, then ORCHID-17. With a "
              "1,000-byte budget and a 66-byte facts cap, how many facts does select keep?",
              lambda: select(*PINNED, 1_000, facts=fixtures.PINNED_FACTS[::-1],

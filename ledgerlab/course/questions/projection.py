@@ -13,6 +13,7 @@ from ledgerlab import (BudgetError, Turn, byte_breakdown, encode_record, request
 
 from .. import fixtures, measures
 from ..feedback import Discussion, Question, Questionnaire
+from ..syllabus import heading
 
 # --- What the answers are computed from ------------------------------------------------
 
@@ -127,7 +128,7 @@ predict01 = Question(
                          "request. Does select write to the history it reads?"},
 )
 
-quiz01 = Questionnaire("01 · Storage vs context", [
+quiz01 = Questionnaire(heading(1), [
     Question("The journal of section 'What lives on disk' holds three lines, 366 bytes. A fourth "
              "turn, U4 / A4, is committed under the id t4. How many bytes is the file then?",
              lambda: _slice_journal_bytes(4),
@@ -189,7 +190,7 @@ predict02_count = Question(
                          "slice counts messages, from the end: U4, then A3, then U3, ..."},
 )
 
-quiz02 = Questionnaire("02 · Bad slice vs whole-turn slice", [
+quiz02 = Questionnaire(heading(2), [
     Question("At a 240-byte budget, how many turns does the whole-turn slice keep?",
              lambda: select(*SLICE, 240).kept,
              explanation="each turn adds 67 bytes to the 108-byte mandatory input: one turn "
@@ -245,7 +246,7 @@ predict03 = Question(
                       **_length_trap_mistakes()},
 )
 
-quiz03 = Questionnaire("03 · The length trap", [
+quiz03 = Questionnaire(heading(3), [
     Question(f"The question gets a second emoji: {TWO_EMOJI}. How many UTF-8 bytes is it?",
              lambda: len(TWO_EMOJI.encode("utf-8")),
              explanation="10 bytes for 继续🙂, and 4 more: 👍 is outside the Basic Multilingual "
@@ -376,7 +377,7 @@ predict04 = Question(
                       2: "both turns need 308 bytes."},
 )
 
-quiz04 = Questionnaire("04 · The boundary table", [
+quiz04 = Questionnaire(heading(4), [
     Question(f"The newer turn's answer grows by {len(MORE.encode())} ASCII bytes ({MORE[:5]!r}, "
              f"{MORE.count(MORE[:5])} times). At the table's largest budget, "
              f"{max(fixtures.BOUNDARY_BUDGETS)} bytes, how many bytes does select send?",

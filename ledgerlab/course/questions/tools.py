@@ -12,6 +12,7 @@ from ledgerlab import BudgetError, get_encoder, select, tool_tokens
 
 from .. import fixtures, toolturns
 from ..feedback import Discussion, Question, Questionnaire
+from ..syllabus import heading
 from .projection import YES_NO, yes_or_no
 
 SLICE_BUDGET = 700  # the notebook's budget: the message-count slice keeps 5 messages
@@ -164,7 +165,7 @@ predict09_loop = Question(
                              "result?"},
 )
 
-quiz09 = Questionnaire("09 · Tool turns: whole turns in real APIs", [
+quiz09 = Questionnaire(heading(9), [
     Question("Add a second tool, fixtures.TICKET_TOOL. How many bytes do the two tools add to "
              "every request (openai-chat, gson)?",
              lambda: toolturns.tools_bytes(TWO_TOOLS),

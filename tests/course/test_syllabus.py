@@ -1,0 +1,164 @@
+"""The course's manifest, ledgerlab/course/syllabus.py: every copy of a notebook's number, title,
+minutes and summary says what the manifest says, and every stated time is the measured one."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from maintainer_tools import tool
+
+from ledgerlab.course import questions, syllabus
+from ledgerlab.course.syllabus import LESSONS, heading
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+GUIDE = (ROOT / "teacher" / "TEACHING.md").read_text(encoding="utf-8")
+generator = tool("syllabus")
+
+
+def cells(lesson):
+    return json.loads((NOTEBOOKS / lesson.file).read_text(encoding="utf-8"))["cells"]
+
+
+def markdown(lesson):
+    return ["".join(cell["source"]) for cell in cells(lesson) if cell["cell_type"] == "markdown"]
+
+
+def test_the_manifest_lists_the_course_notebooks_in_order():
+    assert [lesson.file for lesson in LESSONS] == sorted(
+        path.name for path in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    assert [lesson.number for lesson in LESSONS] == list(range(len(LESSONS)))
+    assert all(lesson.file.startswith(f"{lesson.number:02}-") for lesson in LESSONS)
+    with pytest.raises(KeyError, match="0 to 11"):
+        syllabus.lesson(12)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: f"{lesson.number:02}")
+def test_each_notebook_opens_on_its_heading_and_minutes_and_ends_on_its_links(lesson):
+    texts = markdown(lesson)
+    assert texts[0].splitlines()[0] == f"# {lesson.heading}"
+    assert re.findall(r"\*\*Time:\*\* about (\d+) minutes", texts[0]) == [str(lesson.minutes)]
+    assert texts[-1].splitlines()[-1] == syllabus.navigation(lesson.number)
+
+
+def test_the_links_run_through_the_course_in_order():
+    assert syllabus.navigation(0) == "Next: [01 · Storage vs context](01-storage-vs-context.ipynb)"
+    assert syllabus.navigation(5) == (
+        "Previous: [04 · The boundary table](04-the-boundary-table.ipynb) · "
+        "[Contents](00-contents.ipynb) · Next: [06 · The costs of a ledger]"
+        "(06-the-costs-of-a-ledger.ipynb)")
+    assert syllabus.navigation(11).endswith("· [Contents](00-contents.ipynb)")
+
+
+def every_text():
+    """Where a notebook is named: its markdown, the README, the teacher's files and the docs."""
+    texts = {lesson.file: "\n".join(markdown(lesson)) for lesson in LESSONS}
+    for path in [ROOT / "README.md", *(ROOT / "teacher").glob("*.md"), *(ROOT / "docs").glob("*.md")]:
+        texts[path.name] = path.read_text(encoding="utf-8")
+    return texts
+
+
+def test_every_link_to_a_notebook_names_it_by_its_heading():
+    found = 0
+    for name, text in every_text().items():
+        for number, title, file in re.findall(r"\[(\d\d) · ([^]]+)\]\((?:[\w./-]*/)?(\d\d-[\w-]+\.ipynb)",
+                                              text):
+            lesson = syllabus.lesson(int(number))
+            assert (f"{number} · {title}", file) == (lesson.heading, lesson.file), name
+            found += 1
+    assert found > 50
+
+
+def test_the_tables_of_notebooks_are_the_manifests():
+    series = next(text for text in markdown(LESSONS[0]) if text.startswith("## The series"))
+    assert syllabus.table(first=1) in series
+    assert syllabus.table(folder="learner/") in README
+    assert "| [08 · Pinned facts: explicit origins and budgets](learner/08-pinned-facts.ipynb) |" \
+        in README
+
+
+def test_readme_and_contents_give_one_total_the_sum_and_say_how_it_is_measured():
+    contents = "\n".join(markdown(LESSONS[0]))
+    total = f"The whole course takes about {syllabus.course_length()}"
+    for text in (README, contents):
+        assert len(re.findall("The whole course takes", text)) == 1
+        assert total in text
+        assert syllabus.METHOD in text
+    assert syllabus.METHOD in GUIDE and "adjust" in GUIDE
+    hours, minutes = divmod(sum(lesson.minutes for lesson in LESSONS), 60)
+    assert syllabus.course_length() == f"{hours} hours {minutes} minutes"
+
+
+def test_the_questions_take_their_titles_from_the_manifest():
+    assert list(questions.NOTEBOOK_QUESTIONS) == [heading(number) for number in range(1, 10)]
+    for number in range(1, 10):
+        quiz = getattr(questions, f"quiz{number:02}")
+        assert quiz.title == heading(number)
+        assert repr(quiz).splitlines()[0] == f"Check your understanding: {heading(number)}"
+
+
+# --- The stated minutes are the measured ones ------------------------------------------------
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: f"{lesson.number:02}")
+def test_each_stated_time_is_the_measured_one(lesson):
+    measured = syllabus.measured_minutes(cells(lesson))
+    assert abs(lesson.minutes - measured) <= syllabus.tolerance(measured), (
+        f"{lesson.heading} states {lesson.minutes} minutes and measures {measured}: set its "
+        f"minutes in ledgerlab/course/syllabus.py, then run `python tools/syllabus.py`")
+
+
+def md(text):
+    return {"cell_type": "markdown", "source": text}
+
+
+def code(text):
+    return {"cell_type": "code", "source": text}
+
+
+def test_the_measure_counts_prose_and_each_kind_of_work():
+    notebook = [md("# 99 · A [linked](https://example.org/a/long/address) title\n\n" + "word " * 397),
+                code("my_answer = ...\npredict99.check(my_answer)"),
+                code("quiz[1].check(...)"),
+                md("**2.** Why?\n\n*Your answer:*\n"),
+                code("budget = ...   # an int\nq3.check(budget)"),
+                code("# q3.hint()\n# q3.solution()"),   # not run: not counted
+                code("results = [q3.check(300)]"),      # answered already: a code cell
+                code("x = 1")]
+    assert syllabus.workload(notebook) == {
+        "words": 4 + 397 + 4, "prediction": 1, "quiz question": 1, "answer in words": 1,
+        "exercise": 1, "other code cell": 2}
+    # 405 words at 200 a minute, 2 + 2 + 3 + 6, and two half minutes: 16.025, rounded.
+    assert syllabus.measured_minutes(notebook) == 16
+    assert syllabus.tolerance(16) == 2 and syllabus.tolerance(62) == 6
+
+
+def test_the_session_plan_gives_each_notebook_its_minutes():
+    for heading_line in re.findall(r"^### Session \d \((\d+) minutes\): (\d\d) to (\d\d)$", GUIDE,
+                                   re.MULTILINE):
+        total, first, last = map(int, heading_line)
+        assert total == sum(syllabus.lesson(n).minutes for n in range(first, last + 1))
+
+
+# --- The generator writes every copy ------------------------------------------------------
+
+def test_the_generator_has_nothing_to_change():
+    for lesson in LESSONS:
+        assert generator.notebook_markdown(lesson, markdown(lesson)) == markdown(lesson), lesson.file
+    assert generator.readme(README) == README
+    assert generator.guide(GUIDE) == GUIDE
+
+
+def test_the_generator_mends_a_copy_that_differs():
+    pinned = syllabus.lesson(8)
+    texts = markdown(pinned)
+    wrong = [texts[0].replace(pinned.heading, "08 · Pinned facts").replace(
+        f"about {pinned.minutes} minutes", "about 30 minutes"), *texts[1:-1],
+        texts[-1].replace("09 · Tool turns: whole turns in real APIs", "09 · Tool turns")]
+    assert wrong != texts and generator.notebook_markdown(pinned, wrong) == texts
+    row = f"| {pinned.link('learner/')} | {pinned.minutes} |"
+    assert generator.readme(README.replace(row, "| [08 · Pinned facts](learner/08-pinned-facts"
+                                                ".ipynb) | 30 |")) == README
+    session = re.search(r"^\| (\d+)–(\d+) \| 07 \|", GUIDE, re.MULTILINE).group(0)
+    assert generator.guide(GUIDE.replace(session, "| 24–54 | 07 |")) == GUIDE
