@@ -196,3 +196,64 @@ def test_a_damaged_rank_file_is_a_tokenizer_data_error(tmp_path, monkeypatch, da
     monkeypatch.setattr(tokens_module, "files", lambda package: tmp_path)
     with pytest.raises(TokenizerDataError, match="cl100k_base rank file"):
         load_ranks("cl100k_base")
+
+
+# --- Long runs of one character: counted a window at a time, the count unchanged (35.13) --------
+
+class Recording:
+    """tiktoken's encoding for a tokenizer, recording how many bytes each encode is given."""
+
+    def __init__(self, name, sizes):
+        self.real, self.sizes = encoding(name), sizes
+        self._core_bpe = self
+        self.decode_single_token_bytes = self.real.decode_single_token_bytes
+
+    def encode_ordinary(self, text):
+        self.sizes.append(len(text.encode()))
+        return self.real.encode_ordinary(text)
+
+    def encode_single_piece(self, raw):
+        self.sizes.append(len(raw))
+        return self.real._core_bpe.encode_single_piece(raw)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_long_run_of_one_character_is_encoded_in_bounded_windows(name, monkeypatch):
+    """Before: 3.2 million "x" went to tiktoken as one piece (3.6 s here, 10.7 s loaded)."""
+    sizes = []
+    monkeypatch.setattr(tokens_module, "encoding", lambda tokenizer: Recording(tokenizer, sizes))
+    count = tokens_module.MessageCounter(name).count("ab " + "x" * 300_000 + " cd")
+    assert count == len(encoding(name).encode_ordinary("ab " + "x" * 300_000 + " cd"))
+    window = tokens_module.PIECE_CHUNK + tokens_module.PIECE_MARGIN
+    counted = [size for size in sizes if size > 20]  # the run, not the role names or "ab"
+    assert max(counted) <= window  # no encode is given more than one window
+    assert len(counted) <= 4  # and a window seen before is not encoded again
+
+
+ORDINARY = st.lists(st.one_of(
+    st.sampled_from(["the", " patient", " was", " stable", ".", ",", " ", "  ", "\n", "\t",
+                     "\r\n", "'s", " 接口", "是什么", " 🙂", "Überprüfung", " ==", "--", "42",
+                     "1234567", "\u00a0", "\u2028", "<|endoftext|>", "x" * 80, "=" * 300]),
+    st.text(max_size=12)), max_size=60).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=ORDINARY)
+@pytest.mark.parametrize("name", NAMES)
+def test_ordinary_text_counts_exactly_as_tiktoken_counts_it_whole(name, text):
+    assert text_tokens(text, tokenizer=name) == len(encoding(name).encode_ordinary(text))
+
+
+RUN_CHARACTERS = st.characters(blacklist_categories=["Cs"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(character=RUN_CHARACTERS, extra=st.integers(0, 3 * tokens_module.PIECE_CHUNK),
+       before=st.sampled_from(["", "a", "Xy", " ", "Hello ", "接", "\n", "12"]),
+       after=st.sampled_from(["", "b", " world", ".", "\n\n", "🙂"]))
+@pytest.mark.parametrize("name", NAMES)
+def test_a_windowed_run_counts_as_tiktoken_counts_it_whole(name, character, extra, before, after):
+    run = character * (tokens_module.PIECE_CHUNK + tokens_module.PIECE_MARGIN + extra)
+    text = before + run + after
+    assert tokens_module._has_run(text)  # the windowed path, for real
+    assert text_tokens(text, tokenizer=name) == len(encoding(name).encode_ordinary(text))
