@@ -17,12 +17,15 @@ from .journal import (
     JournalLocked,
     JournalMoved,
     OriginNotFound,
+    SummaryConflict,
+    SummaryNotFound,
     TurnConflict,
     TurnNotFound,
     encode_record,
     examine,
     salvage,
 )
+from .memory import Evidence, Summary
 from .rules import InvalidRequest, check_request
 from .selector import BudgetError, Selection, byte_breakdown, select, select_reference
 from .tokens import image_tokens, request_tokens, text_tokens, tool_tokens
@@ -36,6 +39,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DIALECTS",
     "ENCODERS",
+    "Evidence",
     "Fact",
     "FactConflict",
     "FactNotFound",
@@ -52,6 +56,9 @@ __all__ = [
     "JournalMoved",
     "OriginNotFound",
     "Selection",
+    "Summary",
+    "SummaryConflict",
+    "SummaryNotFound",
     "Tool",
     "ToolCall",
     "ToolResult",

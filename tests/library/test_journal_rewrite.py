@@ -193,7 +193,7 @@ def name_of(length, char="n"):
 
 
 NAME_MAX = 255  # bytes in a file name on ext4, XFS, btrfs, tmpfs
-LIMIT = NAME_MAX - len(".facts")  # the longest journal name whose facts file fits
+LIMIT = NAME_MAX - len(".summaries")  # the longest journal name whose files beside it fit
 
 
 @pytest.fixture
@@ -226,7 +226,7 @@ def test_every_operation_works_on_the_longest_names_journal_accepts(folder, caps
 
 
 @pytest.mark.parametrize("length", [LIMIT + 1, 255])
-def test_a_name_too_long_for_its_facts_file_is_refused_at_open(folder, length):
+def test_a_name_too_long_for_its_files_is_refused_at_open(folder, length):
     log = folder / name_of(length)
     with pytest.raises(JournalError, match=f"name is {length} bytes, over the limit of "
                                            f"{LIMIT}.*nothing was opened"):
