@@ -17,6 +17,8 @@ from .journal import (
     JournalLocked,
     JournalMoved,
     OriginNotFound,
+    SummaryConflict,
+    SummaryNotFound,
     TurnConflict,
     TurnNotFound,
     encode_record,
@@ -27,6 +29,7 @@ from .console import printable, run_command, say, shown
 from .checks import InvalidText, InvalidTurn, check_text, utf16_units
 from .encoders import ENCODERS, get_encoder
 from .images import Image
+from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .rules import InvalidRequest, check_request
 from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
@@ -44,6 +47,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "DIALECTS",
     "ENCODERS",
+    "Evidence",
     "Fact",
     "FactConflict",
     "FactNotFound",
@@ -63,6 +67,9 @@ __all__ = [
     "REPLY_PRIMING",
     "RequestOptions",
     "Selection",
+    "Summary",
+    "SummaryConflict",
+    "SummaryNotFound",
     "Tool",
     "ToolCall",
     "ToolResult",

@@ -20,6 +20,8 @@ from .turns import ToolCall
 from .journal import (
     FACTS,
     FACTS_SUFFIX,
+    SUMMARIES,
+    SUMMARIES_SUFFIX,
     TURNS,
     Journal,
     JournalError,
@@ -34,12 +36,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     path = Path(args.log)
     if not path.is_file():
         raise JournalError(f"no journal file at {args.log!r}")
-    # The facts file Journal opens: beside the journal's real path.
+    # The facts and summaries files Journal opens: beside the journal's real path.
     facts_path = Path(os.path.realpath(args.log) + FACTS_SUFFIX)
-    has_facts = _facts_file(facts_path)
+    summaries_path = Path(os.path.realpath(args.log) + SUMMARIES_SUFFIX)
+    has_facts, has_summaries = _facts_file(facts_path), _facts_file(summaries_path)
     data = _read(path, TURNS)
     if args.ids:
-        return _inspect_ids(args.log, data, _read(facts_path, FACTS) if has_facts else b"")
+        return _inspect_ids(args.log, data, [
+            (_read(derived, kind), kind) for derived, kind, present in
+            ((facts_path, FACTS, has_facts), (summaries_path, SUMMARIES, has_summaries))
+            if present])
     records, corrupt, torn = _show_lines(
         data, TURNS, f"{'question':>8}  {'answer':>8}", f"{'-':>8}  {'-':>8}",
         lambda record: (f"{len(record.turn.text.encode()):>8}  "
@@ -51,6 +57,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         say(f"{len(rich)} of them with tool rounds or images: {_contents(rich)}")
     if has_facts:
         corrupt += _inspect_facts(facts_path, {record.id for record in records})
+    if has_summaries:
+        corrupt += _inspect_summaries(summaries_path, {record.id for record in records})
     return _refused(args.log) if corrupt else 0
 
 
@@ -84,8 +92,8 @@ def _contents(turns: list) -> str:
 
 
 def _facts_file(path: Path) -> bool:
-    """Is there a facts file? Anything but a regular file there is refused, as Journal
-    refuses it (it opens the facts file without following a link)."""
+    """Is there a facts (or summaries) file? Anything but a regular file there is refused,
+    as Journal refuses it (it opens the file without following a link)."""
     try:
         mode = path.lstat().st_mode
     except FileNotFoundError:
@@ -95,16 +103,16 @@ def _facts_file(path: Path) -> bool:
     return True
 
 
-def _inspect_ids(log: str, data: bytes, facts: bytes) -> int:
+def _inspect_ids(log: str, data: bytes, derived: list[tuple[bytes, object]]) -> int:
     """The turns' ids, one per line in commit order (what ``forget`` takes), escaped;
-    exit 1, as plain ``inspect``, when either file holds a line a Journal refuses."""
+    exit 1, as plain ``inspect``, when any file holds a line a Journal refuses."""
     corrupt = False
     for line in scan(data, TURNS):
         if line.record is not None:
             say(escaped(line.record.id))
         corrupt = corrupt or (line.problem is not None and not line.torn)
     corrupt = corrupt or any(line.problem is not None and not line.torn
-                             for line in scan(facts, FACTS))
+                             for items, kind in derived for line in scan(items, kind))
     return _refused(log) if corrupt else 0
 
 
@@ -126,6 +134,29 @@ def _inspect_facts(path: Path, turn_ids: set[str]) -> int:
         f"corrupt lines, {torn} torn-tail bytes, {orphans} whose origin is not a stored turn "
         f"(deleted on open)")
     return corrupt
+
+
+def _inspect_summaries(path: Path, turn_ids: set[str]) -> int:
+    """Show the summaries file line by line: text sizes, and the turns each covers, counted
+    and as id tags, never text."""
+    data = _read(path, SUMMARIES)
+    say()
+    records, corrupt, torn = _show_lines(
+        data, SUMMARIES, f"{'text':>6}  {'covers':<15}", f"{'-':>6}  {'-':<15}",
+        lambda record: (f"{len(record.summary.text.encode()):>6}  "
+                        f"{_covers(record.summary.covers):<15}"))
+    covered = {turn_id for record in records for turn_id in record.summary.covers}
+    orphans = sum(1 for record in records if not turn_ids.issuperset(record.summary.covers))
+    say(f"{len(records)} summaries covering {len(covered)} turns, {len(data)} bytes, "
+        f"{corrupt} corrupt lines, {torn} torn-tail bytes, {orphans} covering a turn that "
+        f"is not stored (deleted on open)")
+    return corrupt
+
+
+def _covers(covers: tuple[str, ...]) -> str:
+    """The turns a summary covers: how many, and their id tags (the first three)."""
+    tags = ", ".join(id_tag(turn_id) for turn_id in covers[:3])
+    return f"{_plural(len(covers), 'turn')}: {tags}{', ...' if len(covers) > 3 else ''}"
 
 
 def _read(path: Path, kind) -> bytes:
@@ -188,31 +219,38 @@ def _show_lines(data: bytes, kind, columns: str, blank: str,
 # the cap guards growth, and refusing to shrink an oversized journal would defeat it.
 def cmd_forget(args: argparse.Namespace) -> int:
     with Journal(args.log, create=False, max_bytes=None) as journal:
-        turns, size, facts = len(journal), journal.size, len(journal.facts())
+        turns, size, derived = len(journal), journal.size, _derived(journal)
         journal.forget(args.id)
         say(f"forgot {id_tag(args.id)}: {turns} -> {len(journal)} turns, "
-            f"{size} -> {journal.size} bytes, {_facts_deleted(journal, facts)}; "
+            f"{size} -> {journal.size} bytes, {_derived_deleted(journal, derived)}; "
             f"its text is gone from {shown(args.log)}")
     return 0
 
 
 def cmd_retain(args: argparse.Namespace) -> int:
     with Journal(args.log, create=False, max_bytes=None) as journal:
-        turns, size, facts = len(journal), journal.size, len(journal.facts())
+        turns, size, derived = len(journal), journal.size, _derived(journal)
         deleted = journal.retain(last=args.last)
         say(f"deleted {deleted} of {turns} turns, kept the newest {len(journal)}: "
-            f"{size} -> {journal.size} bytes, {_facts_deleted(journal, facts)}")
+            f"{size} -> {journal.size} bytes, {_derived_deleted(journal, derived)}")
     return 0
 
 
-def _facts_deleted(journal: Journal, before: int) -> str:
-    """How many pinned facts went with the deleted turns (their origin)."""
-    return f"{before - len(journal.facts())} of {before} facts deleted"
+def _derived(journal: Journal) -> tuple[int, int]:
+    return len(journal.facts()), len(journal.summaries())
+
+
+def _derived_deleted(journal: Journal, before: tuple[int, int]) -> str:
+    """How many pinned facts and summaries went with the deleted turns."""
+    facts, summaries = before
+    return (f"{facts - len(journal.facts())} of {facts} facts deleted, "
+            f"{summaries - len(journal.summaries())} of {summaries} summaries deleted")
 
 
 def cmd_salvage(args: argparse.Namespace) -> int:
     result = salvage(args.log, args.out)
-    for where, lost in (("", result.lost), ("facts file ", result.facts_lost)):
+    for where, lost in (("", result.lost), ("facts file ", result.facts_lost),
+                        ("summaries file ", result.summaries_lost)):
         for line in lost:
             named = f", {line.id_tag}" if line.id_tag else ""
             # One entry stands for a run of lines lost for the same reason (4 MiB of newlines).
@@ -222,10 +260,15 @@ def cmd_salvage(args: argparse.Namespace) -> int:
                 f"bytes{named}): {line.problem}")
     say(f"salvaged {result.kept} records ({result.size} bytes) into {shown(args.out)}; "
         f"lost {sum(line.lines for line in result.lost)} lines; {shown(args.log)} is unchanged")
-    if result.facts_file is not None:
-        say(f"salvaged {result.facts_kept} facts into {shown(os.fspath(args.out) + FACTS_SUFFIX)}; lost "
-            f"{sum(line.lines for line in result.facts_lost)} lines of the facts file, which is unchanged")
-    return 1 if result.lost or result.facts_lost else 0
+    for kept, lost, present, items, suffix in (
+            (result.facts_kept, result.facts_lost, result.facts_file, "facts", FACTS_SUFFIX),
+            (result.summaries_kept, result.summaries_lost, result.summaries_file, "summaries",
+             SUMMARIES_SUFFIX)):
+        if present is not None:
+            say(f"salvaged {kept} {items} into {shown(os.fspath(args.out) + suffix)}; lost "
+                f"{sum(line.lines for line in lost)} lines of the {items} file, which is "
+                f"unchanged")
+    return 1 if result.lost or result.facts_lost or result.summaries_lost else 0
 
 
 def count(text: str) -> int:
@@ -249,9 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
                                   description="Turns, bytes per turn, sizes and checksum "
                                   "status of a journal file (for a turn with tool rounds or "
                                   "images: its rounds, calls and images, counted and sized), "
-                                  "and of its facts file (LOG.facts: text sizes, origins as id "
-                                  "tags), read-only, without text. --ids lists the turns' ids "
-                                  "instead.")
+                                  "of its facts file (LOG.facts: text sizes, origins as id "
+                                  "tags) and of its summaries file (LOG.summaries: text sizes, "
+                                  "the turns each covers, counted and as id tags), read-only, "
+                                  "without text. --ids lists the turns' ids instead.")
     inspect.add_argument("log", metavar="LOG")
     inspect.add_argument("--ids", action="store_true",
                          help="print only the turns' ids, one per line in commit order (what "
@@ -259,9 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.set_defaults(run=cmd_inspect)
 
     forget = commands.add_parser("forget", help="delete one turn from a journal",
-                                 description="Delete one turn and the facts pinned from it, "
-                                 "for real: their text leaves the files; the other turns stay "
-                                 "byte-identical.")
+                                 description="Delete one turn, the facts pinned from it and "
+                                 "the summaries that cover it, for real: their text leaves the "
+                                 "files; the other turns stay byte-identical.")
     forget.add_argument("log", metavar="LOG")
     forget.add_argument("id", metavar="ID", help="the id the turn was committed under "
                         "(`ledgerlab inspect LOG --ids` lists them)")
@@ -269,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     retain = commands.add_parser("retain", help="keep only the newest turns",
                                  description="Delete all but the newest N turns, and the "
-                                 "facts pinned from them, for real.")
+                                 "facts and summaries derived from them, for real.")
     retain.add_argument("log", metavar="LOG")
     retain.add_argument("--last", type=count, required=True, metavar="N",
                         help="how many of the newest turns to keep")

@@ -5,6 +5,7 @@ One job per module, imported one way (each only from those above it):
 - ``errors``: what the journal raises;
 - ``records``: the line format (``encode_record``, ``encode_turn``, ``decode_record``,
   ``examine``, ``scan``);
+- ``summaries``: the summaries file's payload (``encode_summary``);
 - ``files``: the files on disk, their lock, and the writes a crash cannot tear;
 - ``store``: one file of records as a Journal holds it (load, append, rewrite);
 - ``salvage``: copying what verifies out of a journal that refuses to open (and what
@@ -25,10 +26,18 @@ from .errors import (
     JournalLocked,
     JournalMoved,
     OriginNotFound,
+    SummaryConflict,
+    SummaryNotFound,
     TurnConflict,
     TurnNotFound,
 )
-from .files import FACTS_REWRITE_SUFFIX, FACTS_SUFFIX, REWRITE_SUFFIX, fsync_directory
+from .files import (
+    FACTS_REWRITE_SUFFIX,
+    FACTS_SUFFIX,
+    REWRITE_SUFFIX,
+    SUMMARIES_SUFFIX,
+    fsync_directory,
+)
 from .ledger import DEFAULT_MAX_BYTES, Journal
 from .records import (
     FACT_KEYS,
@@ -51,6 +60,7 @@ from .records import (
     scan,
 )
 from .salvage import LostLine, Salvaged, salvage
+from .summaries import SUMMARIES, SUMMARY_KEYS, SummaryRecord, encode_summary
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -77,7 +87,13 @@ __all__ = [
     "REWRITE_SUFFIX",
     "Record",
     "STEP_KEYS",
+    "SUMMARIES",
+    "SUMMARIES_SUFFIX",
+    "SUMMARY_KEYS",
     "Salvaged",
+    "SummaryConflict",
+    "SummaryNotFound",
+    "SummaryRecord",
     "TURNS",
     "TurnConflict",
     "TurnNotFound",
@@ -85,6 +101,7 @@ __all__ = [
     "describe_tail",
     "encode_fact",
     "encode_record",
+    "encode_summary",
     "encode_turn",
     "examine",
     "fsync_directory",

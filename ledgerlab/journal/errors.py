@@ -54,6 +54,16 @@ class FactNotFound(JournalError, KeyError):
     __str__ = TurnNotFound.__str__  # not a TurnNotFound: no turn was asked for
 
 
+class SummaryConflict(JournalError):
+    """The summary id is already stored with another text or other covered turns."""
+
+
+class SummaryNotFound(JournalError, KeyError):
+    """No summary is stored under that id; nothing changed."""
+
+    __str__ = TurnNotFound.__str__  # not a TurnNotFound: no turn was asked for
+
+
 def too_large(size: int) -> JournalError:
     """The error for a file that does not fit in memory: Journal and salvage read it whole."""
     return JournalError(f"the journal's {size} bytes do not fit in this process's memory "

@@ -51,12 +51,14 @@ OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None) if portalocker is not None else 
 
 # The names of a journal's files, all beside the journal at <path>.
 FACTS_SUFFIX = ".facts"  # the pinned facts: <path>.facts
+SUMMARIES_SUFFIX = ".summaries"  # the summaries: <path>.summaries
 # A rewrite's hidden names start .<name>.ledgerlab-rewrite (``rewrite_path``): the new file
 # is that plus "." and 16 random hex digits, the old file that plus ".old" until it is zeros.
 REWRITE_SUFFIX = ".ledgerlab-rewrite"
 # The facts file's rewrite has a name of its own: ".<name>.facts.ledgerlab-rewrite" would
 # be the turn rewrite's name for a journal named "<name>.facts".
 FACTS_REWRITE_SUFFIX = ".ledgerlab-facts-rewrite"
+SUMMARIES_REWRITE_SUFFIX = ".ledgerlab-summaries-rewrite"
 SALVAGE_SUFFIX = ".ledgerlab-salvage"  # salvage's new file before it takes its name
 
 _FRESH = 8  # random bytes in a rewrite's names: 16 hex digits
@@ -264,17 +266,18 @@ def rewrite_path(path: str, suffix: str = REWRITE_SUFFIX) -> str:
     Not ``<path>.rewrite``, which is a name a user chooses for another journal or a
     backup: this one says whose it is, and its files are removed only when provably
     leftovers. Where ``.<name><suffix>`` and what a rewrite adds to it would not fit
-    one file name, ``<name>`` is replaced by its SHA-256, so every journal whose facts
-    file fits can be rewritten. A journal name too long for its ``<name>.facts`` is
-    refused here, when a Journal is opened, before anything is written.
+    one file name, ``<name>`` is replaced by its SHA-256, so every journal whose files
+    fit can be rewritten. A journal name too long for its ``<name>.summaries`` (the
+    longest name beside it) is refused here, when a Journal is opened, before anything
+    is written.
     """
     folder, name = os.path.split(path)
     limit = name_max(folder)
     raw = os.fsencode(name)
-    if len(raw) + len(os.fsencode(FACTS_SUFFIX)) > limit:
+    if len(raw) + len(SUMMARIES_SUFFIX) > limit:  # the longest name beside it
         raise JournalError(f"cannot open journal: its name is {len(raw)} bytes, over the "
-                           f"limit of {limit - len(os.fsencode(FACTS_SUFFIX))} (its facts "
-                           f"file <name>{FACTS_SUFFIX} must fit the file system's {limit}-byte "
+                           f"limit of {limit - len(SUMMARIES_SUFFIX)} (its summaries file "
+                           f"<name>{SUMMARIES_SUFFIX} must fit the file system's {limit}-byte "
                            f"names); nothing was opened")
     hidden = f".{name}{suffix}"
     if len(os.fsencode(hidden)) + _FRESH_ROOM > limit:

@@ -1,4 +1,5 @@
-"""The journal: a durable, append-only ledger of confirmed turns, and the facts pinned from them.
+"""The journal: a durable, append-only ledger of confirmed turns, and what is derived from
+them (pinned facts, summaries).
 
 The line format is in ``records``, the files and their lock in ``files``. The contract:
 
@@ -47,7 +48,13 @@ open any fact whose origin is gone is deleted (see ``Journal`` for what opening
 writes). A facts file without its turn file is damage, not a new journal: opening
 refuses (JournalCorrupt) and creates nothing.
 
-The journal stores turns and facts; it knows nothing of requests or budgets.
+Summaries (``ledgerlab.memory.Summary``) live in ``<path>.summaries`` under the same
+rules, with the payload ``{"id","text","covers"}``: a summary covers one or more stored
+turns, and is deleted with any of them (forget and retain rewrite it before the turn
+file, as the facts). A journal without summaries has no summaries file.
+
+The journal stores turns and what is derived from them; it knows nothing of requests
+or budgets.
 Error messages carry offsets, sizes and hashes, never conversation text.
 """
 
@@ -60,6 +67,7 @@ from collections.abc import Callable, Iterator
 from typing import NoReturn
 
 from ..checks import check_id, check_int, check_text, id_tag
+from ..memory import Derived, Summary
 from ..turns import Fact, Turn
 from .errors import (
     FactConflict,
@@ -68,6 +76,8 @@ from .errors import (
     JournalError,
     JournalForked,
     OriginNotFound,
+    SummaryConflict,
+    SummaryNotFound,
     TurnConflict,
     TurnNotFound,
 )
@@ -75,37 +85,44 @@ from .files import (
     FACTS_REWRITE_SUFFIX,
     FACTS_SUFFIX,
     SALVAGE_SUFFIX,
+    SUMMARIES_REWRITE_SUFFIX,
+    SUMMARIES_SUFFIX,
     clear_leftover,
     open_locked,
     rewrite_path,
 )
 from .records import FACTS, TURNS, Record, encode_fact, encode_turn
-from .salvage import FACTS_SALVAGE_SUFFIX, clear_salvage_name
+from .salvage import FACTS_SALVAGE_SUFFIX, SUMMARIES_SALVAGE_SUFFIX, clear_salvage_name
 from .store import Store
+from .summaries import SUMMARIES, encode_summary
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+def _plural(count: int, noun: str, nouns: str = "") -> str:
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 class Journal:
-    """The append-only ledger of one conversation, and the facts pinned from its turns.
+    """The append-only ledger of one conversation, and the facts and summaries derived
+    from its turns.
 
     Use it as a context manager. The turns are in the file at ``path``, in the
     reference's format (a turn with tool rounds or a question of parts adds ``parts``
-    and ``steps`` to its payload, keys the reference ignores); the facts beside it in ``<path>.facts`` (created by the
-    first ``pin``), in the same line format with payload ``{"id","text","origin"}``.
-    The turn file's lock is taken first and guards both; the facts file is locked too.
+    and ``steps`` to its payload, keys the reference ignores); the facts beside it in
+    ``<path>.facts`` (created by the first ``pin``), in the same line format with payload
+    ``{"id","text","origin"}``; the summaries in ``<path>.summaries`` (created by the
+    first ``add_summary``), payload ``{"id","text","covers"}``. The turn file's lock is
+    taken first and guards all three; each derived file is locked too.
 
-    Opening reads both files whole and can write to them, in this order:
+    Opening reads the files whole and can write to them, in this order:
 
     1. a torn tail of the turn file is cut, and the cut synced (``Store.load``);
     2. a leftover of a killed rewrite of the turn file is removed, if provably one;
-    3. the same two for the facts file;
-    4. every fact whose origin is not a stored turn is deleted: the facts file is
-       rewritten, crash-safely, as ``forget`` rewrites it (``_delete_orphan_facts``).
+    3. the same two for the facts file, then the summaries file;
+    4. every fact whose origin is not a stored turn, and every summary covering a turn
+       that is not stored, is deleted: its file is rewritten, crash-safely, as ``forget``
+       rewrites it (``_delete_orphans``).
 
     Nothing else is written on open; a file that does not check out refuses to open
     and is left unchanged.
@@ -122,15 +139,23 @@ class Journal:
         self._pid = os.getpid()  # a child forked from this process shares the lock: refused
         self._turns: dict[str, Turn] = {}
         self._facts: dict[str, Fact] = {}
+        self._summaries: dict[str, Summary] = {}
         self._turn_store = Store(self.path, TURNS, rewrite_path(self.path), self._fail)
         self._fact_store = Store(self.path + FACTS_SUFFIX, FACTS,
                                  rewrite_path(self.path, FACTS_REWRITE_SUFFIX), self._fail)
+        self._summary_store = Store(self.path + SUMMARIES_SUFFIX, SUMMARIES,
+                                    rewrite_path(self.path, SUMMARIES_REWRITE_SUFFIX), self._fail)
+        # Each derived file, the name of the dict that holds its items, and its salvage's
+        # hidden suffix; the turn file's lock guards them all.
+        self._derived = ((self._fact_store, "_facts", FACTS_SALVAGE_SUFFIX),
+                         (self._summary_store, "_summaries", SUMMARIES_SALVAGE_SUFFIX))
         self._clear_salvage_names()
-        if os.path.lexists(self._fact_store.path) and not os.path.lexists(self.path):
-            raise JournalCorrupt(
-                f"{self._fact_store.path!r} exists but its journal {self.path!r} does not: a "
-                f"facts file without its turn file is damage, not a new journal; nothing "
-                f"created")
+        for store, _, _ in self._derived:
+            if os.path.lexists(store.path) and not os.path.lexists(self.path):
+                raise JournalCorrupt(
+                    f"{store.path!r} exists but its journal {self.path!r} does not: a "
+                    f"{store.kind.name} without its turn file is damage, not a new journal; "
+                    f"nothing created")
         if not create and not os.path.isfile(self.path):
             raise JournalError(f"no journal at {os.fspath(path)!r}")
         self._turn_store.file = open_locked(self.path)
@@ -138,8 +163,9 @@ class Journal:
             records, data = self._turn_store.load(self.max_bytes)
             self._turns = {record.id: record.turn for record in records}
             clear_leftover(self._turn_store.temp, data)
-            self._open_facts()
-            self._delete_orphan_facts()
+            for store, held, _ in self._derived:
+                self._open_derived(store, held)
+            self._delete_orphans()
         except BaseException:
             self._close_file()
             raise
@@ -148,34 +174,35 @@ class Journal:
         """Remove the second names a salvage killed while writing this journal left.
 
         Published (the turn file has its name): the hidden names go, or a rewrite would
-        refuse a file of two names. Not published: a facts file alone is then no file
-        at all (that salvage wrote nothing), where any other facts file alone is damage.
+        refuse a file of two names. Not published: a derived file alone is then no file
+        at all (that salvage wrote nothing), where any other derived file alone is damage.
         """
-        names = [(store.path, rewrite_path(self.path, suffix)) for store, suffix in
-                 ((self._turn_store, SALVAGE_SUFFIX), (self._fact_store, FACTS_SALVAGE_SUFFIX))]
         published = os.path.lexists(self.path)
-        for path, hidden in names if published else names[1:]:
-            clear_salvage_name(path, hidden, published=published)
+        names = [(store.path, suffix) for store, _, suffix in self._derived]
+        for path, suffix in [(self.path, SALVAGE_SUFFIX)] * published + names:
+            clear_salvage_name(path, rewrite_path(self.path, suffix), published=published)
 
-    def _open_facts(self) -> None:
-        """Load the facts file, if there is one (cutting its torn tail), and clear its leftover."""
-        store = self._fact_store
+    def _open_derived(self, store: Store, held: str) -> None:
+        """Load a derived file, if there is one (cutting its torn tail), and clear its leftover."""
         records, data = [], b""
         if os.path.lexists(store.path):
             store.file = open_locked(store.path, create=False)
             records, data = store.load(self.max_bytes)
-        self._facts = {record.id: record.fact for record in records}
+        setattr(self, held, {record.id: record.item for record in records})
         clear_leftover(store.temp, data)
 
-    def _delete_orphan_facts(self) -> None:
-        """The one step of opening that rewrites a file: delete the facts whose origin is gone.
+    def _delete_orphans(self) -> None:
+        """The one step of opening that rewrites a file: delete the facts whose origin is
+        gone, and the summaries that cover a turn that is gone.
 
-        forget and retain rewrite the facts before the turns, so a kill between the
-        two leaves no such fact; a turn file cut or replaced under its facts can.
-        Either way its origin is gone, and a fact never outlives its turn: finish the
-        deletion. Without such a fact nothing is written.
+        forget and retain rewrite the derived files before the turns, so a kill between
+        the rewrites leaves no such item; a turn file cut or replaced under them can.
+        Either way a turn it came from is gone, and nothing derived outlives its turn:
+        finish the deletion. Without such an item nothing is written.
         """
-        self._drop_facts(lambda fact: fact.origin in self._turns)
+        self._drop(self._fact_store, "_facts", lambda fact: fact.origin in self._turns)
+        self._drop(self._summary_store, "_summaries",
+                   lambda summary: all(turn_id in self._turns for turn_id in summary.covers))
 
     def commit(self, turn_id: str, question: str | tuple, answer: str, *,
                steps: tuple = ()) -> str:
@@ -229,17 +256,48 @@ class Journal:
             if origin not in self._turns:
                 raise OriginNotFound(f"origin {id_tag(origin)} of fact {id_tag(fact_id)} is "
                                      f"not a stored turn; nothing changed")
-            store = self._fact_store
-            line = encode_fact(fact)
-            store.check_room(line, self.max_bytes)
-            self._turn_store.check_named("pin")  # else its origin is gone on reopen
-            if store.file is None:  # the first pin: a new file, never one that appeared since
-                store.file = open_locked(store.path, exclusive=True)
-            else:
-                store.check_named("pin")
-            store.append(line, "pin")
+            self._append_derived(self._fact_store, encode_fact(fact), "pin")
             self._facts[fact_id] = fact
             return fact
+
+    def add_summary(self, summary_id: str, text: str, *, covers) -> Summary:
+        """Store a summary durably, with the ids of the stored turns it covers; return it.
+
+        ``text`` is what the application wrote about those turns (the library never
+        calls a model); ``covers`` one or more ids of stored turns (else TurnNotFound).
+        The journal's guarantees hold (checksummed lines, fsync before returning, torn
+        tails cut, corruption refused, one writer). Forgetting any turn it covers, or
+        retain dropping one, deletes the summary: its text may carry that turn's.
+        Idempotent by id: the same text and covers return the stored summary and write
+        nothing; another text or other covers is SummaryConflict.
+        """
+        summary = Summary(summary_id, text, covers)  # validates all three
+        with self._in_use():
+            stored = self._summaries.get(summary_id)
+            if stored is not None:
+                if stored != summary:
+                    field = "text" if stored.text != summary.text else "covers"
+                    raise SummaryConflict(f"{id_tag(summary_id)} is already stored with "
+                                          f"another {field}; nothing changed")
+                return stored
+            missing = [turn_id for turn_id in summary.covers if turn_id not in self._turns]
+            if missing:
+                raise TurnNotFound(f"summary {id_tag(summary_id)} covers {len(missing)} "
+                                   f"{'turn' if len(missing) == 1 else 'turns'} not stored "
+                                   f"(first {id_tag(missing[0])}); nothing changed")
+            self._append_derived(self._summary_store, encode_summary(summary), "add_summary")
+            self._summaries[summary_id] = summary
+            return summary
+
+    def _append_derived(self, store: Store, line: bytes, action: str) -> None:
+        """Append one record to a derived file (created by its first record), durably."""
+        store.check_room(line, self.max_bytes)
+        self._turn_store.check_named(action)  # else its turns are gone on reopen
+        if store.file is None:  # the first record: a new file, never one that appeared since
+            store.file = open_locked(store.path, exclusive=True)
+        else:
+            store.check_named(action)
+        store.append(line, action)
 
     def _fail(self, action: str, error: OSError, state: str) -> NoReturn:
         # After a failed write or fsync the data may already be lost: never
@@ -251,12 +309,13 @@ class Journal:
         ) from error
 
     def forget(self, turn_id: str) -> None:
-        """Delete one turn and every fact whose origin it is: their text leaves the files.
+        """Delete one turn, every fact whose origin it is and every summary that covers it:
+        their text leaves the files (``derived_from`` lists them beforehand).
 
         The other lines stay byte-identical. Everything that can refuse is checked
-        before anything is written. The facts go first: a kill between the two
-        rewrites leaves the turn with none of its facts, and forgetting it again
-        completes the deletion.
+        before anything is written. The derived items go first: a kill between the
+        rewrites leaves the turn with none of its facts and summaries, or some of them
+        gone, and forgetting it again completes the deletion.
         """
         check_text(turn_id, "id")
         with self._in_use():
@@ -265,7 +324,8 @@ class Journal:
             self._delete_turns({turn_id})
 
     def retain(self, *, last: int) -> int:
-        """Keep only the newest ``last`` turns and their facts; return how many turns were deleted."""
+        """Keep only the newest ``last`` turns, and the facts and summaries derived only from
+        them; return how many turns were deleted."""
         check_int(last, "last", minimum=0)
         with self._in_use():
             doomed = set(list(self._turns)[:max(0, len(self._turns) - last)])
@@ -280,38 +340,73 @@ class Journal:
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
             self._fact_store.check_rewritable()
-            self._drop_facts(lambda fact: fact.id != fact_id)
+            self._drop(self._fact_store, "_facts", lambda fact: fact.id != fact_id)
+
+    def drop_summary(self, summary_id: str) -> None:
+        """Delete one summary for real, as ``forget`` deletes a turn; the turns it covers stay."""
+        check_text(summary_id, "id")
+        with self._in_use():
+            if summary_id not in self._summaries:
+                raise SummaryNotFound(f"{id_tag(summary_id)} is not a stored summary; nothing "
+                                      f"changed")
+            self._summary_store.check_rewritable()
+            self._drop(self._summary_store, "_summaries",
+                       lambda summary: summary.id != summary_id)
+
+    def derived_from(self, turn_id: str) -> Derived:
+        """The facts pinned from the stored turn ``turn_id`` and the summaries that cover it:
+        what ``forget(turn_id)`` would delete with it (TurnNotFound if it is not stored)."""
+        check_text(turn_id, "id")
+        with self._in_use():
+            if turn_id not in self._turns:
+                raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal")
+            return self._derived_from({turn_id})
+
+    def _derived_from(self, turn_ids: set[str]) -> Derived:
+        return Derived(
+            tuple(fact for fact in self._facts.values() if fact.origin in turn_ids),
+            tuple(summary for summary in self._summaries.values()
+                  if not turn_ids.isdisjoint(summary.covers)))
 
     def _delete_turns(self, doomed: set[str]) -> None:
-        """Delete the turns ``doomed`` names, and first the facts pinned from them.
+        """Delete the turns ``doomed`` names, and first the facts and summaries derived
+        from them.
 
-        Both files are checked before either is rewritten, so a refusal changes nothing;
-        an error once the facts are gone says so.
+        Every file to rewrite is checked before any is, so a refusal changes nothing; an
+        error once derived items are gone says how many.
         """
-        facts = sum(fact.origin in doomed for fact in self._facts.values())
-        for store in [self._fact_store] * bool(facts) + [self._turn_store]:
-            store.check_rewritable()
-        self._drop_facts(lambda fact: fact.origin not in doomed)
+        facts, summaries = self._derived_from(doomed)
+        for store, items in ((self._fact_store, facts), (self._summary_store, summaries),
+                             (self._turn_store, doomed)):
+            if items:
+                store.check_rewritable()
+        self._drop(self._fact_store, "_facts", lambda fact: fact.origin not in doomed)
         try:
+            self._drop(self._summary_store, "_summaries",
+                       lambda summary: doomed.isdisjoint(summary.covers))
             self._drop_turns(lambda record: record.id not in doomed)
         except JournalError as error:
-            if not facts:
+            gone = [_plural(len(items), *nouns) for items, nouns, held in
+                    ((facts, ("fact",), "_facts"),
+                     (summaries, ("summary", "summaries"), "_summaries"))
+                    if items and not any(item.id in getattr(self, held) for item in items)]
+            if not gone:
                 raise
-            whose = "its" if len(doomed) == 1 else "their"
-            raise JournalError(f"{facts} of {whose} facts deleted (the facts file is "
-                               f"rewritten); deleting the {_plural(len(doomed), 'turn')} "
+            raise JournalError(f"{' and '.join(gone)} derived from the "
+                               f"{_plural(len(doomed), 'turn')} deleted; deleting the rest "
                                f"then failed: {error}") from error
 
     def _drop_turns(self, keep: Callable[[Record], bool]) -> None:
         self._turn_store.rewrite(keep, lambda kept: setattr(
             self, "_turns", {record.id: record.turn for record in kept}))
 
-    def _drop_facts(self, keep: Callable[[Fact], bool]) -> None:
-        """Rewrite the facts file without the facts ``keep`` refuses, if there are any."""
-        if all(keep(fact) for fact in self._facts.values()):
+    def _drop(self, store: Store, held: str, keep: Callable) -> None:
+        """Rewrite a derived file without the items ``keep`` refuses, if there are any
+        (``held`` names the dict of its items)."""
+        if all(keep(item) for item in getattr(self, held).values()):
             return
-        self._fact_store.rewrite(lambda record: keep(record.fact), lambda kept: setattr(
-            self, "_facts", {record.id: record.fact for record in kept}))
+        store.rewrite(lambda record: keep(record.item), lambda kept: setattr(
+            self, held, {record.id: record.item for record in kept}))
 
     def history(self) -> list[Turn]:
         """The stored turns in commit order (a copy)."""
@@ -323,6 +418,11 @@ class Journal:
         and ``pin(origin=...)`` take. ``ids()[i]`` is the id of ``history()[i]``."""
         with self._in_use():
             return tuple(self._turns)
+
+    def summaries(self) -> list[Summary]:
+        """The stored summaries in the order they were added (a copy)."""
+        with self._in_use():
+            return list(self._summaries.values())
 
     def facts(self) -> list[Fact]:
         """The pinned facts in pin order (a copy)."""
@@ -358,7 +458,7 @@ class Journal:
             self._close_file()
 
     def _close_file(self) -> None:
-        for store in (self._fact_store, self._turn_store):
+        for store in (self._summary_store, self._fact_store, self._turn_store):
             store.close()
 
     @contextlib.contextmanager
@@ -389,5 +489,6 @@ class Journal:
     def __repr__(self) -> str:
         state = "open" if self._turn_store.file is not None else "closed"
         facts = f", facts={len(self._facts)}" if self._facts else ""
+        facts += f", summaries={len(self._summaries)}" if self._summaries else ""
         return (f"Journal({self.path!r}, turns={len(self._turns)}{facts}, "
                 f"bytes={self.size}, {state})")

@@ -69,6 +69,10 @@ class FactRecord:
     fact: Fact
     sha256: str
 
+    @property
+    def item(self) -> Fact:  # what a derived file's record holds, by one name for each kind
+        return self.fact
+
     def __repr__(self) -> str:
         return f"FactRecord({self.fact!r}, sha256={self.sha256[:12]})"
 
@@ -109,7 +113,7 @@ def _json_type(value: object) -> str:
     return "number"
 
 
-def _strings(pairs: list, where: str) -> None:
+def check_strings(pairs: list, where: str) -> None:
     """Refuse a value of ``pairs`` that is not a JSON string, naming its key."""
     for key, value in pairs:
         if not isinstance(value, str):
@@ -136,7 +140,7 @@ def _objects(value: object, key: str, shapes: dict[str, list[str]]) -> list[tupl
                              f"{' or '.join(f'{{type: {name}}}' for name in shapes)} object")
         if [name for name, _ in item] != shapes[kind]:
             raise ValueError(f"payload {where} is not a {{{', '.join(shapes[kind])}}} object")
-        _strings(item, where + ".")
+        check_strings(item, where + ".")
         items.append((kind, item))
     return items
 
@@ -184,7 +188,7 @@ def _steps(value: object) -> tuple:
 
 
 def _turn_record(pairs: list, digest: str) -> Record:
-    _strings(pairs[:len(RECORD_KEYS)], "")
+    check_strings(pairs[:len(RECORD_KEYS)], "")
     fields = dict(pairs)
     turn_id, question, answer = (fields[key] for key in RECORD_KEYS)
     try:
@@ -200,7 +204,7 @@ def _turn_record(pairs: list, digest: str) -> Record:
 
 
 def _fact_record(pairs: list, digest: str) -> FactRecord:
-    _strings(pairs, "")
+    check_strings(pairs, "")
     try:
         fact = Fact(*(value for _, value in pairs))
     except InvalidText as error:
@@ -240,7 +244,7 @@ def encode_record(turn_id: str, question: str | tuple, answer: str, steps: tuple
     (``encode_turn``); those are checked as ``Turn`` checks them.
     """
     if isinstance(question, str) and not steps:
-        return _encode_line({"id": turn_id, "question": question, "answer": answer})
+        return encode_line({"id": turn_id, "question": question, "answer": answer})
     return encode_turn(turn_id, Turn(question, answer, steps))
 
 
@@ -249,7 +253,7 @@ def encode_turn(turn_id: str, turn: Turn) -> bytes:
     check_id(turn_id)
     if not isinstance(turn, Turn):
         raise TypeError(f"turn must be a Turn, not {type(turn).__name__}")
-    return _encode_line(turn_payload(turn_id, turn))
+    return encode_line(turn_payload(turn_id, turn))
 
 
 def turn_payload(turn_id: str, turn: Turn) -> dict:
@@ -272,10 +276,10 @@ def turn_payload(turn_id: str, turn: Turn) -> dict:
 
 def encode_fact(fact: Fact) -> bytes:
     """The facts file's line for one fact: the journal's format, keys id, text, origin."""
-    return _encode_line({"id": fact.id, "text": fact.text, "origin": fact.origin})
+    return encode_line({"id": fact.id, "text": fact.text, "origin": fact.origin})
 
 
-def _encode_line(payload: dict) -> bytes:
+def encode_line(payload: dict) -> bytes:
     encoded = ENCODERS["gson"].dumps(payload)
     digest = hashlib.sha256(encoded).hexdigest()
     return base64.b64encode(encoded) + b" " + digest.encode("ascii") + b"\n"

@@ -21,6 +21,7 @@ from .errors import JournalError, too_large
 from .files import (
     FACTS_SUFFIX,
     SALVAGE_SUFFIX,
+    SUMMARIES_SUFFIX,
     JournalFile,
     link_new,
     clear_leftover,
@@ -31,10 +32,15 @@ from .files import (
     write_all,
 )
 from .records import FACTS, TURNS, Kind, LineStatus, leading_record, scan
+from .summaries import SUMMARIES, SummaryRecord
 
 # The new facts file's hidden name has a suffix of its own, as its rewrite's has: with the
 # turn file's suffix it would be the hidden name of the turn file of a journal "<NEW>.facts".
 FACTS_SALVAGE_SUFFIX = ".ledgerlab-facts-salvage"
+SUMMARIES_SALVAGE_SUFFIX = ".ledgerlab-summaries-salvage"
+# Each file derived from the turns: its suffix, its kind, its hidden suffix in a salvage.
+_DERIVED = ((FACTS_SUFFIX, FACTS, FACTS_SALVAGE_SUFFIX),
+            (SUMMARIES_SUFFIX, SUMMARIES, SUMMARIES_SALVAGE_SUFFIX))
 # Linux: a new file with no name until it is linked, so a killed salvage leaves no copy.
 _TMPFILE = getattr(os, "O_TMPFILE", 0)
 _ID_START = base64.b64encode(b'{"id":')  # how every record line, and fact line, starts
@@ -72,6 +78,10 @@ class Salvaged:
     # the facts file's damaged lines, and the facts whose origin turn was not salvaged
     facts_lost: tuple[LostLine, ...] = ()
     facts_file: str | None = None  # the facts file salvaged (beside the real source), if any
+    summaries_kept: int = 0  # summaries written to the new journal's summaries file
+    # the summaries file's damaged lines, and the summaries covering a turn not salvaged
+    summaries_lost: tuple[LostLine, ...] = ()
+    summaries_file: str | None = None  # the summaries file salvaged, if any
 
 
 def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> Salvaged:
@@ -83,43 +93,42 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
     lines and repeated ids are skipped (the first record of an id wins); a verified
     record at the start of the bytes after the last newline is kept too.
 
-    The facts file beside ``source``, if there is one, is salvaged by the same rule
-    into ``destination``'s facts file, keeping only the facts whose origin turn was
-    salvaged (a fact never outlives its turn).
+    The facts and summaries files beside ``source``, if there are any, are salvaged by
+    the same rule into ``destination``'s, keeping only the facts whose origin turn was
+    salvaged and the summaries every turn of which was (nothing derived outlives a
+    turn it came from); the others are lost, by id tag.
 
-    ``destination`` and its facts file must not exist (but for a facts file a killed
-    salvage left, which is removed). Both appear, whole, or neither, and they never
-    replace a file (``_publish``).
+    ``destination`` and the files beside it must not exist (but for those a killed
+    salvage left, which are removed). They all appear, whole, or none of them, and they
+    never replace a file (``_publish``).
     """
     source = os.path.realpath(os.fspath(source))  # the file Journal(source) would open
     destination = os.path.abspath(os.fspath(destination))
-    facts_source, facts_destination = source + FACTS_SUFFIX, destination + FACTS_SUFFIX
     data = _read_for_salvage(source)
     if os.path.lexists(destination):
         raise JournalError(f"{destination!r} exists: salvage writes a new file, never over one")
-    # The hidden names: rewrite_path also refuses a name too long for its facts file,
-    # before anything is written (no Journal could open the copy).
-    hidden, facts_hidden = (rewrite_path(destination, suffix)
-                            for suffix in (SALVAGE_SUFFIX, FACTS_SALVAGE_SUFFIX))
+    # The hidden names: rewrite_path also refuses a name too long for the files beside
+    # it, before anything is written (no Journal could open the copy).
     kept, lost, seen = _verified(data, scan(data, TURNS), TURNS)
-    files = [(destination, b"".join(kept), hidden)]
-    facts_kept, facts_lost, facts_file = [], [], None
-    if os.path.lexists(facts_source):
-        facts_data, facts_file = _read_for_salvage(facts_source), facts_source
-        facts_kept, facts_lost, _ = _verified(facts_data, scan(facts_data, FACTS), FACTS,
-                                              origins=seen)
-        # The facts file takes its name first, and the turn file's name publishes both:
-        # until then the facts file keeps its hidden name too, so a kill between the two
-        # names leaves a facts file that Journal and the next salvage know was never
-        # published, and remove (``clear_salvage_name``), never a journal without its facts.
-        files.insert(0, (facts_destination, b"".join(facts_kept), facts_hidden))
-    if (os.path.lexists(facts_destination)
-            and not clear_salvage_name(facts_destination, facts_hidden, published=False)):
-        raise JournalError(f"{facts_destination!r} exists: salvage writes a new file, never "
-                           f"over one")
+    files = [(destination, b"".join(kept), rewrite_path(destination, SALVAGE_SUFFIX))]
+    derived = {}
+    for suffix, kind, hidden_suffix in _DERIVED:
+        path, hidden = destination + suffix, rewrite_path(destination, hidden_suffix)
+        if os.path.lexists(source + suffix):
+            found = _read_for_salvage(source + suffix)
+            items, gone, _ = _verified(found, scan(found, kind), kind, origins=seen)
+            derived[kind.name] = (len(items), tuple(gone), source + suffix)
+            # A derived file takes its name before the turn file, whose name publishes
+            # them all: until then it keeps its hidden name too, so a kill between the
+            # names leaves a file that Journal and the next salvage know was never
+            # published, and remove (``clear_salvage_name``), never a journal without it.
+            files.insert(-1, (path, b"".join(items), hidden))
+        if os.path.lexists(path) and not clear_salvage_name(path, hidden, published=False):
+            raise JournalError(f"{path!r} exists: salvage writes a new file, never over one")
     _publish(files)
-    return Salvaged(len(kept), tuple(lost), len(files[-1][1]), len(facts_kept),
-                    tuple(facts_lost), facts_file)
+    nothing = (0, (), None)
+    return Salvaged(len(kept), tuple(lost), len(files[-1][1]),
+                    *derived.get(FACTS.name, nothing), *derived.get(SUMMARIES.name, nothing))
 
 
 def clear_salvage_name(path: str, hidden: str, *, published: bool) -> bool:
@@ -337,7 +346,7 @@ def _take_back(named: list[str]) -> str:
 def _verified(data: bytes, lines: Iterable[LineStatus], kind: Kind,
               origins: set[str] | None = None) -> tuple[list[bytes], list[LostLine], set[str]]:
     """The lines to keep, the lines lost, and the ids kept. With ``origins``, a fact whose
-    origin is not in it is lost too."""
+    origin is not in it, or a summary covering a turn not in it, is lost too."""
     kept, lost, seen = [], [], set()
     for line in lines:
         raw = data[line.offset:line.offset + line.length]
@@ -345,9 +354,10 @@ def _verified(data: bytes, lines: Iterable[LineStatus], kind: Kind,
                  None if raw.endswith(b"\n") else leading_record(raw, kind))  # a torn tail
         if found is not None and found[0].id not in seen:
             record, end = found
-            if origins is not None and record.fact.origin not in origins:
-                _lose(lost, line.number, line.offset, end, "its origin turn was not salvaged",
-                      id_tag(record.id))
+            if origins is not None and not origins.issuperset(_origins(record)):
+                why = ("a turn it covers was not salvaged" if kind is SUMMARIES else
+                       "its origin turn was not salvaged")
+                _lose(lost, line.number, line.offset, end, why, id_tag(record.id))
             else:
                 kept.append(raw[:end].rstrip(b"\n") + b"\n")
                 seen.add(record.id)
@@ -358,6 +368,11 @@ def _verified(data: bytes, lines: Iterable[LineStatus], kind: Kind,
             _lose(lost, line.number, line.offset, line.length, line.problem or "",
                   _readable_id(raw[:len(raw) // line.lines]), line.lines)
     return kept, [LostLine(*entry) for entry in lost], seen
+
+
+def _origins(record) -> tuple[str, ...]:
+    """The turns a derived record came from."""
+    return record.summary.covers if isinstance(record, SummaryRecord) else (record.fact.origin,)
 
 
 def _lose(lost: list[tuple], number: int, offset: int, length: int, problem: str,

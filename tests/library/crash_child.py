@@ -3,6 +3,8 @@
     python crash_child.py commit LOG FIRST   commit t<FIRST>, t<FIRST+1>, ... forever
     python crash_child.py forget LOG         forget t0, t1, ... in order
     python crash_child.py retain LOG STEP    retain all but the oldest STEP, 2*STEP, ... turns
+    python crash_child.py memory LOG OPS     run OPS (JSON: add_summary, drop_summary,
+                                             forget, retain), acknowledging each by index
     python crash_child.py serve              each of those, once per line of stdin, forked
 
 It prints each number only after the call returned: an acknowledgement.
@@ -43,6 +45,18 @@ def acknowledge(number: int) -> None:
 
 def work(mode: str, log: str, *rest: str) -> None:
     with Journal(log) as journal:
+        if mode == "memory":
+            for number, (op, *args) in enumerate(json.loads(rest[0])):
+                if op == "add":
+                    journal.add_summary(args[0], args[1], covers=args[2])
+                elif op == "drop":
+                    journal.drop_summary(args[0])
+                elif op == "forget":
+                    journal.forget(args[0])
+                else:
+                    journal.retain(last=args[0])
+                acknowledge(number)
+            return
         if mode == "commit":
             number = int(rest[0])
             while True:

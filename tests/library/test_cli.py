@@ -287,3 +287,56 @@ def test_inspect_ids_exits_1_when_the_facts_file_is_corrupt(tmp_path, cli):
     code, out, err = cli("inspect", str(log), "--ids")
     assert (code, out) == (1, "one\n")
     assert err == f"{log}: corrupt; a Journal refuses to open it\n"
+
+
+# --- Summaries (issue 37): shown by id tag, covers and sizes, never text ---------------------
+
+@pytest.fixture
+def with_summaries(tmp_path):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        for turn_id in ("one", "two", "three"):
+            journal.commit(turn_id, f"SECRET-MARKER {turn_id}", "a")
+        journal.add_summary("SECRET-ID", "SECRET-MARKER summary", covers=["one", "two"])
+        journal.add_summary("s2", "SECRET-MARKER other", covers=["three"])
+    return log
+
+
+def test_inspect_shows_summaries_by_tag_covers_and_size_never_text(with_summaries, cli):
+    from ledgerlab.journal import id_tag
+
+    code, out, err = cli("inspect", str(with_summaries))
+    assert code == 0 and "SECRET" not in out + err
+    rows = out.splitlines()
+    assert f"2 turns: {id_tag('one')}, {id_tag('two')}" in rows[-3]
+    assert f"{len('SECRET-MARKER summary'):>6}  2 turns" in rows[-3]
+    assert rows[-1] == ("2 summaries covering 3 turns, "
+                        f"{(with_summaries.parent / 'c.log.summaries').stat().st_size} bytes, "
+                        "0 corrupt lines, 0 torn-tail bytes, 0 covering a turn that is not "
+                        "stored (deleted on open)")
+
+
+def test_inspect_ids_exits_1_on_a_corrupt_summaries_file(with_summaries, cli):
+    summaries = with_summaries.parent / "c.log.summaries"
+    summaries.write_bytes(summaries.read_bytes() + b"junk\n")
+    code, out, err = cli("inspect", str(with_summaries), "--ids")
+    assert code == 1 and out.split() == ["one", "two", "three"]
+    code, out, err = cli("inspect", str(with_summaries))
+    assert code == 1 and "1 corrupt lines" in out.splitlines()[-1]
+
+
+def test_forget_and_retain_say_how_many_summaries_went(with_summaries, cli):
+    code, out, err = cli("forget", str(with_summaries), "two")
+    assert code == 0 and "0 of 0 facts deleted, 1 of 2 summaries deleted" in out
+    code, out, err = cli("retain", str(with_summaries), "--last", "0")
+    assert code == 0 and "1 of 1 summaries deleted" in out and "SECRET" not in out + err
+
+
+def test_salvage_says_what_it_did_with_the_summaries(with_summaries, cli):
+    lines = with_summaries.read_bytes().splitlines(keepends=True)
+    with_summaries.write_bytes(lines[0] + b"junk\n" + lines[2])  # turn two lost
+    code, out, err = cli("salvage", str(with_summaries), "--out",
+                         str(with_summaries.parent / "new.log"))
+    assert code == 1 and "SECRET" not in out + err
+    assert "lost summaries file line 1" in out and "a turn it covers was not salvaged" in out
+    assert "salvaged 1 summaries into" in out

@@ -3,9 +3,10 @@
 A child process works on a journal and prints each id after the call returned;
 the parent kills it with SIGKILL at a random moment, reopens the journal and
 checks it against the acknowledgements. ``make stress`` sets
-LEDGERLAB_KILL_TRIALS=1000; ``make test`` runs 50 of each kind. With pinned facts,
-forget and retain must also leave every turn with all its facts or none, and no
-fact whose origin is gone.
+LEDGERLAB_KILL_TRIALS=1000; ``make test`` runs 50 of each kind (twice that of the
+summaries' trials). With pinned facts, forget and retain must also leave every turn with
+all its facts or none, and no fact whose origin is gone; with summaries, no summary whose
+covered turn is gone, and no text of a forgotten turn in any file.
 
 Each child is forked by one ``crash_child.py serve`` process that has imported
 ledgerlab already: a trial costs a fork, not a new interpreter.
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from ledgerlab import Journal
-from ledgerlab.journal import encode_fact, encode_record
+from ledgerlab.journal import SUMMARIES, TURNS, encode_fact, encode_record, scan
 from ledgerlab import Fact
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -172,3 +173,86 @@ def test_kill_9_during_deletions_with_facts_leaves_each_turn_all_its_facts_or_no
                 assert fact_lines[fact] not in leftovers and fact.text.encode() not in leftovers
     print(f"\n{TRIALS} kill -9 trials during {mode} with facts ({cut_short} cut short, "
           f"{partial} with a turn left without its facts); every turn had all or none")
+
+
+# --- Summaries: add_summary, drop_summary, forget and retain, killed at random (issue 37) -----
+
+def marker(turn_id: str) -> str:
+    return f"<{turn_id}>"  # "<t1>" is in no other turn's text, nor "<t12>"'s
+
+
+def applied(state: tuple, op: list) -> tuple:
+    """The journal's turns (in order) and summaries ({id: (text, covers)}) after ``op``."""
+    turns, summaries = state
+    kind, *args = op
+    if kind == "add":
+        return turns, {**summaries, args[0]: (args[1], tuple(args[2]))}
+    if kind == "drop":
+        return turns, {sid: item for sid, item in summaries.items() if sid != args[0]}
+    doomed = {args[0]} if kind == "forget" else set(turns[:len(turns) - args[0]])
+    return ([turn for turn in turns if turn not in doomed],
+            {sid: item for sid, item in summaries.items() if doomed.isdisjoint(item[1])})
+
+
+def memory_ops(rng: random.Random, turns: list[str], count: int) -> list[list]:
+    """A run of ``count`` operations, each valid after those before it."""
+    state, ops = (turns, {}), []
+    while len(ops) < count and state[0]:
+        alive, summaries = state
+        roll = rng.random()
+        if roll < 0.5 or not summaries:
+            covers = rng.sample(alive, rng.randint(1, min(4, len(alive))))
+            op = ["add", f"s{len(ops)}", "recap " + " ".join(marker(t) for t in covers), covers]
+        elif roll < 0.65:
+            op = ["drop", rng.choice(sorted(summaries))]
+        elif roll < 0.9:
+            op = ["forget", rng.choice(alive)]
+        else:
+            op = ["retain", max(0, len(alive) - rng.randint(1, 3))]
+        ops.append(op)
+        state = applied(state, op)
+    return ops
+
+
+def test_kill_9_during_summaries_loses_no_acknowledged_write_and_leaves_no_orphan(
+        tmp_path, kill_at_random):
+    rng = random.Random(37)
+    turn_ids = [f"t{n}" for n in range(12)]
+    lines = b"".join(encode_record(t, f"question {t}", f"answer {marker(t)}") for t in turn_ids)
+    cut_short = 0
+    for trial in range(2 * TRIALS):
+        directory = tmp_path / f"memory{trial}"
+        directory.mkdir()
+        log = directory / "conversation.log"
+        log.write_bytes(lines)
+        ops = memory_ops(rng, turn_ids, 30)
+        acks = kill_at_random(["memory", log, json.dumps(ops)], rng)
+        assert acks == list(range(len(acks))), f"trial {trial}: acknowledged out of order"
+        before = (turn_ids, {})
+        for op in ops[:len(acks)]:
+            before = applied(before, op)
+        in_flight = ops[len(acks)] if len(acks) < len(ops) else None
+        after = applied(before, in_flight) if in_flight else before
+        cut_short += in_flight is not None
+        # The files as the kill left them, before an open tidies anything: no summary whose
+        # covered turn is gone, and no text of a turn whose deletion was acknowledged.
+        on_disk = {line.record.id for line in scan(log.read_bytes(), TURNS) if line.record}
+        summaries_file = Path(f"{log}.summaries")
+        raw = summaries_file.read_bytes() if summaries_file.exists() else b""
+        for line in scan(raw, SUMMARIES):
+            if line.record is not None:
+                assert on_disk.issuperset(line.record.summary.covers), f"trial {trial}: orphan"
+        everything = b"".join(path.read_bytes() for path in directory.iterdir())
+        for turn_id in set(turn_ids) - set(before[0]):
+            assert marker(turn_id).encode() not in everything, f"trial {trial}: {turn_id} left"
+        with Journal(log) as journal:
+            turns = list(journal.ids())
+            present = {s.id: (s.text, s.covers) for s in journal.summaries()}
+        assert turns in (before[0], after[0]), f"trial {trial}"
+        # Every acknowledged summary that the operation in flight does not delete is there,
+        # exactly; derived items go first, so once the turns are deleted, their summaries are.
+        kept = {sid: item for sid, item in before[1].items() if after[1].get(sid) == item}
+        assert kept.items() <= present.items() <= {**before[1], **after[1]}.items(), \
+            f"trial {trial}"
+    print(f"\n{2 * TRIALS} kill -9 trials during add_summary, drop_summary, forget and retain "
+          f"({cut_short} cut short); no acknowledged write lost, no orphan, no forgotten text")

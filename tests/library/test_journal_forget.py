@@ -240,7 +240,8 @@ def test_an_error_after_the_facts_went_says_they_went(log, monkeypatch):
         with pytest.raises(JournalError) as error:
             journal.forget("secret")
     message = str(error.value)
-    assert "1 of its facts deleted" in message and "the journal is unchanged" in message
+    assert "1 fact derived from the 1 turn deleted" in message
+    assert "the journal is unchanged" in message
     assert "nothing changed" not in message and SECRET not in message
     with Journal(log) as journal:
         assert journal.find("secret") is not None

@@ -1,4 +1,4 @@
-"""The journal package imports one way: errors <- records <- files <- store, salvage <- ledger."""
+"""The journal package imports one way: errors <- records <- summaries, files <- store, salvage <- ledger."""
 
 import ast
 from pathlib import Path
@@ -13,9 +13,10 @@ ALLOWED = {
     "errors": set(),
     "records": {"errors"},
     "files": {"errors", "records"},
+    "summaries": {"errors", "records"},
     "store": {"errors", "records", "files"},
-    "salvage": {"errors", "records", "files"},
-    "ledger": {"errors", "records", "files", "store", "salvage"},
+    "salvage": {"errors", "records", "files", "summaries"},
+    "ledger": {"errors", "records", "files", "store", "salvage", "summaries"},
 }
 
 

@@ -193,7 +193,7 @@ def name_of(length, char="n"):
 
 
 NAME_MAX = 255  # bytes in a file name on ext4, XFS, btrfs, tmpfs
-LIMIT = NAME_MAX - len(".facts")  # the longest journal name whose facts file fits
+LIMIT = NAME_MAX - len(".summaries")  # the longest journal name whose files beside it fit
 
 
 @pytest.fixture
@@ -212,21 +212,27 @@ def test_every_operation_works_on_the_longest_names_journal_accepts(folder, caps
             journal.commit(f"t{n}", f"question {n}", f"answer {n}")
         journal.pin("f1", "fact one", origin="t1")
         journal.pin("f2", "fact two", origin="t2")
+        journal.add_summary("s1", "summary one", covers=["t1", "t2"])
+        journal.add_summary("s2", "summary two", covers=["t2"])
+        journal.add_summary("s3", "summary three", covers=["t3"])
         journal.forget("t1")
         journal.unpin("f2")
+        journal.drop_summary("s3")
         assert journal.retain(last=2) == 1
         assert journal.ids() == ("t2", "t3") and journal.facts() == []
+        assert [summary.id for summary in journal.summaries()] == ["s2"]
     assert cli_main(["inspect", str(log)]) == 0
     assert cli_main(["forget", str(log), "t2"]) == 0
     assert cli_main(["retain", str(log), "--last", "0"]) == 0
     capsys.readouterr()
     with Journal(log) as journal:
         assert len(journal) == 0
-    assert sorted(os.listdir(folder)) == sorted([log.name, log.name + files.FACTS_SUFFIX])
+    assert sorted(os.listdir(folder)) == sorted([log.name, log.name + files.FACTS_SUFFIX,
+                                                 log.name + files.SUMMARIES_SUFFIX])
 
 
 @pytest.mark.parametrize("length", [LIMIT + 1, 255])
-def test_a_name_too_long_for_its_facts_file_is_refused_at_open(folder, length):
+def test_a_name_too_long_for_its_files_is_refused_at_open(folder, length):
     log = folder / name_of(length)
     with pytest.raises(JournalError, match=f"name is {length} bytes, over the limit of "
                                            f"{LIMIT}.*nothing was opened"):

@@ -1,5 +1,5 @@
-"""Salvage's files: both new files or neither (8), no copy left by a killed
-salvage (9), a symlinked LOG followed as Journal follows it (13), a FIFO refused at once
+"""Salvage's files: all new files or none (8; NEW, NEW.facts and NEW.summaries), no copy
+left by a killed salvage (9), a symlinked LOG followed as Journal follows it (13), a FIFO refused at once
 (14); and id tags that cannot be checked against guessed ids offline (19)."""
 
 import errno
@@ -27,12 +27,14 @@ def damaged(line: bytes) -> bytes:
 
 
 def make_journal(path):
-    """Three turns and two facts; the second turn's line damaged, so it refuses to open."""
+    """Three turns, two facts and a summary; the second turn's line damaged, so it refuses
+    to open."""
     with Journal(path) as journal:
         for turn_id in ("one", "two", "three"):
             journal.commit(turn_id, f"{SECRET} {turn_id}", f"a {turn_id}")
         journal.pin("code", SECRET, origin="one")
         journal.pin("tone", "brief", origin="three")
+        journal.add_summary("recap", SECRET, covers=["one", "three"])
     first, second, third = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(first + damaged(second) + third)
 
@@ -67,10 +69,17 @@ def files_in(folder):
     return {path.name: path.read_bytes() for path in folder.iterdir()}
 
 
+NEW = {"saved.log", "saved.log.facts", "saved.log.summaries"}  # what a salvage publishes
+# How many links a salvage makes before the turn file's, which publishes them all: each
+# derived file's name and, with O_TMPFILE, its hidden name first.
+BEFORE_NEW = {"unnamed": 4, "hidden": 2}
+
+
 def check_the_copy(saved):
     with Journal(saved) as journal:
         assert [turn.answer for turn in journal.history()] == ["a one", "a three"]
         assert [fact.id for fact in journal.facts()] == ["code", "tone"]
+        assert [summary.id for summary in journal.summaries()] == ["recap"]
 
 
 # --- 8: NEW and NEW.facts, both or neither -------------------------------------------------
@@ -98,8 +107,8 @@ def test_a_failure_at_any_step_leaves_nothing_and_a_rerun_succeeds(broken, mode,
         break
     else:
         pytest.fail("salvage never got through")
-    # Each call failed once; without O_TMPFILE's names the facts file is already hidden.
-    assert fail_at == len(calls) and calls.count("link") == (3 if mode == "unnamed" else 2)
+    # Each call failed once; without O_TMPFILE the derived files are already hidden.
+    assert fail_at == len(calls) and calls.count("link") == BEFORE_NEW[mode] + 1
     check_the_copy(saved)
 
 
@@ -131,8 +140,8 @@ def test_a_facts_file_takes_its_name_before_the_turn_file(broken, mode, monkeypa
 
     monkeypatch.setattr(os, "link", recording)
     salvage(broken, broken.parent / "saved.log")
-    assert [name for name in order if not name.startswith(".")] == ["saved.log.facts",
-                                                                      "saved.log"]
+    assert [name for name in order if not name.startswith(".")] == [
+        "saved.log.facts", "saved.log.summaries", "saved.log"]
 
 
 # --- 9: a killed salvage leaves no copy, or one that the next salvage removes ---------------
@@ -167,9 +176,10 @@ def test_a_salvage_killed_before_its_files_take_their_names(broken, mode):
     if mode == "unnamed":
         assert not left  # nothing holds the copy: no forget of the source is undone
     else:
-        assert left == {".saved.log.ledgerlab-salvage", ".saved.log.ledgerlab-facts-salvage"}
+        assert left == {".saved.log.ledgerlab-salvage", ".saved.log.ledgerlab-facts-salvage",
+                        ".saved.log.ledgerlab-summaries-salvage"}
     salvage(broken, saved)  # the next salvage to the same place removes the leftovers
-    assert set(files_in(folder)) - set(before) == {"saved.log", "saved.log.facts"}
+    assert set(files_in(folder)) - set(before) == NEW
     check_the_copy(saved)
 
 
@@ -178,8 +188,9 @@ def test_a_salvage_killed_between_the_two_names_published_neither(broken, mode):
     Journal reads it as no file (a new journal, with no facts) and removes it."""
     folder, saved = broken.parent, broken.parent / "saved.log"
     before = files_in(folder)
-    killed_salvage(broken, saved, mode, at_link=3 if mode == "unnamed" else 2)
+    killed_salvage(broken, saved, mode, at_link=BEFORE_NEW[mode] + 1)
     assert not saved.exists() and (folder / "saved.log.facts").exists()
+    assert (folder / "saved.log.summaries").exists()
     with Journal(saved) as journal:
         assert (len(journal), journal.facts()) == (0, [])
     # Without O_TMPFILE the turn file's hidden copy stays until the next salvage, as ever.
@@ -187,7 +198,7 @@ def test_a_salvage_killed_between_the_two_names_published_neither(broken, mode):
         {".saved.log.ledgerlab-salvage"} if mode == "hidden" else set())
     saved.unlink()
     salvage(broken, saved)
-    assert set(files_in(folder)) - set(before) == {"saved.log", "saved.log.facts"}
+    assert set(files_in(folder)) - set(before) == NEW
     check_the_copy(saved)
 
 
@@ -195,7 +206,7 @@ def test_a_facts_file_a_killed_salvage_left_never_blocks_the_next_salvage(broken
     """Whatever the next salvage writes (here, from a journal whose facts file has changed):
     the leftover is provably unpublished, not someone's file."""
     folder, saved = broken.parent, broken.parent / "saved.log"
-    killed_salvage(broken, saved, mode, at_link=3 if mode == "unnamed" else 2)
+    killed_salvage(broken, saved, mode, at_link=BEFORE_NEW[mode] + 1)
     facts = folder / "broken.log.facts"
     facts.write_bytes(facts.read_bytes().splitlines(keepends=True)[0])  # one fact, not two
     result = salvage(broken, saved)
@@ -234,10 +245,11 @@ KILLED_AT_STEP = textwrap.dedent("""
 """)
 
 
-def test_a_salvage_killed_at_any_step_leaves_both_files_or_neither(broken, mode):
+def test_a_salvage_killed_at_any_step_leaves_all_its_files_or_none(broken, mode):
     """SIGKILL before each open, write, fsync, link and unlink of a salvage in turn: NEW is
-    whole with its facts, or there is no NEW and Journal(NEW) finds no facts (a facts file
-    named before NEW is unpublished, and removed); the next salvage always gets through."""
+    whole with its facts and summaries, or there is no NEW and Journal(NEW) finds none (a
+    derived file named before NEW is unpublished, and removed); the next salvage always
+    gets through."""
     folder, saved = broken.parent, broken.parent / "saved.log"
     before = files_in(folder)
 
@@ -249,7 +261,7 @@ def test_a_salvage_killed_at_any_step_leaves_both_files_or_neither(broken, mode)
     check_the_copy(saved)
     published = 0
     for at in range(1, steps + 1):
-        for name in ("saved.log", "saved.log.facts"):
+        for name in NEW:
             (folder / name).unlink()
         assert run(at).returncode == -signal.SIGKILL, f"step {at} of {steps}"
         if saved.exists():  # published: both whole
@@ -259,10 +271,11 @@ def test_a_salvage_killed_at_any_step_leaves_both_files_or_neither(broken, mode)
             with Journal(saved) as journal:
                 assert (len(journal), journal.facts()) == (0, []), f"step {at}"
             assert not (folder / "saved.log.facts").exists(), f"step {at}"
+            assert not (folder / "saved.log.summaries").exists(), f"step {at}"
             saved.unlink()
             salvage(broken, saved)
         check_the_copy(saved)
-        hidden = set(files_in(folder)) - set(before) - {"saved.log", "saved.log.facts"}
+        hidden = set(files_in(folder)) - set(before) - NEW
         assert not hidden or not published, f"step {at} left {hidden} after publishing"
     assert 0 < published < steps
 
@@ -273,6 +286,7 @@ def test_a_leftover_cut_short_is_removed_and_a_foreign_file_is_kept(broken, mode
     copy = saved.read_bytes()
     saved.unlink()
     (folder / "saved.log.facts").unlink()
+    (folder / "saved.log.summaries").unlink()
     leftover, foreign = folder / ".saved.log.ledgerlab-salvage", b"someone's notes\n"
     leftover.write_bytes(copy[:len(copy) // 2])  # killed mid-write
     (folder / ".saved.log.ledgerlab-facts-salvage").write_bytes(foreign)

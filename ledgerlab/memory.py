@@ -1,0 +1,86 @@
+"""Memory with origins beyond pinned facts: summaries that cover stored turns, and evidence
+that names its source.
+
+- A ``Summary`` is text the application wrote about some stored turns (from a model or by
+  hand: the library never calls a model), and ``covers``, the ids of those turns. Its text
+  may carry any sentence of any turn it covers, so the journal deletes it when any one of
+  them is deleted (``Journal.add_summary``, ``forget``, ``retain``).
+- ``Evidence`` is retrieved from outside the ledger (a document, a page, a search result);
+  ``source`` names where it came from and travels with it, so an answer can cite it. It is
+  given per request, never stored in the journal.
+
+Both are frozen and checked when made; their reprs show sizes, counts and id tags, never
+text (nor a source, which may be a private path or address).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .checks import check_id, check_text, id_tag
+from .turns import Fact
+
+_SHOWN_COVERS = 3  # id tags a repr lists before it says how many more
+
+
+def check_covers(covers: object) -> tuple[str, ...]:
+    """The ids of the turns a summary covers, as a tuple: one or more ids, none twice."""
+    if isinstance(covers, (str, bytes)) or not isinstance(covers, Sequence):
+        raise TypeError(f"covers must be a list or tuple of turn ids, not "
+                        f"{type(covers).__name__}")
+    covers = tuple(check_id(turn_id, "covers item") for turn_id in covers)
+    if not covers:
+        raise ValueError("covers must name at least one turn")
+    if len(set(covers)) != len(covers):
+        twice = next(turn_id for turn_id in covers if covers.count(turn_id) > 1)
+        raise ValueError(f"covers names {id_tag(twice)} more than once")
+    return covers
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Text written about the stored turns ``covers`` names (their ids, one or more)."""
+
+    id: str
+    text: str
+    covers: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        check_id(self.id)
+        check_text(self.text, "text")
+        object.__setattr__(self, "covers", check_covers(self.covers))
+
+    def __repr__(self) -> str:
+        # Ids and text may be private: tags and sizes only.
+        shown = ", ".join(id_tag(turn_id) for turn_id in self.covers[:_SHOWN_COVERS])
+        more = len(self.covers) - _SHOWN_COVERS
+        return (f"Summary({id_tag(self.id)}, text={len(self.text.encode())} bytes, "
+                f"covers={len(self.covers)} turns: {shown}{f', +{more}' if more > 0 else ''})")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Text retrieved from outside the ledger, and ``source``, where it came from."""
+
+    id: str
+    text: str
+    source: str
+
+    def __post_init__(self) -> None:
+        check_id(self.id)
+        check_text(self.text, "text")
+        check_id(self.source, "source")  # a source is never empty: it is what gets cited
+
+    def __repr__(self) -> str:
+        return (f"Evidence({id_tag(self.id)}, text={len(self.text.encode())} bytes, "
+                f"source={len(self.source.encode())} bytes)")
+
+
+class Derived(NamedTuple):
+    """What is derived from one stored turn, and deleted with it: the facts pinned from it
+    and the summaries that cover it (``Journal.derived_from``)."""
+
+    facts: tuple[Fact, ...]
+    summaries: tuple[Summary, ...]
