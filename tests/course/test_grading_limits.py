@@ -19,12 +19,19 @@ IMPORTS = ("from ledgerlab import (Journal, Turn, byte_breakdown, request_bytes,
            "request_tokens, select)\n"
            "from ledgerlab.course.exercises import *")
 SOLVED = [exercise.solution_code for exercise in EXERCISES]
-FORK_LOOP = ("import os\n"
+# A fork loop that keeps every child: one more process each turn until something stops it.
+# Not an exponential fork bomb (every child forking too): where the grader runs as root, as
+# CI does, the kernel never holds the sandbox to RLIMIT_NPROC, and a bomb outruns the
+# quarter-second watch and floods the whole machine (seen here: a load average of 8,000).
+# docs/grading.md says so, and asks for an ordinary user, where the kernel stops both.
+FORK_LOOP = ("import os, time\n"
              "while True:\n"
              "    try:\n"
-             "        os.fork()\n"
+             "        if os.fork() == 0:\n"
+             "            time.sleep(600)\n"
+             "            os._exit(0)\n"
              "    except OSError:\n"
-             "        pass")
+             "        time.sleep(0.01)")
 # Three processes of 600 MiB each: each far under the 3 GiB a process may have, 1.8 GiB
 # together. Each page is written, so it is really held.
 MEMORY_HOG = ("import os, time\n"
