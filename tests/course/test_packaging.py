@@ -426,3 +426,15 @@ def test_setuptools_ships_every_package_and_the_course_data():
     assert set(setuptools.find_packages(str(ROOT), include=["ledgerlab*"])) == packages
     assert {path.name for path in (COURSE / "data").iterdir()} >= {"results.json",
                                                                    "select-scaling.png"}
+
+
+def test_the_layout_in_the_development_docs_names_every_module_and_tool():
+    """docs/development.md's tree is the newcomer's map: every module of ledgerlab and every
+    maintainer script in tools/ is on it, under the folder it is in."""
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    tree = text[text.index("## The layout"):].split("```")[1]
+    named = set(re.findall(r"[\w-]+\.py", tree))
+    files = [*ALL_MODULES, *(ROOT / "tools").glob("*.py")]
+    missing = sorted(str(path.relative_to(ROOT)) for path in files
+                     if path.name not in named and path.name not in ("__init__.py", "__main__.py"))
+    assert not missing, f"not in docs/development.md's layout: {missing}"
