@@ -65,8 +65,12 @@ check test: export PYTHONDONTWRITEBYTECODE :=
 # Internet. LAB_ROOT and LAB_ARGS (more flags) are for tests/editions/browser, which
 # launches lab through here.
 LAB_ROOT ?= work
+# JupyterLab reopens every tab of the last session, each with its kernel (17 notebooks, 17
+# kernels): the server shuts down a kernel idle for 30 minutes, even with its tab open.
+LAB_CULL := --MappingKernelManager.cull_idle_timeout=1800 --MappingKernelManager.cull_interval=300 \
+	--MappingKernelManager.cull_connected=True
 LAB_QUIET := --LabApp.app_settings_dir=$(CURDIR)/editions/lab-settings --LabApp.news_url=None \
-	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $(ENCRYPTED)
+	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $(ENCRYPTED) $(LAB_CULL)
 
 lab: $(COURSE)
 	@$(BIN)/python -m ledgerlab.course.learner fill $(LAB_ROOT)
