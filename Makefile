@@ -59,23 +59,14 @@ check test: export PYTHONDONTWRITEBYTECODE :=
 
 # JupyterLab on work/ (not committed): the learner's own copies of learner/, the course
 # with no outputs. Each `make lab` adds the notebooks work/ does not have yet and never
-# overwrites one, so a learner's work survives a git pull and make notebooks.
-# No news or update pop-up over the first notebook: editions/lab-settings/overrides.json
-# answers the "get notified about official Jupyter news?" question, and nothing asks the
-# Internet. LAB_ROOT and LAB_ARGS (more flags) are for tests/editions/browser, which
-# launches lab through here.
+# overwrites one, so a learner's work survives a git pull and make notebooks. Then JupyterLab
+# with no news or update pop-up, idle kernels culled: `python -m ledgerlab.course lab` does
+# both (ledgerlab/course/cli.py), the command for a machine without make. LAB_ROOT and
+# LAB_ARGS (more flags) are for tests/editions/browser, which launches lab through here.
 LAB_ROOT ?= work
-# JupyterLab reopens every tab of the last session, each with its kernel (17 notebooks, 17
-# kernels): the server shuts down a kernel idle for 30 minutes, even with its tab open.
-LAB_CULL := --MappingKernelManager.cull_idle_timeout=1800 --MappingKernelManager.cull_interval=300 \
-	--MappingKernelManager.cull_connected=True
-LAB_QUIET := --LabApp.app_settings_dir=$(CURDIR)/editions/lab-settings --LabApp.news_url=None \
-	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $(ENCRYPTED) $(LAB_CULL)
 
 lab: $(COURSE)
-	@$(BIN)/python -m ledgerlab.course.learner fill $(LAB_ROOT)
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_QUIET) \
-		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	$(BIN)/python -m ledgerlab.course lab --root=$(LAB_ROOT) -- $(LAB_ARGS)
 
 # The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
 # notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,
