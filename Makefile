@@ -54,7 +54,7 @@ ENCRYPTED := --KernelManager.transport_encryption=auto
 # rewrites each test module's asserts again (make check took 97 s of CPU instead of 77 s).
 check test: export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: lab check test notebooks present test-browser test-classroom book lite test-lite \
+.PHONY: links lab check test notebooks present test-browser test-classroom book lite test-lite \
 	stress bench assignment grade handout collect slides deps clean
 
 # JupyterLab on work/ (not committed): the learner's own copies of learner/, the course
@@ -67,6 +67,11 @@ LAB_ROOT ?= work
 
 lab: $(COURSE)
 	$(BIN)/python -m ledgerlab.course lab --root=$(LAB_ROOT) -- $(LAB_ARGS)
+
+# The Binder and class hub links for the GitHub repository of this clone's origin
+# (HUB=https://hub.example.org for the hub's address).
+links: $(COURSE)
+	@$(BIN)/python -m ledgerlab.course links $(if $(HUB),--hub "$(HUB)")
 
 # The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
 # notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,

@@ -18,8 +18,10 @@ import json
 import os
 import shlex
 import subprocess
+import re
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from ledgerlab import __version__
 from ledgerlab import run_command, say, shown
@@ -106,6 +108,44 @@ def cmd_lab(args: argparse.Namespace) -> int:
             continue
 
 
+# A GitHub remote as git prints it: https://github.com/OWNER/NAME(.git) or
+# git@github.com:OWNER/NAME(.git) (ssh://git@github.com/OWNER/NAME too).
+GITHUB_REMOTE = re.compile(r"^(?:https://|ssh://git@|git@)github\.com[/:]"
+                           r"(?P<owner>[A-Za-z0-9-]+)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$")
+OPENS = "learner/00-contents.ipynb"  # every link opens the course without outputs
+
+
+def origin_url(repository: Path) -> str:
+    """``git remote get-url origin`` of ``repository``; ValueError if it has none."""
+    found = subprocess.run(["git", "-C", str(repository), "remote", "get-url", "origin"],
+                           capture_output=True, text=True, timeout=30)
+    if found.returncode != 0:
+        raise ValueError(f"{repository} has no remote named origin (git remote add origin URL)")
+    return found.stdout.strip()
+
+
+def course_links(remote: str, hub: str = "https://HUB", branch: str = "main") -> dict[str, str]:
+    """The Binder link and the class hub's nbgitpuller link for the GitHub repository
+    ``remote``; ValueError if it is not one."""
+    match = GITHUB_REMOTE.match(remote)
+    if match is None:
+        raise ValueError("the remote is not a GitHub repository (https://github.com/OWNER/NAME "
+                         "or git@github.com:OWNER/NAME): Binder and nbgitpuller links need one")
+    owner, name = match["owner"], match["name"]
+    repo = quote(f"https://github.com/{owner}/{name}", safe="")
+    opens = quote(f"lab/tree/{name}/{OPENS}", safe="")
+    return {"binder": f"https://mybinder.org/v2/gh/{owner}/{name}/HEAD?urlpath=lab/tree/{OPENS}",
+            "hub": f"{hub.rstrip('/')}/hub/user-redirect/git-pull?repo={repo}&branch={branch}"
+                   f"&urlpath={opens}"}
+
+
+def cmd_links(args: argparse.Namespace) -> int:
+    remote = args.remote or origin_url(paths.CHECKOUT or Path.cwd())
+    for kind, link in course_links(remote, args.hub, args.branch).items():
+        say(f"{kind:<6} {link}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ledgerlab-course",
@@ -145,6 +185,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print the JupyterLab command instead of running anything")
     lab.add_argument("lab_args", nargs="*", metavar="JUPYTERLAB_ARG")
     lab.set_defaults(run=cmd_lab)
+
+    links = commands.add_parser("links", help="the Binder and class hub links of this clone",
+                                description="The Binder link and the class hub's nbgitpuller "
+                                "link, for the GitHub repository this clone's origin names.")
+    links.add_argument("--remote", metavar="URL", help="a GitHub URL instead of origin's")
+    links.add_argument("--hub", default="https://HUB", metavar="URL",
+                       help="the class hub's address (default: a HUB placeholder)")
+    links.add_argument("--branch", default="main", help="the branch the hub pulls")
+    links.set_defaults(run=cmd_links)
     return parser
 
 

@@ -87,3 +87,45 @@ def test_lab_fills_the_folder_then_serves_it(tmp_path):
     finally:
         server.terminate()
         server.communicate(timeout=60)
+
+
+# --- make links: Binder and hub links from the clone's own remote -------------------------
+
+@pytest.mark.parametrize("remote", ["https://github.com/alice-b/ledger.lab.git",
+                                    "git@github.com:alice-b/ledger.lab.git",
+                                    "https://github.com/alice-b/ledger.lab"])
+def test_links_name_the_remotes_owner_and_repository(course_cli, remote):
+    code, out, _ = course_cli("links", "--remote", remote, "--hub", "https://hub.example.org/")
+    assert code == 0
+    binder, hub = (line.split()[1] for line in out.splitlines())
+    assert binder == ("https://mybinder.org/v2/gh/alice-b/ledger.lab/HEAD"
+                      "?urlpath=lab/tree/learner/00-contents.ipynb")
+    assert hub == ("https://hub.example.org/hub/user-redirect/git-pull?repo=https%3A%2F%2F"
+                   "github.com%2Falice-b%2Fledger.lab&branch=main"
+                   "&urlpath=lab%2Ftree%2Fledger.lab%2Flearner%2F00-contents.ipynb")
+
+
+def test_links_read_origin_of_the_clone(tmp_path):
+    from ledgerlab.course.cli import course_links, origin_url
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=30)
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin",
+                    "git@github.com:carol/ledgerlab.git"], check=True, timeout=30)
+    assert course_links(origin_url(tmp_path))["binder"].startswith(
+        "https://mybinder.org/v2/gh/carol/ledgerlab/HEAD?")
+
+
+def test_links_refuse_a_remote_that_is_not_github(course_cli, tmp_path):
+    code, out, err = course_cli("links", "--remote", "https://gitlab.com/alice/ledgerlab.git")
+    assert (code, out) == (2, "")
+    assert "not a GitHub repository" in err
+    from ledgerlab.course.cli import origin_url
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=30)
+    with pytest.raises(ValueError, match="no remote named origin"):
+        origin_url(tmp_path)
+
+
+def test_the_documented_links_are_what_links_prints_for_owner():
+    from ledgerlab.course.cli import course_links
+    docs = (paths.CHECKOUT / "docs" / "editions.md").read_text(encoding="utf-8")
+    for link in course_links("https://github.com/OWNER/ledgerlab").values():
+        assert link in docs
