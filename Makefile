@@ -54,24 +54,24 @@ ENCRYPTED := --KernelManager.transport_encryption=auto
 # rewrites each test module's asserts again (make check took 97 s of CPU instead of 77 s).
 check test: export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: lab check test notebooks present test-browser test-classroom book lite test-lite \
+.PHONY: links lab check test notebooks present test-browser test-classroom book lite test-lite \
 	stress bench assignment grade handout collect slides deps clean
 
 # JupyterLab on work/ (not committed): the learner's own copies of learner/, the course
 # with no outputs. Each `make lab` adds the notebooks work/ does not have yet and never
-# overwrites one, so a learner's work survives a git pull and make notebooks.
-# No news or update pop-up over the first notebook: editions/lab-settings/overrides.json
-# answers the "get notified about official Jupyter news?" question, and nothing asks the
-# Internet. LAB_ROOT and LAB_ARGS (more flags) are for tests/editions/browser, which
-# launches lab through here.
+# overwrites one, so a learner's work survives a git pull and make notebooks. Then JupyterLab
+# with no news or update pop-up, idle kernels culled: `python -m ledgerlab.course lab` does
+# both (ledgerlab/course/cli.py), the command for a machine without make. LAB_ROOT and
+# LAB_ARGS (more flags) are for tests/editions/browser, which launches lab through here.
 LAB_ROOT ?= work
-LAB_QUIET := --LabApp.app_settings_dir=$(CURDIR)/editions/lab-settings --LabApp.news_url=None \
-	--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $(ENCRYPTED)
 
 lab: $(COURSE)
-	@$(BIN)/python -m ledgerlab.course.learner fill $(LAB_ROOT)
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(LAB_ROOT) $(LAB_QUIET) \
-		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	$(BIN)/python -m ledgerlab.course lab --root=$(LAB_ROOT) -- $(LAB_ARGS)
+
+# The Binder and class hub links for the GitHub repository of this clone's origin
+# (HUB=https://hub.example.org for the hub's address).
+links: $(COURSE)
+	@$(BIN)/python -m ledgerlab.course links $(if $(HUB),--hub "$(HUB)")
 
 # The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
 # notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,

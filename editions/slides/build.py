@@ -14,7 +14,7 @@ types are assigned here, on a copy: the notebooks carry no slideshow metadata.
   discusses them aloud, and "double-click this cell" means nothing on a slide.
 - A prediction is asked before it is answered: its question and check cell on one slide,
   then its answer, ``predictNN.solution()``, on the next. (Its saved output, "Not answered
-  yet", says nothing to a class.)
+  yet", says nothing to a class; nor does an exercise's, which is left out.)
 - An explorer shows the text its widget saves beside it; it runs live in JupyterLab or
   under ``make present``.
 - reveal.js comes from npm (``npm ci --prefix editions/slides``, which make slides runs) and
@@ -68,6 +68,7 @@ CAPTION_CHARS_PER_LINE = 130
 HEADING = re.compile(r"^#{1,6}\s")
 FENCE = re.compile(r"^\s*(```|~~~)")
 PREDICT_CHECK = re.compile(r"\b(predict\w*)\.check\(my_answer\)")
+EXERCISE_CHECK = re.compile(r"\bq\d+\.check\(")
 UNANSWERED_QUIZ = re.compile(r"^\s*quiz\[\d+\]\.check\(\.\.\.\)\s*$")
 NOTEBOOK_LINK = re.compile(r"\[([^\]]+)\]\((\d\d-[\w-]+)\.ipynb(#[^)]*)?\)")
 ANCHOR_LINK = re.compile(r"\[([^\]]+)\]\(#[^)]*\)")
@@ -276,6 +277,8 @@ def slide_cells(notebook, decks: set[str]) -> list:
             answer.metadata["ledgerlab_answer"] = True
             cells.append(answer)
             continue
+        if EXERCISE_CHECK.search(cell.source):
+            cell.outputs = []  # its saved "Not answered yet" says nothing to a class
         cells.append(cell)
 
     shown = [cell for cell in cells

@@ -57,6 +57,17 @@ DPI = 100
 
 # --- The chart, and the pieces every bar chart shares ------------------------------------
 
+def figure_html(png: str, description: str) -> str:
+    """A PNG (base64) as an HTML figure, ``description`` as its alt text and its caption."""
+    text = html.escape(description)
+    return (f'<figure class="ledgerlab-figure" style="margin: 0.5em 0">'
+            f'<img class="ledgerlab-figure-image" style="max-width: 100%; height: auto" '
+            f'src="data:image/png;base64,{png}" alt="{text}">'
+            f'<figcaption class="ledgerlab-chart-description" '
+            f'style="font-size: 0.95rem; line-height: 1.4; max-width: 60em">{text}'
+            f'</figcaption></figure>')
+
+
 @dataclass(frozen=True, eq=False)
 class Chart:
     """A figure and the sentence that describes it, with its key numbers.
@@ -79,13 +90,7 @@ class Chart:
 
     def html(self, png: str) -> str:
         """The figure for a page: the PNG (base64) with its description as alt and caption."""
-        text = html.escape(self.description)
-        return (f'<figure class="ledgerlab-figure" style="margin: 0.5em 0">'
-                f'<img class="ledgerlab-figure-image" style="max-width: 100%; height: auto" '
-                f'src="data:image/png;base64,{png}" alt="{text}">'
-                f'<figcaption class="ledgerlab-chart-description" '
-                f'style="font-size: 0.95rem; line-height: 1.4; max-width: 60em">{text}'
-                f'</figcaption></figure>')
+        return figure_html(png, self.description)
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
         png = base64.b64encode(self.png()).decode("ascii")

@@ -100,7 +100,8 @@ def written_cell(notebook: int):
         raise WrittenError(f"notebook {notebook:02} has no discussion question")
     lines = ["**Your answers in words.** Double-click this cell, replace each "
              f"{PLACEHOLDER} with your answer and press Shift+Enter to show it. Nothing checks "
-             f"them: compare with {_solutions(questions)}. In a "
+             f"them: for a model answer to compare with, add a cell below (Esc, then B) and run "
+             f"{_solutions(questions)} in it. In a "
              "graded course, write them at the end of [10 · Exercises](10-exercises.ipynb): "
              "that copy is the one your teacher reads."]
     for question in questions:

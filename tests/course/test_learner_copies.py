@@ -232,8 +232,9 @@ def test_the_makefile_fills_work_before_lab_and_rebuilds_learner_after_the_run()
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^LAB_ROOT \?= work$", makefile, re.M)
     lab = re.search(r"^lab: .*\n((?:\t.*\n)+)", makefile, re.M).group(1).splitlines()
-    assert "ledgerlab.course.learner fill $(LAB_ROOT)" in lab[0]
-    assert "jupyter lab --ServerApp.root_dir=$(LAB_ROOT)" in lab[1]
+    # The course's own command fills LAB_ROOT, then starts JupyterLab on it
+    # (tests/course/test_lab_command.py runs it).
+    assert "-m ledgerlab.course lab --root=$(LAB_ROOT) -- $(LAB_ARGS)" in lab[0]
     notebooks = re.search(r"^notebooks: .*\n((?:\t.*\n)+)", makefile, re.M).group(1)
     assert notebooks.splitlines()[-1].endswith("-m ledgerlab.course.learner build")
     assert "/work/" in (ROOT / ".gitignore").read_text().split()  # git pull never touches it

@@ -65,6 +65,8 @@ def test_the_written_cell_names_each_question_and_leaves_a_line_to_replace():
     for question in (written.BY_ID["07-2"], written.BY_ID["07-3"]):
         assert f"**{question.number}.** {question.prompt}\n\n{PLACEHOLDER}" in cell.source
     assert cell.source.count(PLACEHOLDER) == 3 and "quiz[3].solution()" in cell.source
+    # No code cell runs solution() for the learner: the text says how to make one.
+    assert "add a cell below (Esc, then B) and run `quiz[2].solution()`" in cell.source
     # It says what to do with the placeholder: the first line names it.
     assert f"replace each {PLACEHOLDER} with your answer" in cell.source.splitlines()[0]
     assert len(written_cell(2).source) < 500  # short: one line of how, then the question

@@ -238,3 +238,14 @@ def test_bad_input_is_refused_and_writes_nothing(reveal, tmp_path):
     with pytest.raises(slides.SlidesError, match="not a session notebook"):
         slides.build(out, [slides.NOTEBOOKS / "10-exercises.ipynb"], reveal)
     assert not out.exists()
+
+
+def test_an_exercise_check_is_projected_without_its_not_answered_yet():
+    # No reveal.js needed: slide_cells is what the deck is made of.
+    notebook = nbformat.read(ROOT / "notebooks" / "07-two-limits.ipynb", as_version=4)
+    checks = [cell for cell in notebook.cells if cell.cell_type == "code"
+              and "q7.check(" in cell.source]
+    assert checks and "Not answered yet" in str(checks[0].outputs)  # as committed
+    projected = [cell for cell in slides.slide_cells(notebook, set())
+                 if cell.cell_type == "code" and "q7.check(" in cell.source]
+    assert projected and all(cell.outputs == [] for cell in projected)
