@@ -61,7 +61,7 @@ def _length_trap_mistakes() -> dict[int, str]:
     named: dict[int, list[str]] = {}
     for total, message in (
             (units + chinese, "that adds 2 bytes for each Chinese character but nothing for the "
-             "emoji: it is 2 UTF-16 units but 4 UTF-8 bytes, 2 bytes more."),
+             "emoji, which UTF-8 writes with more bytes than its UTF-16 units."),
             (units + chinese + emoji - 2, "that leaves out one Chinese character: the full stop "
              "。 is one too, 3 bytes for its 1 unit."),
             (units + chinese + 4, "that adds the emoji's 4 bytes on top of its 2 UTF-16 units; "
@@ -318,7 +318,7 @@ def _below_mandatory() -> str:
     return "exceed" if chosen.size > fixtures.REJECTED_BUDGET else "trim"
 
 
-predict04_ceiling = Question(
+predict04_first = Question(
     f"At the table's largest budget, {max(fixtures.BOUNDARY_BUDGETS)} bytes, how many bytes "
     "does select send?",
     lambda: _table_sent(max(fixtures.BOUNDARY_BUDGETS)),
@@ -347,7 +347,7 @@ predict04_ceiling = Question(
                       "request also carries the envelope, the system message and the question."},
 )
 
-predict04_reject = Question(
+predict04_second = Question(
     f"At {fixtures.REJECTED_BUDGET} bytes, one byte below what the system message and the "
     f"question need ({measures.suffix_sizes(*BOUNDARY)[0]} bytes), what does select do? Answer "
     "'refuse' (it raises an error and sends nothing), 'trim' (it shortens the system message or "
@@ -411,7 +411,7 @@ quiz04 = Questionnaire(heading(4), [
                                "with the full stop; the system message is mandatory, so its "
                                "bytes count.",
                                measures.suffix_sizes(*BOUNDARY)[0] - 1: "that removes one byte; "
-                               "'。' is one character but 3 UTF-8 bytes.",
+                               "'。' is one character, but how many UTF-8 bytes?",
                                **_unit_mistakes(request_bytes(NO_FULL_STOP, [], BOUNDARY[2])
                                                 .decode("utf-8"))}),
     Question("The older turn's answer grows from 'world' to 'world, and more' (10 more ASCII "
