@@ -29,8 +29,8 @@ CHECKED = PREDICTIONS + [q for quiz in QUIZZES for q in quiz.questions if isinst
 
 # The course's figures, as the notebooks teach them.
 ANSWERS = [
-    (questions.predict01, 3), (questions.predict02, "no"), (questions.predict02_count, 2),
-    (questions.predict03, 140), (questions.predict04, 0), (questions.predict05, "yes"),
+    (questions.predict01, 3), (questions.predict02, 309), (questions.predict02_count, 2),
+    (questions.predict03, 140), (questions.predict04, 0), (questions.predict05, 3),
     (questions.predict05_torn, 3), (questions.predict06, 0),
     (questions.predict04_first, 308), (questions.predict04_second, "refuse"),
     (questions.predict05_narrow, 264), (questions.predict05_wide, 480),
@@ -152,7 +152,7 @@ def test_placeholder_reads_as_not_answered():
     (questions.predict02_count, 4, "follows from"),
     (questions.predict05_torn, 4, "never returned"),
     (questions.predict06, 74, "part of a line"),
-    (questions.predict02, "yes", "suffix"),
+    (questions.predict02, 108, "whole-turn rule's smallest request"),
     (questions.quiz06[2], " YES ", "changed nothing on disk"),
     (questions.predict07, 2, "reserve is taken from the window"),
     (questions.predict07, 0, "mandatory input alone"),
@@ -284,9 +284,9 @@ def test_an_unknown_wrong_answer_gets_the_hint():
 
 
 def test_a_choice_question_names_its_choices():
-    feedback = questions.predict02.check("maybe")
+    feedback = questions.quiz06[2].check("maybe")
     assert feedback.status == "incorrect" and "'yes', 'no'" in feedback.message
-    assert questions.predict02.check(0).status == "incorrect"
+    assert questions.quiz06[2].check(0).status == "incorrect"
 
 
 def test_questionnaires_number_their_questions_and_refuse_other_numbers():

@@ -179,15 +179,18 @@ predict05_wide = Question(
 )
 
 predict05 = Question(
-    "After closing and reopening the journal, with a budget the full request fits, is "
-    "ORCHID-17 back in the request? Answer 'yes' or 'no'.",
-    lambda: yes_or_no(_scenario_report()["old_fact_in_wide_request"]),
+    "After closing and reopening the journal, a new question gets a budget the full request "
+    "fits. How many stored turns does that request send (and is ORCHID-17, from turn one, "
+    "among them)?",
+    # The wide budget is the full request's size, so the request sends every stored turn.
+    lambda: _scenario_report()["reopened_turns"],
     explanation="the narrow request left the turn out but never wrote to the journal; reopening "
-                "reads every stored turn back, and a wide budget sends them all.",
+                "reads every stored turn back, and a wide budget sends them all, ORCHID-17 "
+                "with turn one.",
     hint="did building the narrow request change the journal's file bytes?",
-    choices=YES_NO,
-    mistakes=lambda: {"no": "the narrow request only left the turn out of one request. Where is "
-                            "the turn stored, and did that change?"},
+    mistakes=lambda: {_scenario_report()["reopened_turns"] - 1: "the narrow request only left "
+                      "turn one out of one request. Where is the turn stored, and did that "
+                      "change?"},
 )
 
 predict05_torn = Question(

@@ -8,8 +8,8 @@ checked is ``ledgerlab.course.feedback``; what the package says about them all i
 
 from __future__ import annotations
 
-from ledgerlab import (BudgetError, Turn, byte_breakdown, encode_record, request_bytes, select,
-                       utf16_units)
+from ledgerlab import (BudgetError, Turn, byte_breakdown, encode_record, messages, request_bytes,
+                       select, utf16_units)
 
 from .. import fixtures, measures
 from ..feedback import Discussion, Question, Questionnaire
@@ -77,13 +77,11 @@ def _history_after_select() -> int:
     return len(history)
 
 
-def _orphan_with_system() -> bool:
-    """Whether any message-count slice that sends SYSTEM also sends an orphan."""
-    labels = measures.message_labels(len(fixtures.SLICE_HISTORY))
-    suffixes = [labels[start:] for start in range(len(labels))]
-    return any(problem.startswith("orphan")
-               for suffix in suffixes if "SYSTEM" in suffix
-               for problem in measures.slice_problems(suffix, len(fixtures.SLICE_HISTORY)))
+def _smallest_budget_with_system() -> int:
+    """The smallest budget at which the message-count slice sends the system message."""
+    total = len(messages(*SLICE))
+    return next(budget for budget in range(1, measures.suffix_sizes(*SLICE)[-1] + 1)
+                if measures.count_slice(*SLICE, budget)[0] == total)
 
 
 def _slice_journal_bytes(turns: int) -> int:
@@ -163,15 +161,17 @@ quiz01 = Questionnaire(heading(1), [
 # --- 02 · Bad slice vs whole-turn slice --------------------------------------------------
 
 predict02 = Question(
-    "Can the message-count slice keep the system message and still send an orphan answer? "
-    "Answer 'yes' or 'no'.",
-    lambda: yes_or_no(_orphan_with_system()),
+    "What is the smallest budget, in bytes, at which the message-count slice keeps the system "
+    "message?",
+    _smallest_budget_with_system,
     explanation="the slice keeps the most recent messages, a suffix, and the system message "
-                "comes first: keeping it means keeping every message, so nothing is orphaned.",
-    hint="which messages does a suffix of SYSTEM U1 A1 U2 A2 U3 A3 U4 hold if it holds SYSTEM?",
-    choices=YES_NO,
-    mistakes=lambda: {"yes": "a slice that keeps SYSTEM is a suffix starting at the first "
-                             "message. Which messages does that leave out?"},
+                "comes first: keeping it means keeping every message, the whole request, so a "
+                "slice that keeps it orphans nothing.",
+    hint="which messages does a suffix of SYSTEM U1 A1 U2 A2 U3 A3 U4 hold if it holds SYSTEM? "
+         "The chart's bars give each message's bytes.",
+    mistakes=lambda: {measures.suffix_sizes(*SLICE)[0]: "that is the whole-turn rule's "
+                      "smallest request, SYSTEM and the question. The message-count slice "
+                      "keeps the newest messages: where is SYSTEM among them?"},
 )
 
 predict02_count = Question(
