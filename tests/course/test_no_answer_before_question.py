@@ -221,3 +221,14 @@ def test_a_choice_cannot_be_guessed_after_one_not_yet():
     found = [f"{number} · {name}" for number in LESSONS for name, _, _ in asked(number)
              if guessable(item(number, name)) and (number, name) not in OPEN]
     assert not found, found
+
+
+@pytest.mark.parametrize("number", LESSONS[:9])
+def test_the_site_folds_each_predictions_answer(number):
+    """On the site (built from notebooks/) the cell after a prediction's check shows the answer:
+    Jupyter Book folds its output behind a click (the `hide-output` tag)."""
+    executed = cells("notebooks", number)
+    for at, cell in enumerate(executed):
+        if cell["cell_type"] == "code" and re.search(r"\bpredict\w*\.check\(", source(cell)):
+            shown = next(c for c in executed[at + 1:] if c["cell_type"] == "code")
+            assert "hide-output" in shown["metadata"].get("tags", []), (number, at + 1)
