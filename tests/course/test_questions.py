@@ -19,7 +19,7 @@ QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz0
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
            questions.quiz09]
 PREDICTIONS = [questions.predict01, questions.predict02, questions.predict02_count,
-               questions.predict03, questions.predict04_ceiling, questions.predict04_reject,
+               questions.predict03, questions.predict04_first, questions.predict04_second,
                questions.predict04, questions.predict05_narrow, questions.predict05,
                questions.predict05_wide, questions.predict05_torn, questions.predict06, questions.predict07,
                questions.predict07_tokens, questions.predict08, questions.predict08_turns,
@@ -29,10 +29,10 @@ CHECKED = PREDICTIONS + [q for quiz in QUIZZES for q in quiz.questions if isinst
 
 # The course's figures, as the notebooks teach them.
 ANSWERS = [
-    (questions.predict01, 3), (questions.predict02, "no"), (questions.predict02_count, 2),
-    (questions.predict03, 140), (questions.predict04, 0), (questions.predict05, "yes"),
-    (questions.predict05_torn, 3), (questions.predict06, 526),
-    (questions.predict04_ceiling, 308), (questions.predict04_reject, "refuse"),
+    (questions.predict01, 3), (questions.predict02, 309), (questions.predict02_count, 2),
+    (questions.predict03, 140), (questions.predict04, 0), (questions.predict05, 3),
+    (questions.predict05_torn, 3), (questions.predict06, 0),
+    (questions.predict04_first, 308), (questions.predict04_second, "refuse"),
     (questions.predict05_narrow, 264), (questions.predict05_wide, 480),
     (questions.quiz01[1], 488), (questions.quiz01[2], 242),
     (questions.quiz02[1], 1), (questions.quiz02[2], 118),
@@ -123,11 +123,11 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz04[1], 408, "ceiling"),
     (questions.quiz04[1], 428, "full request now"),  # the grown request, over the budget
     (questions.quiz04[1], 354, "off by one"),
-    (questions.predict04_ceiling, 408, "ceiling"),  # the budget as a target
-    (questions.predict04_reject, "trim", "mandatory input"),
+    (questions.predict04_first, 408, "ceiling"),  # the budget as a target
+    (questions.predict04_second, "trim", "mandatory input"),
     (questions.predict05_wide, 530, "both questions"),
     (questions.quiz04[2], 140, "with the full stop"),
-    (questions.quiz04[2], 139, "3 UTF-8 bytes"),  # the full stop as one byte
+    (questions.quiz04[2], 139, "one character, but how many UTF-8 bytes"),  # the full stop as one byte
     (questions.quiz04[2], 138, "off by one"),
     (questions.quiz04[2], 113, "UTF-16 units"),
     (questions.quiz04[2], 112, "code points"),
@@ -151,8 +151,8 @@ def test_placeholder_reads_as_not_answered():
     (questions.predict08_turns, -1, "cannot be negative"),
     (questions.predict02_count, 4, "follows from"),
     (questions.predict05_torn, 4, "never returned"),
-    (questions.predict06, 600, "part of a line"),
-    (questions.predict02, "yes", "suffix"),
+    (questions.predict06, 74, "part of a line"),
+    (questions.predict02, 108, "whole-turn rule's smallest request"),
     (questions.quiz06[2], " YES ", "changed nothing on disk"),
     (questions.predict07, 2, "reserve is taken from the window"),
     (questions.predict07, 0, "mandatory input alone"),
@@ -284,9 +284,9 @@ def test_an_unknown_wrong_answer_gets_the_hint():
 
 
 def test_a_choice_question_names_its_choices():
-    feedback = questions.predict02.check("maybe")
+    feedback = questions.quiz06[2].check("maybe")
     assert feedback.status == "incorrect" and "'yes', 'no'" in feedback.message
-    assert questions.predict02.check(0).status == "incorrect"
+    assert questions.quiz06[2].check(0).status == "incorrect"
 
 
 def test_questionnaires_number_their_questions_and_refuse_other_numbers():

@@ -24,13 +24,13 @@ from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide
                      predict07, predict07_tokens, predict08, predict08_turns, quiz05, quiz06,
                      quiz07, quiz08)
 from .projection import (predict01, predict02, predict02_count, predict03, predict04,
-                         predict04_ceiling, predict04_reject, quiz01, quiz02, quiz03, quiz04)
+                         predict04_first, predict04_second, quiz01, quiz02, quiz03, quiz04)
 from .tools import (predict09, predict09_dialect, predict09_image, predict09_loop, predict09_tools,
                     quiz09)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
-           "predict04_ceiling", "predict04_reject", "predict04", "quiz04", "predict05_narrow",
+           "predict04_first", "predict04_second", "predict04", "quiz04", "predict05_narrow",
            "predict05", "predict05_wide", "predict05_torn", "quiz05", "predict06", "quiz06",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
            "predict09", "predict09_tools", "predict09_dialect", "predict09_image",
@@ -42,7 +42,7 @@ NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (s
     heading(1): (("Predict", predict01), ("Quiz", quiz01)),
     heading(2): (("Predict", predict02_count), ("Think about it", predict02), ("Quiz", quiz02)),
     heading(3): (("Predict", predict03), ("Quiz", quiz03)),
-    heading(4): (("Predict", predict04_ceiling), ("Predict", predict04_reject),
+    heading(4): (("Predict", predict04_first), ("Predict", predict04_second),
                  ("Predict", predict04), ("Quiz", quiz04)),
     heading(5): (("Predict", predict05_narrow), ("Predict", predict05),
                  ("Predict", predict05_wide), ("Predict", predict05_torn), ("Quiz", quiz05)),

@@ -44,19 +44,20 @@ def _scenario_wide_sent(budget: int) -> int:
     return select(fixtures.SCENARIO_SYSTEM, turns, fixtures.WIDE_QUESTION, budget).size
 
 
-def _capped_file_after_refusal() -> int:
-    """File bytes of a journal at its 600-byte cap after the refused commit."""
+def _capped_file_sizes() -> tuple[int, int]:
+    """File bytes of a journal at its 600-byte cap before and after the refused commit."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "capped.log"
         with Journal(path, max_bytes=600) as journal:
             for turn_id, turn in fixtures.SCENARIO_TURNS:
                 journal.commit(turn_id, turn.question, turn.answer)
             journal.commit("three", fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY)
+            before = path.stat().st_size
             try:
                 journal.commit("four", "One more question.", "One more answer.")
             except JournalFull:
                 pass
-        return path.stat().st_size
+        return before, path.stat().st_size
 
 
 def _scenario_report() -> dict:
@@ -178,15 +179,18 @@ predict05_wide = Question(
 )
 
 predict05 = Question(
-    "After closing and reopening the journal, with a budget the full request fits, is "
-    "ORCHID-17 back in the request? Answer 'yes' or 'no'.",
-    lambda: yes_or_no(_scenario_report()["old_fact_in_wide_request"]),
+    "After closing and reopening the journal, a new question gets a budget the full request "
+    "fits. How many stored turns does that request send (and is ORCHID-17, from turn one, "
+    "among them)?",
+    # The wide budget is the full request's size, so the request sends every stored turn.
+    lambda: _scenario_report()["reopened_turns"],
     explanation="the narrow request left the turn out but never wrote to the journal; reopening "
-                "reads every stored turn back, and a wide budget sends them all.",
+                "reads every stored turn back, and a wide budget sends them all, ORCHID-17 "
+                "with turn one.",
     hint="did building the narrow request change the journal's file bytes?",
-    choices=YES_NO,
-    mistakes=lambda: {"no": "the narrow request only left the turn out of one request. Where is "
-                            "the turn stored, and did that change?"},
+    mistakes=lambda: {_scenario_report()["reopened_turns"] - 1: "the narrow request only left "
+                      "turn one out of one request. Where is the turn stored, and did that "
+                      "change?"},
 )
 
 predict05_torn = Question(
@@ -239,15 +243,14 @@ quiz05 = Questionnaire(heading(5), [
 # --- 06 · The costs of a ledger ----------------------------------------------------------
 
 predict06 = Question(
-    "A journal with a 600-byte cap holds 526 bytes; the next commit's line would cross the cap "
-    "and is refused. How many bytes is the file afterwards?",
-    _capped_file_after_refusal,
+    "A journal with a 600-byte cap is nearly full; the next commit's line would cross the cap "
+    "and is refused. How many bytes of that line reach the file?",
+    lambda: (lambda before, after: after - before)(*_capped_file_sizes()),
     explanation="a refused commit writes nothing, not even part of a line: the file is byte for "
                 "byte the same.",
     hint="does the journal write what fits and stop, or write nothing?",
-    mistakes=lambda: {600: "the journal never writes part of a line up to the cap: a partial "
-                           "line would be a torn tail.",
-                      0: "a refused commit does not touch the turns already stored."},
+    mistakes=lambda: {600 - _capped_file_sizes()[0]: "the journal never writes part of a line "
+                      "up to the cap: a partial line would be a torn tail."},
 )
 
 

@@ -8,8 +8,8 @@ checked is ``ledgerlab.course.feedback``; what the package says about them all i
 
 from __future__ import annotations
 
-from ledgerlab import (BudgetError, Turn, byte_breakdown, encode_record, request_bytes, select,
-                       utf16_units)
+from ledgerlab import (BudgetError, Turn, byte_breakdown, encode_record, messages, request_bytes,
+                       select, utf16_units)
 
 from .. import fixtures, measures
 from ..feedback import Discussion, Question, Questionnaire
@@ -61,7 +61,7 @@ def _length_trap_mistakes() -> dict[int, str]:
     named: dict[int, list[str]] = {}
     for total, message in (
             (units + chinese, "that adds 2 bytes for each Chinese character but nothing for the "
-             "emoji: it is 2 UTF-16 units but 4 UTF-8 bytes, 2 bytes more."),
+             "emoji, which UTF-8 writes with more bytes than its UTF-16 units."),
             (units + chinese + emoji - 2, "that leaves out one Chinese character: the full stop "
              "。 is one too, 3 bytes for its 1 unit."),
             (units + chinese + 4, "that adds the emoji's 4 bytes on top of its 2 UTF-16 units; "
@@ -77,13 +77,11 @@ def _history_after_select() -> int:
     return len(history)
 
 
-def _orphan_with_system() -> bool:
-    """Whether any message-count slice that sends SYSTEM also sends an orphan."""
-    labels = measures.message_labels(len(fixtures.SLICE_HISTORY))
-    suffixes = [labels[start:] for start in range(len(labels))]
-    return any(problem.startswith("orphan")
-               for suffix in suffixes if "SYSTEM" in suffix
-               for problem in measures.slice_problems(suffix, len(fixtures.SLICE_HISTORY)))
+def _smallest_budget_with_system() -> int:
+    """The smallest budget at which the message-count slice sends the system message."""
+    total = len(messages(*SLICE))
+    return next(budget for budget in range(1, measures.suffix_sizes(*SLICE)[-1] + 1)
+                if measures.count_slice(*SLICE, budget)[0] == total)
 
 
 def _slice_journal_bytes(turns: int) -> int:
@@ -163,15 +161,17 @@ quiz01 = Questionnaire(heading(1), [
 # --- 02 · Bad slice vs whole-turn slice --------------------------------------------------
 
 predict02 = Question(
-    "Can the message-count slice keep the system message and still send an orphan answer? "
-    "Answer 'yes' or 'no'.",
-    lambda: yes_or_no(_orphan_with_system()),
+    "What is the smallest budget, in bytes, at which the message-count slice keeps the system "
+    "message?",
+    _smallest_budget_with_system,
     explanation="the slice keeps the most recent messages, a suffix, and the system message "
-                "comes first: keeping it means keeping every message, so nothing is orphaned.",
-    hint="which messages does a suffix of SYSTEM U1 A1 U2 A2 U3 A3 U4 hold if it holds SYSTEM?",
-    choices=YES_NO,
-    mistakes=lambda: {"yes": "a slice that keeps SYSTEM is a suffix starting at the first "
-                             "message. Which messages does that leave out?"},
+                "comes first: keeping it means keeping every message, the whole request, so a "
+                "slice that keeps it orphans nothing.",
+    hint="which messages does a suffix of SYSTEM U1 A1 U2 A2 U3 A3 U4 hold if it holds SYSTEM? "
+         "The chart's bars give each message's bytes.",
+    mistakes=lambda: {measures.suffix_sizes(*SLICE)[0]: "that is the whole-turn rule's "
+                      "smallest request, SYSTEM and the question. The message-count slice "
+                      "keeps the newest messages: where is SYSTEM among them?"},
 )
 
 predict02_count = Question(
@@ -318,7 +318,7 @@ def _below_mandatory() -> str:
     return "exceed" if chosen.size > fixtures.REJECTED_BUDGET else "trim"
 
 
-predict04_ceiling = Question(
+predict04_first = Question(
     f"At the table's largest budget, {max(fixtures.BOUNDARY_BUDGETS)} bytes, how many bytes "
     "does select send?",
     lambda: _table_sent(max(fixtures.BOUNDARY_BUDGETS)),
@@ -347,7 +347,7 @@ predict04_ceiling = Question(
                       "request also carries the envelope, the system message and the question."},
 )
 
-predict04_reject = Question(
+predict04_second = Question(
     f"At {fixtures.REJECTED_BUDGET} bytes, one byte below what the system message and the "
     f"question need ({measures.suffix_sizes(*BOUNDARY)[0]} bytes), what does select do? Answer "
     "'refuse' (it raises an error and sends nothing), 'trim' (it shortens the system message or "
@@ -411,7 +411,7 @@ quiz04 = Questionnaire(heading(4), [
                                "with the full stop; the system message is mandatory, so its "
                                "bytes count.",
                                measures.suffix_sizes(*BOUNDARY)[0] - 1: "that removes one byte; "
-                               "'。' is one character but 3 UTF-8 bytes.",
+                               "'。' is one character, but how many UTF-8 bytes?",
                                **_unit_mistakes(request_bytes(NO_FULL_STOP, [], BOUNDARY[2])
                                                 .decode("utf-8"))}),
     Question("The older turn's answer grows from 'world' to 'world, and more' (10 more ASCII "

@@ -1,0 +1,234 @@
+"""No answer before its question, anywhere a learner looks (issue 38, section 1).
+
+For every prediction, quiz question and exercise in notebooks 01 to 10, the test gathers
+what a learner has seen by the time they answer: the earlier cells' source in the learner
+copy (learner/, with the import cell and the cell they edit, so checker names count), the
+earlier outputs and chart captions of the executed notebook (notebooks/, which the slides and
+the site are built from, cell for cell), the glossary of 00-contents, and the feedback the
+question's own listed mistakes give. In that text it looks for the answer: the value
+(computed by the question object, for a number of 10 or more: a small count or a word is
+everywhere) and the phrases that state it, declared below in ``REVEALS``. A hit fails,
+unless ``REVIEWED`` lists it with the reason it is harmless (docs/leaks.md says the same).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from ledgerlab.course import exercises, questions
+from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = [f"{n:02d}" for n in range(1, 11)]
+
+# The words that state each answer, by notebook and question ("predict04", "quiz[2]", "q7").
+# Regular expressions, matched case-insensitively. A live explorer is named here too: above
+# its prediction, it answers it.
+REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("01", "predict01"): (r"stored, but not sent", r"\d of 3 turns kept", r"ledger still holds"),
+    ("02", "predict02_count"): (r"SliceExplorer\(",),
+    ("02", "predict02"): (r"SliceExplorer\(",),
+    ("03", "predict03"): (r"2 bytes more",),
+    ("04", "quiz[2]"): (r"3 UTF-8 bytes",),
+    ("05", "predict05"): (r"still holds it",),
+    ("05", "predict05_torn"): (r"\d+\s+torn tail",),
+    ("06", "quiz[1]"): (r"writes nothing",),
+    ("07", "predict07_tokens"): (r"TwoLimitsExplorer\(",),
+    ("09", "predict09_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed"),
+    ("09", "predict09_tools"): (r"toolcharts\.\w+\(",),
+}
+# Checker names that state an answer, in any notebook: a question is named by its number or
+# by neutral words (issue 38: `predict04_first` and `predict04_second` gave both away).
+NAME_WORDS = r"(predict|quiz)\d\d\w*_(ceiling|reject|refuse|trim|exceed|yes|no|kept|dropped)\b"
+# The glossary defines words, not results: no entry says what select or a commit does at
+# an edge the course asks about.
+GLOSSARY_RESULTS = (r"mandatory input[^*]*refused", r"never trimmed", r"writes nothing")
+
+# Hits reviewed and found harmless: (notebook, question, what matched) -> why. docs/leaks.md
+# lists the same.
+REVIEWED: dict[tuple[str, str, str], str] = {
+    ("01", "predict01", "1 of 3 turns kept"):
+        "the chart's caption repeats the question's premise (the request kept 1 of the 3 "
+        "turns); it says what was sent, not what the ledger holds",
+    ("03", "quiz[1]", "14"):
+        "14 is the mandatory request's raw text in UTF-16 units (03 · 15's chart); the quiz asks "
+        "the UTF-8 bytes of another text, 继续🙂👍, which are 14 by coincidence",
+    ("05", "quiz[2]", "526"):
+        "526 is where the torn line starts (examine's table) and the file's size once opened, "
+        "both shown after their prediction; the quiz asks one step past: would a longer torn "
+        "line change what opening cuts back to",
+    ("07", "quiz[4]", "308"):
+        "308 bytes is the full request, the course's largest budget since notebook 04; the quiz "
+        "asks whether an 80-token limit moves the smallest budget that keeps both turns",
+}
+# Leaks found and not fixed yet, tracked on issue 38 (docs/leaks.md, "Still open"): the test
+# tolerates them by name, so a new leak still fails, and an entry fixed must be removed.
+OPEN: dict[tuple[str, str], str] = {
+    ("02", "predict02"): "the live explorer (02 · 13) is above it: dragging finds the budget",
+    ("04", "predict04_second"): "a three-way question: one 'Not yet' leaves two answers",
+    ("06", "quiz[2]"): "a yes/no question",
+    ("09", "predict09_dialect"): "a two-way question",
+    ("09", "predict09_image"): "a three-way question",
+    ("09", "predict09_loop"): "a yes/no question",
+    ("09", "quiz[3]"): "a yes/no question",
+}
+
+
+@lru_cache(maxsize=None)
+def cells(folder: str, number: str) -> list[dict]:
+    (path,) = (ROOT / folder).glob(f"{number}-*.ipynb")
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def outputs(cell: dict) -> str:
+    """What a cell shows: its text, its HTML's text and alt texts, its figures' captions."""
+    seen = []
+    for output in cell.get("outputs", []):
+        if "text" in output:
+            seen.append("".join(output["text"]))
+        data = output.get("data", {})
+        for kind in ("text/plain", "text/markdown"):
+            seen.append("".join(data.get(kind, "")))
+        page = "".join(data.get("text/html", ""))
+        seen += re.findall(r'alt="([^"]*)"', page)
+        seen.append(html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", page, flags=re.S)))
+    return "\n".join(seen)
+
+
+def glossary() -> str:
+    (entry,) = [source(c) for c in cells("learner", "00") if source(c).startswith("## Glossary")]
+    return entry
+
+
+def asked(number: str) -> list[tuple[str, int, int]]:
+    """Each question a notebook asks: its name, the index of the cell that asks it (the text
+    above the first check, or the quiz's listing) and of the first cell that checks it."""
+    found, quiz_at = {}, None
+    for at, cell in enumerate(cells("learner", number)):
+        text = source(cell)
+        if cell["cell_type"] == "code" and re.search(r"^quiz$", text, re.M):
+            quiz_at = at
+        for name in re.findall(r"\b(predict\w*|q\d+)\.check\(", text):
+            if name not in found:
+                prompt = max(i for i in range(at) if cells("learner", number)[i]["cell_type"]
+                             == "markdown")
+                found[name] = (prompt, at)
+        for n in re.findall(r"\bquiz\[(\d+)\]\.check\(", text):
+            found.setdefault(f"quiz[{n}]", (quiz_at, at))
+    return [(name, prompt, check) for name, (prompt, check) in found.items()]
+
+
+def item(number: str, name: str) -> Question | Discussion | Exercise:
+    if name.startswith("quiz["):
+        return getattr(questions, f"quiz{number}")[int(name[5:-1])]
+    return getattr(questions, name, None) or getattr(exercises, name)
+
+
+def seen_before(number: str, prompt: int, check: int, question) -> dict[str, str]:
+    """Everything a learner has seen when they answer, by where it is."""
+    learner, executed = cells("learner", number), cells("notebooks", number)
+    seen = {f"{number} · {i + 1}": source(c) for i, c in enumerate(learner[:prompt])}
+    above, asks, _ = source(learner[prompt]).partition("**Predict")
+    if asks:  # the text above the question, in the cell that asks it
+        seen[f"{number} · {prompt + 1}, above the question"] = above
+    seen[f"{number} · {check + 1} (the cell the learner edits)"] = source(learner[check])
+    for i, cell in enumerate(executed[:prompt]):
+        seen[f"{number} · {i + 1} output"] = outputs(cell)
+    seen["00 · glossary"] = glossary()
+    if isinstance(question, Question):
+        for mistake, message in question._mistakes().items():
+            seen[f"feedback to {mistake!r}"] = message
+    return seen
+
+
+def cases() -> list:
+    return [pytest.param(number, name, prompt, check, id=f"{number}-{name}")
+            for number in LESSONS for name, prompt, check in asked(number)]
+
+
+def hits(number: str, name: str, prompt: int, check: int) -> list[tuple[str, str]]:
+    question = item(number, name)
+    patterns = list(REVEALS.get((number, name), ()))
+    if isinstance(question, Question):
+        answer = question._answer()
+        if isinstance(answer, int) and answer >= FEW:
+            alone = r"(?<!\d)(?<!\d[,.])({})(?!\d|[,.]\d)"  # 526, not 1526 or 5,260
+            patterns.append(alone.format(f"{answer}|{answer:,}"))
+    found = []
+    for where, text in seen_before(number, prompt, check, question).items():
+        for pattern in patterns:
+            for match in re.finditer(pattern, text, re.I):
+                found.append((where, match.group(0)))
+    return found
+
+
+@pytest.mark.parametrize(("number", "name", "prompt", "check"), cases())
+def test_no_answer_before_its_question(number, name, prompt, check):
+    unreviewed = [f"{where}: {what!r}" for where, what in hits(number, name, prompt, check)
+                  if (number, name, what) not in REVIEWED]
+    if (number, name) in OPEN and (unreviewed or guessable(item(number, name))):
+        pytest.xfail(OPEN[(number, name)])
+    assert (number, name) not in OPEN, "fixed: take it off OPEN (and docs/leaks.md)"
+    assert not unreviewed, f"{number} · {name}'s answer shows before it is asked:\n" + \
+        "\n".join(unreviewed)
+
+
+def test_every_reviewed_hit_still_happens():
+    """An allow-list entry that matches nothing any more is dropped, not kept as a blind spot."""
+    live = {(number, name, what) for number in LESSONS for name, prompt, check in asked(number)
+            for _, what in hits(number, name, prompt, check)}
+    assert set(REVIEWED) <= live, sorted(set(REVIEWED) - live)
+
+
+def test_every_declared_question_is_asked():
+    asked_names = {(number, name) for number in LESSONS for name, _, _ in asked(number)}
+    assert set(REVEALS) <= asked_names, sorted(set(REVEALS) - asked_names)
+
+
+@pytest.mark.parametrize("number", LESSONS)
+def test_checker_names_do_not_state_answers(number):
+    for folder in ("learner", "notebooks"):
+        named = [m.group(0) for c in cells(folder, number)
+                 for m in re.finditer(NAME_WORDS, source(c))]
+        assert not named, f"{folder}/{number}: {sorted(set(named))}"
+
+
+def test_the_questions_exported_have_neutral_names():
+    assert not [name for name in questions.__all__ if re.fullmatch(NAME_WORDS, name)]
+
+
+def test_the_glossary_defines_words_not_results():
+    stated = [m.group(0) for p in GLOSSARY_RESULTS for m in re.finditer(p, glossary(), re.I)]
+    assert not stated, stated
+
+
+def guessable(question) -> bool:
+    """A yes/no (or three-way) question leaves one answer after a single "Not yet"."""
+    return isinstance(question, Question) and 0 < len(question.choices) <= 3
+
+
+def test_a_choice_cannot_be_guessed_after_one_not_yet():
+    found = [f"{number} · {name}" for number in LESSONS for name, _, _ in asked(number)
+             if guessable(item(number, name)) and (number, name) not in OPEN]
+    assert not found, found
+
+
+@pytest.mark.parametrize("number", LESSONS[:9])
+def test_the_site_folds_each_predictions_answer(number):
+    """On the site (built from notebooks/) the cell after a prediction's check shows the answer:
+    Jupyter Book folds its output behind a click (the `hide-output` tag)."""
+    executed = cells("notebooks", number)
+    for at, cell in enumerate(executed):
+        if cell["cell_type"] == "code" and re.search(r"\bpredict\w*\.check\(", source(cell)):
+            shown = next(c for c in executed[at + 1:] if c["cell_type"] == "code")
+            assert "hide-output" in shown["metadata"].get("tags", []), (number, at + 1)
