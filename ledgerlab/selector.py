@@ -140,16 +140,17 @@ def summary_order(history_length: int, options: RequestOptions) -> list[tuple]:
     if len(ids) != history_length:
         raise CoverNotInHistory(f"ids names {len(ids)} turns but the history has "
                                 f"{history_length}")
-    index = {turn_id: position for position, turn_id in enumerate(ids)}
+    index = dict(zip(ids, range(len(ids))))  # C speed: ids may be a long history's
     if len(index) != len(ids):
         raise CoverNotInHistory("ids names a turn more than once")
-    order = []
+    order, place = [], index.__getitem__
     for given, summary in enumerate(summaries):
-        missing = next((turn_id for turn_id in summary.covers if turn_id not in index), None)
-        if missing is not None:
+        try:
+            covered = frozenset(map(place, summary.covers))
+        except KeyError:
+            missing = next(turn_id for turn_id in summary.covers if turn_id not in index)
             raise CoverNotInHistory(f"summary {id_tag(summary.id)} covers {id_tag(missing)}, "
-                                    f"which is not among ids")
-        covered = frozenset(index[turn_id] for turn_id in summary.covers)
+                                    f"which is not among ids") from None
         order.append((max(covered), given, covered, summary))
     order.sort(key=lambda item: (-item[0], -item[1]))
     return [(newest, covered, summary) for newest, _, covered, summary in order]
@@ -336,13 +337,13 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     # Then the evidence, in the order given: the longest prefix that fits what is left.
     evidence = options.evidence
     cap = options.max_evidence_bytes
-    shown = _lines_that_fit(writer, [evidence_line(item) for item in evidence],
-                            writer.section_overhead(1, (bool(lines),)),
-                            budget - size if cap is None else min(cap, budget - size))
+    shown, evidence_lines = _lines_that_fit(
+        writer, evidence, writer.section_overhead(1, (bool(lines),)),
+        budget - size if cap is None else min(cap, budget - size))
     if room is not None:
         shown, evidence_tokens = _lines_within_tokens(count, shown, room - tokens)
         tokens += evidence_tokens
-    evidence_lines = [writer.line(text) for text in shown]
+        evidence_lines = evidence_lines[:len(shown)]
     base = writer.head(options.model, system, reserve_tokens, lines, evidence_lines)
     evidence_bytes = len(base) - len(head) - fact_bytes
     size += evidence_bytes
@@ -416,8 +417,8 @@ class _SummaryPlan:
         self.order, self.cap, self.room, self.overhead = order, cap, room, overhead
         self.count, self.token_room = tokens if tokens is not None else (None, None)
         self.separator = len(writer.fact_separator)
-        self.lines = {summary.id: writer.line(summary_line(summary))
-                      for _, _, summary in order}
+        self.line = writer.line
+        self.lines: dict[str, bytes] = {}  # by summary id: written when first tried
         self.costs: dict[str, tuple[int, int]] = {}
         self.position, self.result = len(order), None
 
@@ -434,11 +435,11 @@ class _SummaryPlan:
         taken, covered, size, tokens = [], set(), 0, 0
         limit = self.room if self.cap is None else min(self.cap, self.room)
         for _, turns, summary in self.order[position:]:
-            if not covered.isdisjoint(turns):
-                continue
-            line = len(self.lines[summary.id])
+            # The bytes first: the cheapest test, and the one most candidates fail once the
+            # section is full (any order of the tests skips the same ones).
+            line = self.length(summary)
             more = size + (line + self.separator if taken else line + self.overhead)
-            if more > limit:
+            if more > limit or not covered.isdisjoint(turns):
                 continue
             if self.count is not None:
                 alone, with_newline = self._costs(summary)
@@ -452,6 +453,13 @@ class _SummaryPlan:
             size = more
         return taken, size, tokens
 
+    def length(self, summary: Summary) -> int:
+        """The bytes of a summary's escaped line."""
+        line = self.lines.get(summary.id)
+        if line is None:
+            line = self.lines[summary.id] = self.line(summary_line(summary))
+        return len(line)
+
     def _costs(self, summary: Summary) -> tuple[int, int]:
         costs = self.costs.get(summary.id)
         if costs is None:
@@ -459,15 +467,20 @@ class _SummaryPlan:
         return costs
 
 
-def _lines_that_fit(writer, texts: Sequence[str], overhead: int, room: int) -> list[str]:
-    """The first of a section's lines whose section fits ``room`` bytes."""
-    size, kept = overhead - len(writer.fact_separator), []
-    for text in texts:
-        size += len(writer.fact_separator) + len(writer.line(text))
+def _lines_that_fit(writer, evidence: Sequence, overhead: int,
+                    room: int) -> tuple[list[str], list[bytes]]:
+    """The lines of the first evidence items whose section fits ``room`` bytes, as text and
+    escaped."""
+    size, texts, lines = overhead - len(writer.fact_separator), [], []
+    for item in evidence:
+        text = evidence_line(item)
+        line = writer.line(text)
+        size += len(writer.fact_separator) + len(line)
         if size > room:
             break
-        kept.append(text)
-    return kept
+        texts.append(text)
+        lines.append(line)
+    return texts, lines
 
 
 def _lines_within_tokens(count: MessageCounter, texts: list[str],
