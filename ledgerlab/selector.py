@@ -526,12 +526,24 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     ``envelope`` is the model field (and Anthropic's ``max_tokens``), brackets and
     separators outside the messages; each turn's size includes the separators that
     join it. With tools or steps, ``tools`` is what the tools field adds and
-    ``current_steps`` what the rounds in progress add. The parts add up to
+    ``current_steps`` what the rounds in progress add; ``facts``, ``evidence`` and
+    ``summaries``, when given, what each section adds beside the ones before it (as
+    ``Selection`` counts them). The parts add up to
     ``len(request_bytes(...))``. The options are ``RequestOptions``'.
     """
     writer = request_writer(options.encoder, options.dialect)
     tools, current_steps = options.tools, options.current_steps
     head = writer.head(options.model, system, options.reserve_tokens)
+    # Facts, evidence and summaries: what each section adds beside the ones before it.
+    sections = {"facts": writer.fact_lines(options.facts),
+                "evidence": [writer.line(evidence_line(item)) for item in options.evidence],
+                "summaries": [writer.line(summary_line(item)) for item in options.summaries]}
+    memory, given = {}, []
+    for name, lines in sections.items():
+        given.append(lines)
+        if lines:
+            longer = writer.head(options.model, system, options.reserve_tokens, *given)
+            memory[name], head = len(longer) - len(head), longer
     tail = writer.tail(current, current_steps, tools)
     system_bytes = len(writer.system_field(system))
     question_bytes = len(writer.finish(writer.user_message(current)))
@@ -546,5 +558,7 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     if current_steps:
         parts["current_steps"] = without_tools - len(writer.tail(current))
         extra += parts["current_steps"]
+    parts.update(memory)
+    extra += sum(memory.values())
     envelope = len(head) + len(tail) - system_bytes - question_bytes - extra
     return {"envelope": envelope, **parts}

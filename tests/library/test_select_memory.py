@@ -201,3 +201,18 @@ def test_select_equals_select_reference_with_summaries_and_evidence(
 def test_mandatory_input_still_raises_budget_error(selector):
     with pytest.raises(BudgetError):
         selector(*FIXTURE, 139, ids=IDS, summaries=[ORCHID], evidence=[MANUAL])
+
+
+@pytest.mark.parametrize("dialect", ["openai-chat", "anthropic-messages"])
+def test_byte_breakdown_names_each_section_and_adds_up(dialect):
+    from ledgerlab import byte_breakdown
+    system, history, current = FIXTURE
+    memory = dict(facts=[Fact("f", "Code ORCHID-17.", "one")], evidence=[MANUAL],
+                  summaries=[ORCHID], dialect=dialect,
+                  reserve_tokens=8 if dialect == "anthropic-messages" else 0)
+    parts = byte_breakdown(system, history, current, **memory)
+    total = len(request_bytes(system, history, current, **memory))
+    assert sum(sum(v) if isinstance(v, list) else v for v in parts.values()) == total
+    chosen = select(system, [], current, 10_000, ids=[], **{**memory, "summaries": ()})
+    assert (parts["facts"], parts["evidence"]) == (chosen.fact_bytes, chosen.evidence_bytes)
+    assert "summaries" not in byte_breakdown(system, history, current)
