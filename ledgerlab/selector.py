@@ -128,9 +128,9 @@ class Selection:
 
 
 def summary_order(history_length: int, options: RequestOptions) -> list[tuple]:
-    """The summaries in the order they are tried: ``(newest, covered, summary)`` each, the
-    newest turn it covers first (on a tie, the one given later), ``covered`` its turns'
-    indices in the history. CoverNotInHistory if ``ids`` cannot place them."""
+    """The summaries in the order they are tried: ``(newest, summary)`` each, ``newest`` the
+    index of the newest turn it covers, newest first (on a tie, the one given later).
+    CoverNotInHistory if ``ids`` cannot place them."""
     summaries, ids = options.summaries, options.ids
     if not summaries:
         return []
@@ -146,14 +146,14 @@ def summary_order(history_length: int, options: RequestOptions) -> list[tuple]:
     order, place = [], index.__getitem__
     for given, summary in enumerate(summaries):
         try:
-            covered = frozenset(map(place, summary.covers))
+            newest = max(map(place, summary.covers))
         except KeyError:
             missing = next(turn_id for turn_id in summary.covers if turn_id not in index)
             raise CoverNotInHistory(f"summary {id_tag(summary.id)} covers {id_tag(missing)}, "
                                     f"which is not among ids") from None
-        order.append((max(covered), given, covered, summary))
+        order.append((newest, given, summary))
     order.sort(key=lambda item: (-item[0], -item[1]))
-    return [(newest, covered, summary) for newest, _, covered, summary in order]
+    return [(newest, summary) for newest, _, summary in order]
 
 
 def _token_limit(options: RequestOptions) -> int | None:
@@ -241,16 +241,15 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                        evidence_dropped=len(evidence) - len(options.evidence),
                        evidence_bytes=size(with_evidence) - size(with_facts))
     for start in range(len(turns) + 1):
-        taken: list[tuple] = []  # newest first: sent in the reverse order
-        for newest, covered, summary in order:
-            if newest >= start or any(covered & other for _, other, _ in taken):
+        taken: list[Summary] = []  # newest first: sent in the reverse order
+        for newest, summary in order:
+            if newest >= start or any(set(summary.covers) & set(other.covers)
+                                      for other in taken):
                 continue  # a covered turn is kept, or it overlaps one taken
-            trial = replace(with_evidence,
-                            summaries=[item for _, _, item in reversed([*taken, (newest, covered,
-                                                                                 summary)])])
+            trial = replace(with_evidence, summaries=[*taken, summary][::-1])
             if fits(trial, with_evidence, with_evidence.max_summary_bytes):
-                taken.append((newest, covered, summary))
-        options = replace(with_evidence, summaries=[item for _, _, item in reversed(taken)])
+                taken.append(summary)
+        options = replace(with_evidence, summaries=taken[::-1])
         memory = dict(kept_memory, summary_ids=tuple(item.id for item in options.summaries),
                       summaries_dropped=len(order) - len(taken),
                       summary_bytes=size(options) - size(with_evidence))
@@ -434,7 +433,8 @@ class _SummaryPlan:
     def _greedy(self, position: int) -> tuple[list[Summary], int, int]:
         taken, covered, size, tokens = [], set(), 0, 0
         limit = self.room if self.cap is None else min(self.cap, self.room)
-        for _, turns, summary in self.order[position:]:
+        for _, summary in self.order[position:]:
+            turns = summary.covers
             # The bytes first: the cheapest test, and the one most candidates fail once the
             # section is full (any order of the tests skips the same ones).
             line = self.length(summary)
