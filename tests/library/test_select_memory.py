@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ledgerlab import (BudgetError, Evidence, Fact, Summary, Turn, request_bytes, request_tokens,
                        select, select_reference)
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
-from ledgerlab.selector import CoverNotInHistory
+from ledgerlab import CoverNotInHistory
 from test_selector import select_matches_reference
 from tiers import examples
 
