@@ -32,8 +32,9 @@ from .images import Image
 from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .rules import InvalidRequest, check_request
-from .selector import (BudgetError, CoverNotInHistory, Selection, byte_breakdown,
-                       request_tokens, select, select_reference)
+from .memory_sections import CoverNotInHistory
+from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
+                       select_reference)
 from .shapes import DIALECTS
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .turns import Fact, Tool, ToolCall, ToolResult, Turn, fact_line
