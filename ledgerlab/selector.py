@@ -144,7 +144,8 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
                    options: RequestOptions) -> int:
     """The tokens of the request under OpenAI's documented rules (``ledgerlab.tokens``).
 
-    Each message (system, the facts message if there are facts, each turn's
+    Each message (system, the facts, evidence and summaries messages where there are
+    any, each turn's
     messages, the current question and its rounds so far) costs 3 tokens + the
     tokens of its role + the tokens of its content; the reply is primed with 3 more;
     images count by the tile rule, tools by the cookbook's estimate. ``tokenizer`` is

@@ -22,6 +22,9 @@ Two dialects, as the providers document them (``shapes`` has their pieces):
   ``tool_use`` blocks and then a ``user`` message of ``tool_result`` blocks.
   ``max_tokens`` is required there: it is ``reserve_tokens``, the reply's share.
 
+Evidence and summaries (``ledgerlab.memory``) are further sections after the facts, in
+both dialects (``shapes`` says where and why); without them a request is unchanged.
+
 With no tools, steps or images, an ``openai-chat`` request is exactly the article's.
 
 Real clients serialize the same request differently, so an encoder is named
