@@ -145,8 +145,8 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     """The tokens of the request under OpenAI's documented rules (``ledgerlab.tokens``).
 
     Each message (system, the facts, evidence and summaries messages where there are
-    any, each turn's
-    messages, the current question and its rounds so far) costs 3 tokens + the
+    any, each turn's messages, the current question and its rounds so far) costs 3 tokens
+    + the
     tokens of its role + the tokens of its content; the reply is primed with 3 more;
     images count by the tile rule, tools by the cookbook's estimate. ``tokenizer`` is
     ``"o200k_base"`` (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). Other
