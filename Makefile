@@ -209,6 +209,7 @@ bench: $(call EXTRA_STAMP,bench)
 	$(BIN)/python benchmarks/bench_select.py
 	$(BIN)/python benchmarks/bench_facts_tokens.py
 	$(BIN)/python benchmarks/bench_tools.py
+	$(BIN)/python benchmarks/bench_memory.py
 
 # Every install happens here. The first creates .venv; each target names the extras it needs,
 # and the first target to need one installs it (with EXTRAS, in the same pip run). An extra

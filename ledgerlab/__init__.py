@@ -32,6 +32,7 @@ from .images import Image
 from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .rules import InvalidRequest, check_request
+from .memory_sections import CoverNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
                        select_reference)
 from .shapes import DIALECTS
@@ -43,6 +44,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BudgetError",
+    "CoverNotInHistory",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MODEL",
     "DIALECTS",

@@ -20,6 +20,7 @@ from .checks import check_int, check_text
 from .encoders import get_encoder
 from .shapes import check_dialect
 from .tokens import check_tokenizer
+from .memory import Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
 
 DEFAULT_MODEL = "agnes-3.0-flash"
@@ -51,6 +52,20 @@ class RequestOptions:
     block (Anthropic), one ``[origin] text`` line each."""
     max_fact_bytes: int | None = None
     """The most bytes the facts may add to the body (None: no cap of their own)."""
+    ids: Sequence[str] | None = None
+    """The history's turn ids in order (``journal.ids()``: ``ids[i]`` is ``history[i]``'s),
+    so ``select`` knows which turns a summary covers; required when there are summaries."""
+    summaries: Sequence[Summary] = ()
+    """Summaries of stored turns: a system message (OpenAI) or text block (Anthropic)
+    after the facts and the evidence, one ``[turns: id, id] text`` line each, oldest first.
+    ``select`` sends one only where every turn it covers is dropped."""
+    max_summary_bytes: int | None = None
+    """The most bytes the summaries may add to the body (None: no cap of their own)."""
+    evidence: Sequence[Evidence] = ()
+    """Retrieved evidence, in the retriever's ranking: a system message (OpenAI) or text
+    block (Anthropic) after the facts, one ``[source: where] text`` line each."""
+    max_evidence_bytes: int | None = None
+    """The most bytes the evidence may add to the body (None: no cap of their own)."""
     reserve_tokens: int = 0
     """Tokens kept for the reply: within ``max_tokens``, and Anthropic's required
     ``max_tokens`` field."""
@@ -70,6 +85,20 @@ class RequestOptions:
             object.__setattr__(self, "facts", tuple(self.facts))
         if self.max_fact_bytes is not None:
             check_int(self.max_fact_bytes, "max_fact_bytes", minimum=0)
+        if self.ids is not None:
+            if isinstance(self.ids, (str, bytes)) or not isinstance(self.ids, Sequence):
+                raise TypeError(f"ids must be a list or tuple of turn ids, not "
+                                f"{type(self.ids).__name__}")
+            object.__setattr__(self, "ids", tuple(self.ids))
+        for name, kind in (("summaries", Summary), ("evidence", Evidence)):
+            items = tuple(getattr(self, name))
+            wrong = next((item for item in items if not isinstance(item, kind)), None)
+            if wrong is not None:
+                raise TypeError(f"{name} must be {kind.__name__}, not {type(wrong).__name__}")
+            object.__setattr__(self, name, items)
+        for name in ("max_summary_bytes", "max_evidence_bytes"):
+            if getattr(self, name) is not None:
+                check_int(getattr(self, name), name, minimum=0)
         check_int(self.reserve_tokens, "reserve_tokens", minimum=0)
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
@@ -77,11 +106,14 @@ class RequestOptions:
 
 
 # Which options each kind of function takes.
-WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens")
-BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens")
-COUNT = ("tokenizer", "facts", "tools", "current_steps")
+WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens",
+        "evidence", "summaries")
+BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens",
+             "facts", "evidence", "summaries")
+COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
-          "max_tokens", "reserve_tokens", "tokenizer")
+          "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
+          "evidence", "max_evidence_bytes")
 
 _FIELDS = {field.name: field for field in fields(RequestOptions)}
 

@@ -18,6 +18,16 @@ add do not depend on the turns, so the two budgets compose: the turns then fill
 what is left by the whole-turn rule. Without facts the request is exactly what
 it was before facts existed.
 
+Evidence and summaries come after the facts, in this order of precedence. Evidence:
+the longest prefix of it, in the order given, within ``max_evidence_bytes`` and the
+limits. Summaries before turns: for each k (the newest turns kept, from the most
+down), the candidates are the summaries whose covered turns are all dropped, taken
+newest first (by the newest turn each covers; on a tie the later given first), each
+skipped if it overlaps one taken or if the request without turns would no longer fit
+``max_summary_bytes``, the budget or the token limit; the result is the largest k
+whose turns fit beside its summaries. So a summary never travels beside a turn it
+covers. They are sent oldest first (the reverse of the order taken).
+
 ``select_reference`` is the article's readable loop; ``select`` gives the same
 bytes but walks back from the newest turn, encoding only what it keeps, with the
 piece writer that ``request_bytes`` uses (``wire.RequestWriter``).
@@ -30,7 +40,9 @@ from dataclasses import dataclass, replace
 
 from .checks import check_int
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
-from .shapes import SHAPES
+from .memory import Summary
+from .memory_sections import SummaryPlan, lines_that_fit, lines_within_tokens, summary_order
+from .shapes import SHAPES, evidence_line, summary_line
 from .tokens import MessageCounter, counter
 from .turns import Fact, Turn
 from .wire import request_bytes, request_writer
@@ -82,19 +94,32 @@ class Selection:
     facts_kept: int = 0  # the first facts_kept facts given are in the request
     facts_dropped: int = 0
     fact_bytes: int = 0  # the bytes the facts message adds, its separator included
+    evidence_kept: int = 0  # the first evidence_kept evidence items given are in the request
+    evidence_dropped: int = 0
+    evidence_bytes: int = 0  # the bytes the evidence section adds beside the facts
+    summary_ids: tuple[str, ...] = ()  # the sent summaries' ids, in request order
+    summaries_dropped: int = 0  # the summaries given and not sent
+    summary_bytes: int = 0  # the bytes the summaries section adds beside facts and evidence
 
     @property
     def size(self) -> int:
         return len(self.payload)
 
     def __repr__(self) -> str:
+        # Counts and sizes only: ids and texts may be private.
         tokens = "" if self.tokens is None else f", tokens={self.tokens}"
         facts = ("" if not (self.facts_kept or self.facts_dropped) else
                  f", facts_kept={self.facts_kept}, facts_dropped={self.facts_dropped}, "
                  f"fact_bytes={self.fact_bytes}")
+        evidence = ("" if not (self.evidence_kept or self.evidence_dropped) else
+                    f", evidence_kept={self.evidence_kept}, evidence_dropped="
+                    f"{self.evidence_dropped}, evidence_bytes={self.evidence_bytes}")
+        summaries = ("" if not (self.summary_ids or self.summaries_dropped) else
+                     f", summaries_sent={len(self.summary_ids)}, summaries_dropped="
+                     f"{self.summaries_dropped}, summary_bytes={self.summary_bytes}")
         return (
             f"Selection(kept={self.kept}, dropped={self.dropped}, "
-            f"bytes={self.size}, budget={self.budget}{tokens}{facts})"
+            f"bytes={self.size}, budget={self.budget}{tokens}{facts}{evidence}{summaries})"
         )
 
 
@@ -119,8 +144,9 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
                    options: RequestOptions) -> int:
     """The tokens of the request under OpenAI's documented rules (``ledgerlab.tokens``).
 
-    Each message (system, the facts message if there are facts, each turn's
-    messages, the current question and its rounds so far) costs 3 tokens + the
+    Each message (system, the facts, evidence and summaries messages where there are
+    any, each turn's messages, the current question and its rounds so far) costs 3 tokens
+    + the
     tokens of its role + the tokens of its content; the reply is primed with 3 more;
     images count by the tile rule, tools by the cookbook's estimate. ``tokenizer`` is
     ``"o200k_base"`` (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). Other
@@ -130,7 +156,9 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     """
     count = counter(options.tokenizer)
     total = (count.mandatory(system, current, options.current_steps, options.tools)
-             + count.facts(options.facts))
+             + count.facts(options.facts)
+             + count.section([evidence_line(item) for item in options.evidence])
+             + count.section([summary_line(item) for item in options.summaries]))
     return total + sum(count.turn(turn) for turn in turns)
 
 
@@ -147,34 +175,60 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(options)
-    cap = options.max_fact_bytes
-    turns, facts = list(history), list(options.facts)
+    turns = list(history)
+    order = summary_order(len(turns), options)
+    evidence = list(options.evidence)
+    options = replace(options, evidence=(), summaries=())
 
-    def size(pinned: Sequence[Fact]) -> int:
-        return len(request_bytes(system, [], current, options=replace(options, facts=pinned)))
+    def size(chosen: RequestOptions, kept: Sequence[Turn] = ()) -> int:
+        return len(request_bytes(system, kept, current, options=chosen))
 
-    mandatory = size(())
+    def fits(chosen: RequestOptions, before: RequestOptions, cap: int | None) -> bool:
+        """The request without turns fits: its new part's cap, the budget, the token limit."""
+        return ((cap is None or size(chosen) - size(before) <= cap) and size(chosen) <= budget
+                and (room is None or request_tokens(system, [], current, options=chosen) <= room))
 
-    def facts_fit(count: int) -> bool:
-        with_facts = replace(options, facts=facts[:count])
-        return ((cap is None or size(facts[:count]) - mandatory <= cap)
-                and size(facts[:count]) <= budget
-                and (room is None or request_tokens(system, [], current,
-                                                    options=with_facts) <= room))
+    def longest_prefix(before: RequestOptions, field: str, items: list,
+                       cap: int | None) -> RequestOptions:
+        """``before`` with the longest prefix of ``items`` as ``field`` that fits."""
+        for count in range(len(items), 0, -1):
+            chosen = replace(before, **{field: items[:count]})
+            if fits(chosen, before, cap):
+                return chosen
+        return before
 
-    pinned = next((facts[:count] for count in range(len(facts), 0, -1) if facts_fit(count)), [])
-    kept_facts = dict(facts_kept=len(pinned), facts_dropped=len(facts) - len(pinned),
-                      fact_bytes=size(pinned) - mandatory)
-    options = replace(options, facts=pinned)
+    facts, bare = list(options.facts), replace(options, facts=())
+    options = longest_prefix(bare, "facts", facts, options.max_fact_bytes)
+    with_facts = options
+    options = longest_prefix(with_facts, "evidence", evidence, options.max_evidence_bytes)
+    with_evidence = options
+    kept_memory = dict(facts_kept=len(options.facts),
+                       facts_dropped=len(facts) - len(options.facts),
+                       fact_bytes=size(with_facts) - size(bare),
+                       evidence_kept=len(options.evidence),
+                       evidence_dropped=len(evidence) - len(options.evidence),
+                       evidence_bytes=size(with_evidence) - size(with_facts))
     for start in range(len(turns) + 1):
+        taken: list[Summary] = []  # newest first: sent in the reverse order
+        for newest, summary in order:
+            if newest >= start or any(set(summary.covers) & set(other.covers)
+                                      for other in taken):
+                continue  # a covered turn is kept, or it overlaps one taken
+            trial = replace(with_evidence, summaries=[*taken, summary][::-1])
+            if fits(trial, with_evidence, with_evidence.max_summary_bytes):
+                taken.append(summary)
+        options = replace(with_evidence, summaries=taken[::-1])
+        memory = dict(kept_memory, summary_ids=tuple(item.id for item in options.summaries),
+                      summaries_dropped=len(order) - len(taken),
+                      summary_bytes=size(options) - size(with_evidence))
         payload = request_bytes(system, turns[start:], current, options=options)
         if len(payload) > budget:
             continue
         if room is None:
-            return Selection(payload, len(turns) - start, start, budget, **kept_facts)
+            return Selection(payload, len(turns) - start, start, budget, **memory)
         tokens = request_tokens(system, turns[start:], current, options=options)
         if tokens <= room:
-            return Selection(payload, len(turns) - start, start, budget, tokens, **kept_facts)
+            return Selection(payload, len(turns) - start, start, budget, tokens, **memory)
     # Even with no turn left the request does not fit: the last one is mandatory input.
     what = _mandatory_named(options)
     if len(payload) > budget:
@@ -220,6 +274,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     cap = options.max_fact_bytes
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
+    order = summary_order(len(history), options)
     facts, reserve_tokens = options.facts, options.reserve_tokens
     writer = request_writer(options.encoder, options.dialect)
     head = writer.head(options.model, system, reserve_tokens)
@@ -243,32 +298,76 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     if room is not None:
         pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
         tokens += fact_tokens
-    if pinned:
-        with_facts = writer.head(options.model, system, reserve_tokens, lines[:pinned])
-        fact_bytes, head = len(with_facts) - len(head), with_facts
-        size += fact_bytes
-    else:
-        fact_bytes = 0
-    facts_kept = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned,
-                      fact_bytes=fact_bytes)
-    pieces = []
+    lines = lines[:pinned]
+    fact_bytes = len(writer.head(options.model, system, reserve_tokens, lines)) - len(head)
+    size += fact_bytes
+    # Then the evidence, in the order given: the longest prefix that fits what is left.
+    evidence = options.evidence
+    cap = options.max_evidence_bytes
+    shown, evidence_lines = lines_that_fit(
+        writer, evidence, writer.section_overhead(1, (bool(lines),)),
+        budget - size if cap is None else min(cap, budget - size))
+    if room is not None:
+        shown, evidence_tokens = lines_within_tokens(count, shown, room - tokens)
+        tokens += evidence_tokens
+        evidence_lines = evidence_lines[:len(shown)]
+    base = writer.head(options.model, system, reserve_tokens, lines, evidence_lines)
+    evidence_bytes = len(base) - len(head) - fact_bytes
+    size += evidence_bytes
+    memory = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned, fact_bytes=fact_bytes,
+                  evidence_kept=len(shown), evidence_dropped=len(evidence) - len(shown),
+                  evidence_bytes=evidence_bytes)
+    # The newest turns that fit beside facts and evidence: summaries only add to a request,
+    # so no more turns than these can fit beside them.
+    pieces, turn_costs, turn_size, turn_tokens = [], [], 0, 0
     turn_bytes = writer.turn
     for turn in reversed(history):
-        if type(turn) is Turn and size + turn._least_bytes > budget:
+        if type(turn) is Turn and size + turn_size + turn._least_bytes > budget:
             break  # it cannot fit, whatever its encoding: no need to write it
         piece = turn_bytes(turn)
-        size += len(piece)
-        if size > budget:
+        if size + turn_size + len(piece) > budget:
             break
         if room is not None:
-            turn_tokens = count.turn(turn)
-            if tokens + turn_tokens > room:
+            cost = count.turn(turn)
+            if tokens + turn_tokens + cost > room:
                 break
-            tokens += turn_tokens
+            turn_tokens += cost
+            turn_costs.append(cost)
+        turn_size += len(piece)
         pieces.append(piece)
+    summary_lines, summary_bytes, summary_ids = [], 0, ()
+    if order:
+        plan = SummaryPlan(writer, order, options.max_summary_bytes, budget - size,
+                            None if room is None else (count, room - tokens),
+                            writer.section_overhead(2, (bool(lines), bool(shown))))
+        kept, total = len(pieces), len(history)
+        while True:
+            taken, summary_bytes, summary_tokens = plan.taken(total - kept)
+            if (size + summary_bytes + turn_size <= budget
+                    and (room is None or tokens + summary_tokens + turn_tokens <= room)):
+                break
+            kept -= 1  # k = 0 always fits: the plan takes only what fits without turns
+            turn_size -= len(pieces[kept])
+            if room is not None:
+                turn_tokens -= turn_costs[kept]
+        del pieces[kept:]
+        size += summary_bytes
+        if room is not None:
+            tokens += summary_tokens
+        taken = taken[::-1]  # sent oldest first
+        summary_ids = tuple(summary.id for summary in taken)
+        summary_lines = [plan.lines[summary.id] for summary in taken]
+        head = writer.head(options.model, system, reserve_tokens, lines, evidence_lines,
+                           summary_lines)
+    else:
+        head = base
+    memory.update(summary_ids=summary_ids, summaries_dropped=len(order) - len(summary_ids),
+                  summary_bytes=summary_bytes)
+    if room is not None:
+        tokens += turn_tokens
     pieces.reverse()
     return Selection(b"".join([head, *pieces, tail]), len(pieces),
-                     len(history) - len(pieces), budget, tokens, **facts_kept)
+                     len(history) - len(pieces), budget, tokens, **memory)
 
 
 def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact], pinned: int,
@@ -299,12 +398,24 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     ``envelope`` is the model field (and Anthropic's ``max_tokens``), brackets and
     separators outside the messages; each turn's size includes the separators that
     join it. With tools or steps, ``tools`` is what the tools field adds and
-    ``current_steps`` what the rounds in progress add. The parts add up to
+    ``current_steps`` what the rounds in progress add; ``facts``, ``evidence`` and
+    ``summaries``, when given, what each section adds beside the ones before it (as
+    ``Selection`` counts them). The parts add up to
     ``len(request_bytes(...))``. The options are ``RequestOptions``'.
     """
     writer = request_writer(options.encoder, options.dialect)
     tools, current_steps = options.tools, options.current_steps
     head = writer.head(options.model, system, options.reserve_tokens)
+    # Facts, evidence and summaries: what each section adds beside the ones before it.
+    sections = {"facts": writer.fact_lines(options.facts),
+                "evidence": [writer.line(evidence_line(item)) for item in options.evidence],
+                "summaries": [writer.line(summary_line(item)) for item in options.summaries]}
+    memory, given = {}, []
+    for name, lines in sections.items():
+        given.append(lines)
+        if lines:
+            longer = writer.head(options.model, system, options.reserve_tokens, *given)
+            memory[name], head = len(longer) - len(head), longer
     tail = writer.tail(current, current_steps, tools)
     system_bytes = len(writer.system_field(system))
     question_bytes = len(writer.finish(writer.user_message(current)))
@@ -319,5 +430,7 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     if current_steps:
         parts["current_steps"] = without_tools - len(writer.tail(current))
         extra += parts["current_steps"]
+    parts.update(memory)
+    extra += sum(memory.values())
     envelope = len(head) + len(tail) - system_bytes - question_bytes - extra
     return {"envelope": envelope, **parts}

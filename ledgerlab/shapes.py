@@ -15,6 +15,13 @@ new kind of piece, is written here once.
   ``max_tokens`` are fields, a round ``tool_use`` blocks then a user message of
   ``tool_result`` blocks, an image a base64 source block. Anthropic refuses empty or
   whitespace-only text (``NON_EMPTY``), so such a question or answer raises InvalidText.
+
+Memory beyond the facts has its own sections, after the facts and before the turns, in
+both dialects where the facts go (a further ``system`` message; a further system text
+block): the evidence (``evidence_line``: ``[source: where] text``), then the summaries
+(``summary_line``: ``[turns: id, id] text``), oldest first, so they sit next to the
+turns they stand for and the order stays chronological. A request without them is the
+same bytes as before they existed.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .checks import InvalidText
+from .memory import Evidence, Summary
 from .turns import ToolCall, Turn, rounds_of
 
 
@@ -44,9 +52,11 @@ class Shape:
     # Are a call's arguments sent as their JSON text (else as the object, ``call.input``)?
     arguments_as_text = True
 
-    def body(self, model, max_tokens, system, facts, messages: list, tools: list) -> dict:
-        """The whole request: ``facts`` is the facts' text or None, ``messages`` the
-        conversation after the system's part, ``tools`` the tools' entries (none: no key)."""
+    def body(self, model, max_tokens, system, facts, messages: list, tools: list,
+             evidence=None, summaries=None) -> dict:
+        """The whole request: ``facts``, ``evidence`` and ``summaries`` are each section's
+        text or None, ``messages`` the conversation after the system's part, ``tools`` the
+        tools' entries (none: no key)."""
         raise NotImplementedError
 
     def system(self, text) -> object:
@@ -90,10 +100,10 @@ class Shape:
 class OpenAIChat(Shape):
     name = "openai-chat"
 
-    def body(self, model, max_tokens, system, facts, messages, tools):
+    def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
+             summaries=None):
         system_messages = [self.system(system)]
-        if facts is not None:
-            system_messages.append(self.system(facts))
+        system_messages += [self.system(text) for text in sections(facts, evidence, summaries)]
         body = {"model": model, "messages": system_messages + messages}
         if tools:
             body["tools"] = tools
@@ -125,9 +135,11 @@ class AnthropicMessages(Shape):
     refuses_empty_text = True
     arguments_as_text = False
 
-    def body(self, model, max_tokens, system, facts, messages, tools):
-        system_field = self.system(system) if facts is None else [self.text(system),
-                                                                  self.text(facts)]
+    def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
+             summaries=None):
+        more = sections(facts, evidence, summaries)
+        system_field = (self.system(system) if not more else
+                        [self.text(system), *map(self.text, more)])
         body = {"model": model, "max_tokens": max_tokens, "system": system_field,
                 "messages": messages}
         if tools:
@@ -152,6 +164,26 @@ class AnthropicMessages(Shape):
 
     def tool(self, name, description, schema):
         return {"name": name, "description": description, "input_schema": schema}
+
+
+def sections(*texts) -> list:
+    """The sections after the system's part that a request has (each text, or None: none)."""
+    return [text for text in texts if text is not None]
+
+
+def evidence_line(evidence: Evidence) -> str:
+    """How one evidence item reads in its section: its source, then its text."""
+    return f"[source: {evidence.source}] {evidence.text}"
+
+
+def summary_line(summary: Summary) -> str:
+    """How one summary reads in its section: the ids of the turns it covers, then its text."""
+    return f"[turns: {', '.join(summary.covers)}] {summary.text}"
+
+
+def lines_content(lines) -> str:
+    """A section's text: its lines joined by newlines (as the facts' are)."""
+    return "\n".join(lines)
 
 
 SHAPES = {shape.name: shape for shape in (OpenAIChat(), AnthropicMessages())}

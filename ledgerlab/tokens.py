@@ -46,6 +46,7 @@ from importlib.resources import files
 
 from .checks import check_text
 from .images import Image
+from .shapes import lines_content
 from .turns import (Fact, Tool, Turn, check_fact, check_question, check_steps, check_tools,
                     fact_line, facts_content, rounds_of)
 
@@ -332,6 +333,17 @@ class MessageCounter:
     def facts(self, facts: Sequence[Fact]) -> int:
         """The facts message (a second system message); 0 when there are no facts."""
         return self.message("system", facts_content(facts)) if facts else 0
+
+    def section(self, lines: Sequence[str]) -> int:
+        """A section of lines after the facts (the evidence's or the summaries', each a
+        further system message); 0 when it has none."""
+        return self.message("system", lines_content(lines)) if lines else 0
+
+    def line_costs(self, line: str) -> tuple[int, int]:
+        """One section line's tokens alone (last in its section) and with the newline after
+        it (any other): a section's tokens are the role's, then each line's, for any order
+        of lines that each start with "[" (why: ``fact_prefixes``)."""
+        return self.count(line), self.count(line + "\n")
 
     def fact_prefixes(self, facts: Sequence[Fact]) -> list[int]:
         """``[facts(facts[:1]), facts(facts[:2]), ...]``, counting each fact's line once.

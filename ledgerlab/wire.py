@@ -22,6 +22,9 @@ Two dialects, as the providers document them (``shapes`` has their pieces):
   ``tool_use`` blocks and then a ``user`` message of ``tool_result`` blocks.
   ``max_tokens`` is required there: it is ``reserve_tokens``, the reply's share.
 
+Evidence and summaries (``ledgerlab.memory``) are further sections after the facts, in
+both dialects (``shapes`` says where and why); without them a request is unchanged.
+
 With no tools, steps or images, an ``openai-chat`` request is exactly the article's.
 
 Real clients serialize the same request differently, so an encoder is named
@@ -36,18 +39,19 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, product
 
 from .checks import check_text
 from .encoders import ENCODERS, Encoder, get_encoder
 from .options import WIRE, RequestOptions, takes_options
-from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, hole,
-                     max_tokens_field, refuse_empty)
+from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, evidence_line,
+                     hole, lines_content, max_tokens_field, refuse_empty, summary_line)
 from .turns import (Fact, Tool, ToolCall, Turn, check_fact, check_question,
                     fact_line, facts_content)
 
 # A hole as the encoder writes it: a whole value (its quotes included), or inside a string.
 HOLE = re.compile(r'"\\u0000(\w+)\\u0000"|\\u0000(\w+)\\u0000')
+SECTIONS = ("facts", "evidence", "summaries")  # after the system's part, in this order
 MEMO_SIZE = 1 << 14  # the tool inputs and tool entries a writer keeps written
 
 
@@ -133,21 +137,25 @@ class RequestWriter:
         self.round = Template(self.json_text(shape.round([hole("calls")], [hole("results")]))
                               [1:-1], ("calls", "results"))
 
-        def around_messages(facts: bool, tools: bool) -> list[str]:
-            body = shape.body(hole("model"), hole("max_tokens"), hole("system"),
-                              hole("facts") if facts else None, [hole("messages")],
-                              [hole("tools")] if tools else [])
+        def around_messages(tools: bool, *given: bool) -> list[str]:
+            texts = [hole(name) if on else None for name, on in zip(SECTIONS, given)]
+            body = shape.body(hole("model"), hole("max_tokens"), hole("system"), texts[0],
+                              [hole("messages")], [hole("tools")] if tools else [],
+                              *texts[1:])
             return self.json_text(body).split(self.json_text(hole("messages")))
 
-        head, tail = around_messages(False, False)
-        facts_head, tools_tail = around_messages(True, False)[0], around_messages(False, True)[1]
+        head, tail = around_messages(False, False, False, False)
+        tools_tail = around_messages(True, False, False, False)[1]
         # Messages before the turns (OpenAI's system) end in a separator: it goes with
         # each turn, before it. Else (Anthropic) each turn's separator follows it.
         self.separator_first = head.endswith(item)
-        if self.separator_first:
-            head, facts_head = head[:-len(item)], facts_head[:-len(item)]
-        names = ("model", "max_tokens", "system", "facts")
-        self.heads = (Template(head, names), Template(facts_head, names, raw=("facts",)))
+        names = ("model", "max_tokens", "system", *SECTIONS)
+        # By which sections (facts, evidence, summaries) the request has.
+        self.heads = {}
+        for given in product((False, True), repeat=len(SECTIONS)):
+            text = around_messages(False, *given)[0]
+            self.heads[given] = Template(text[:-len(item)] if self.separator_first else text,
+                                         names, raw=SECTIONS)
         self.tails = (Template(tail, ("tools",)), Template(tools_tail, ("tools",)))
         self.tail_lead = self.frame("")  # the current question's separator, if it has one
         # A turn with a str question and no steps, the hot path: its question and answer.
@@ -156,8 +164,7 @@ class RequestWriter:
         assert self.plain.order == (0, 1)  # a user message comes before its answer
         self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
         # What a facts section adds beyond its lines and the separators between them.
-        self.facts_overhead = (len(self.head("m", "s", 1, [b""]))
-                               - len(self.head("m", "s", 1, [])))
+        self.facts_overhead = self.section_overhead(0)
         # Every request carries its tools, and a call's input is re-written from its
         # arguments: both are made once and kept here, by the value written.
         self.tool_text = lru_cache(maxsize=MEMO_SIZE)(self.write_tool)
@@ -225,16 +232,33 @@ class RequestWriter:
     # Pieces, as bytes.
 
     def head(self, model: str, system: str, reserve_tokens: int = 0,
-             fact_lines: Sequence[bytes] = ()) -> bytes:
-        """The bytes before the turns: the model, the system message, the facts' lines.
+             fact_lines: Sequence[bytes] = (), evidence_lines: Sequence[bytes] = (),
+             summary_lines: Sequence[bytes] = ()) -> bytes:
+        """The bytes before the turns: the model, the system message, the facts', the
+        evidence's and the summaries' escaped lines (a section only where it has lines).
 
         (``reserve_tokens`` is the body's ``max_tokens`` where the dialect has one.)"""
         check_text(system, "system")
         max_tokens = max_tokens_field(self.shape, reserve_tokens)
-        facts = self.fact_separator.join(fact_lines).decode("utf-8") if fact_lines else ""
-        return self.finish(self.heads[bool(fact_lines)].fill((
+        given = (fact_lines, evidence_lines, summary_lines)
+        texts = [self.fact_separator.join(lines).decode("utf-8") for lines in given]
+        return self.finish(self.heads[tuple(map(bool, given))].fill((
             self.quote(check_text(model, "model")), str(max_tokens), self.quote(system),
-            facts)))
+            *texts)))
+
+    def section_overhead(self, kind: int, before: Sequence[bool] = ()) -> int:
+        """What section ``kind`` (0 facts, 1 evidence, 2 summaries) adds to a head beyond
+        its lines and the separators between them, beside the earlier sections ``before``
+        has (Anthropic's first block also turns the system string into a list)."""
+        given = [[b""] if on else [] for on in before] + [[]] * (len(SECTIONS) - len(before))
+        without = len(self.head("m", "s", 1, *given))
+        given[kind] = [b""]
+        return len(self.head("m", "s", 1, *given)) - without
+
+    def line(self, text: str) -> bytes:
+        """A section line, escaped, without quotes or separator (JSON escapes each character
+        on its own, so a section's text is its lines' bytes joined by an escaped newline)."""
+        return self.finish(self.quote(text)[1:-1])
 
     def tail(self, current: str | tuple, current_steps: tuple = (),
              tools: tuple[Tool, ...] = ()) -> bytes:
@@ -272,7 +296,7 @@ class RequestWriter:
         JSON escapes each character on its own, so the facts' text is its lines'
         escaped bytes joined by an escaped newline.
         """
-        return self.finish(self.quote(fact_line(check_fact(fact)))[1:-1])
+        return self.line(fact_line(check_fact(fact)))
 
     def fact_lines(self, facts: Sequence[Fact]) -> list[bytes]:
         """Every fact's escaped line, in order."""
@@ -316,9 +340,13 @@ def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
     messages = conversation(shape, turns, check_question(current, "current question"),
                             options.current_steps)
     facts = facts_content(options.facts) if options.facts else None
+    evidence = (lines_content(map(evidence_line, options.evidence)) if options.evidence
+                else None)
+    summaries = (lines_content(map(summary_line, options.summaries)) if options.summaries
+                 else None)
     tools = [shape.tool(tool.name, tool.description, tool.schema) for tool in options.tools]
     return shape.body(options.model, max_tokens_field(shape, options.reserve_tokens), system,
-                      facts, messages, tools)
+                      facts, messages, tools, evidence, summaries)
 
 
 def messages(system: str, turns: list[Turn], current: str | tuple,
@@ -342,7 +370,9 @@ def request_bytes(system: str, turns: Sequence[Turn], current: str | tuple, *,
     """
     writer = request_writer(options.encoder, options.dialect)
     lines = writer.fact_lines(options.facts)
-    head = writer.head(options.model, system, options.reserve_tokens, lines)
+    head = writer.head(options.model, system, options.reserve_tokens, lines,
+                       [writer.line(evidence_line(item)) for item in options.evidence],
+                       [writer.line(summary_line(item)) for item in options.summaries])
     pieces = [writer.turn(turn) for turn in turns]
     return b"".join([head, *pieces, writer.tail(current, options.current_steps,
                                                 options.tools)])

@@ -1,0 +1,71 @@
+"""Side-by-side benchmark: select with 1,000 summaries and 1,000 evidence items (issue 37).
+
+At 100k stored turns (ids t0..), the summaries each cover 100 consecutive turns, so only the
+ones over dropped turns can be sent; the evidence and the summaries each have a byte cap.
+Printed, from this one run: the best of ``--repeat`` timings of ``select`` and of one
+``json.dumps`` of the request it returned (the parsed payload), and their ratio (the
+target is at most 1.5x). Run it with `python benchmarks/bench_memory.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+
+from ledgerlab import Evidence, Summary, Turn, select
+
+SYSTEM = "Use only the supplied conversation."
+QUESTION = "Explain the next step."
+
+
+def make_memory(turns: int, summaries: int, evidence: int):
+    history = [Turn(f"Question {i}: what about 接口 {i}? 🙂", f'Answer {i}: use "ORCHID-{i}".'
+                    + "y" * (i % 30)) for i in range(turns)]
+    ids = [f"t{i}" for i in range(turns)]
+    span = max(1, turns // summaries)
+    notes = [Summary(f"s{n}", f"Turns {n * span} to {n * span + span - 1}: the code was "
+                     f"ORCHID-{n}; the user asked about 接口.", tuple(ids[n * span:(n + 1) * span]))
+             for n in range(summaries)]
+    found = [Evidence(f"e{n}", f"Document {n} says the fix is in release {n % 17}. 🙂",
+                      f"https://docs.example/{n}") for n in range(evidence)]
+    return history, ids, notes, found
+
+
+def best(call, repeat: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = call()
+        times.append(time.perf_counter() - started)
+    return min(times), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--summaries", type=int, default=1_000)
+    parser.add_argument("--evidence", type=int, default=1_000)
+    parser.add_argument("--budget", type=int, default=1 << 20)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    history, ids, notes, found = make_memory(args.turns, args.summaries, args.evidence)
+    options = dict(ids=ids, summaries=notes, max_summary_bytes=args.budget // 8,
+                   evidence=found, max_evidence_bytes=args.budget // 8)
+    select_s, chosen = best(lambda: select(SYSTEM, history, QUESTION, args.budget, **options),
+                            args.repeat)
+    body = json.loads(chosen.payload)
+    dumps_s, _ = best(lambda: json.dumps(body, ensure_ascii=False), args.repeat)
+    print(f"Python {platform.python_version()} on {platform.machine()}; {args.turns:,} turns, "
+          f"{args.summaries:,} summaries, {args.evidence:,} evidence items, "
+          f"budget {args.budget:,} bytes")
+    print(f"kept {chosen.kept:,} turns, {len(chosen.summary_ids):,} summaries "
+          f"({chosen.summary_bytes:,} bytes), {chosen.evidence_kept:,} evidence items "
+          f"({chosen.evidence_bytes:,} bytes), {chosen.size:,} bytes in all")
+    print(f"select {select_s * 1000:.2f} ms, one json.dumps of its request "
+          f"{dumps_s * 1000:.2f} ms: {select_s / dumps_s:.2f}x (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""Evidence and summaries in the request (issue 37): select == select_reference on every
+field, no summary beside a turn it covers, every budget respected, nothing older fits."""
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledgerlab import (BudgetError, Evidence, Fact, Summary, Turn, request_bytes, request_tokens,
+                       select, select_reference)
+from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
+from ledgerlab import CoverNotInHistory
+from test_selector import select_matches_reference
+from tiers import examples
+
+SELECTORS = [select, select_reference]
+FIXTURE = (BOUNDARY_SYSTEM, list(BOUNDARY_HISTORY), BOUNDARY_QUESTION)
+IDS = ["one", "two"]
+ORCHID = Summary("s-orchid", "The user's project code is ORCHID-17.", ("one",))
+BOTH = Summary("s-both", "Code ORCHID-17, Java 8.", ("one", "two"))
+MANUAL = Evidence("e-manual", "Java 8 reached end of public updates in 2019.", "manual.pdf#p3")
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("dialect", ["openai-chat", "anthropic-messages"])
+def test_none_given_keeps_the_article_bytes(selector, dialect):
+    reserve = 1 if dialect == "anthropic-messages" else 0
+    for budget in (160, 235, 308):
+        plain = selector(*FIXTURE, budget, reserve_tokens=reserve, dialect=dialect)
+        assert selector(*FIXTURE, budget, reserve_tokens=reserve, dialect=dialect, ids=IDS,
+                        summaries=(), evidence=()) == plain
+        assert "summar" not in repr(plain) and "evidence" not in repr(plain)
+    assert [selector(*FIXTURE, budget).size for budget in (140, 235, 308)] == [140, 235, 308]
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_a_summary_replaces_the_turns_it_covers_never_a_kept_one(selector):
+    # The summaries' budget is theirs before the turns': at 235 bytes the summary of turn
+    # one is taken first, and turn two no longer fits beside it.
+    narrow = selector(*FIXTURE, 235, ids=IDS, summaries=[ORCHID])
+    assert (narrow.kept, narrow.summary_ids) == (0, ("s-orchid",))
+    assert narrow.size == 140 + narrow.summary_bytes
+    capped = selector(*FIXTURE, 235, ids=IDS, summaries=[ORCHID], max_summary_bytes=10)
+    assert (capped.kept, capped.summary_ids, capped.size) == (1, (), 235)
+    messages = json.loads(narrow.payload)["messages"]
+    assert messages[1] == {"role": "system",
+                           "content": "[turns: one] The user's project code is ORCHID-17."}
+    full = selector(*FIXTURE, 10_000, ids=IDS, summaries=[ORCHID, BOTH])
+    assert (full.kept, full.summary_ids, full.summary_bytes) == (2, (), 0)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_evidence_names_its_source_in_both_dialects(selector):
+    chosen = selector(*FIXTURE, 10_000, evidence=[MANUAL])
+    assert json.loads(chosen.payload)["messages"][1]["content"] == \
+        "[source: manual.pdf#p3] Java 8 reached end of public updates in 2019."
+    assert (chosen.evidence_kept, chosen.evidence_bytes) == (1, chosen.size - 308)
+    anthropic = selector(*FIXTURE, 10_000, evidence=[MANUAL], dialect="anthropic-messages",
+                         reserve_tokens=64)
+    assert json.loads(anthropic.payload)["system"][1]["text"].startswith("[source: manual.pdf")
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_summaries_need_ids_that_place_them(selector):
+    with pytest.raises(CoverNotInHistory, match="ids="):
+        selector(*FIXTURE, 10_000, summaries=[ORCHID])
+    with pytest.raises(CoverNotInHistory, match="not among ids"):
+        selector(*FIXTURE, 10_000, ids=["two", "three"], summaries=[ORCHID])
+    with pytest.raises(CoverNotInHistory, match="2"):
+        selector(*FIXTURE, 10_000, ids=["one"], summaries=[ORCHID])
+    with pytest.raises(CoverNotInHistory, match="more than once"):
+        selector(*FIXTURE, 10_000, ids=["one", "one"], summaries=[ORCHID])
+    with pytest.raises(TypeError, match="Summary"):
+        selector(*FIXTURE, 10_000, ids=IDS, summaries=[MANUAL])
+    with pytest.raises(TypeError, match="Evidence"):
+        selector(*FIXTURE, 10_000, evidence=[ORCHID])
+
+
+def test_the_cover_error_shows_id_tags_not_ids():
+    secret = Summary("secret-summary", "private text", ("secret-turn",))
+    with pytest.raises(CoverNotInHistory) as caught:
+        select(*FIXTURE, 10_000, ids=IDS, summaries=[secret])
+    assert "secret" not in str(caught.value) and "private" not in str(caught.value)
+
+
+def test_the_repr_shows_counts_and_bytes_never_text():
+    chosen = select(*FIXTURE, 400, ids=IDS, summaries=[ORCHID], evidence=[MANUAL])
+    shown = repr(chosen)
+    assert f"evidence_kept=1, evidence_dropped=0, evidence_bytes={chosen.evidence_bytes}" in shown
+    assert f"summaries_sent=1, summaries_dropped=0, summary_bytes={chosen.summary_bytes}" in shown
+    for private in ("ORCHID", "manual", "s-orchid", "Java", "one"):
+        assert private not in shown
+
+
+# --- The property: random histories, facts, summaries, evidence -----------------------
+
+WORD = st.text(alphabet="ab c\n[]é🙂\"", min_size=1, max_size=12).filter(str.strip)
+
+
+@st.composite
+def memories(draw):
+    turns = draw(st.lists(st.builds(Turn, WORD, WORD), max_size=7))
+    ids = [f"t{index}" for index in range(len(turns))]
+    summaries = []
+    if ids:
+        for number in range(draw(st.integers(0, 6))):
+            covers = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=4, unique=True))
+            summaries.append(Summary(f"s{number}", draw(WORD), tuple(covers)))
+    evidence = [Evidence(f"e{number}", draw(WORD), draw(WORD))
+                for number in range(draw(st.integers(0, 4)))]
+    facts = [Fact(f"f{number}", draw(WORD), "t0")
+             for number in range(draw(st.integers(0, 2)))]
+    return turns, ids, summaries, evidence, facts
+
+
+def greedy(system, current, kept, ids, summaries, base, max_summary_bytes, budget, room,
+           tokenizer):
+    """The issue's rule for one k, written from its words: the summaries k sends."""
+    dropped = set(ids[:len(ids) - kept])
+    position = {turn_id: index for index, turn_id in enumerate(ids)}
+    candidates = [(max(position[c] for c in s.covers), given, s)
+                  for given, s in enumerate(summaries) if set(s.covers) <= dropped]
+    candidates.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    without = len(request_bytes(system, [], current, **base))
+    taken = []
+    for _, _, summary in candidates:
+        if any(set(summary.covers) & set(other.covers) for other in taken):
+            continue
+        trial = dict(base, summaries=list(reversed([*taken, summary])))
+        size = len(request_bytes(system, [], current, **trial))
+        if ((max_summary_bytes is None or size - without <= max_summary_bytes) and size <= budget
+                and (room is None or request_tokens(system, [], current, tokenizer=tokenizer,
+                                                    facts=trial["facts"],
+                                                    evidence=trial["evidence"],
+                                                    summaries=trial["summaries"]) <= room)):
+            taken.append(summary)
+    return list(reversed(taken))
+
+
+@settings(max_examples=examples(150), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(memory=memories(), dialect=st.sampled_from(["openai-chat", "anthropic-messages"]),
+       share=st.floats(0.2, 1.1), summary_cap=st.one_of(st.none(), st.integers(0, 120)),
+       evidence_cap=st.one_of(st.none(), st.integers(0, 120)),
+       token_share=st.one_of(st.none(), st.floats(0.3, 1.1)),
+       tokenizer=st.sampled_from(["o200k_base", "cl100k_base"]))
+def test_select_equals_select_reference_with_summaries_and_evidence(
+        memory, dialect, share, summary_cap, evidence_cap, token_share, tokenizer):
+    turns, ids, summaries, evidence, facts = memory
+    system, current = "sys", "now?"
+    reserve = 5 if dialect == "anthropic-messages" or token_share is not None else 0
+    everything = dict(facts=facts, evidence=evidence, summaries=summaries)
+    full = request_bytes(system, turns, current, dialect=dialect, reserve_tokens=reserve,
+                         **everything)
+    budget = max(1, int(len(full) * share))
+    max_tokens = None
+    if token_share is not None:
+        whole = request_tokens(system, turns, current, tokenizer=tokenizer, **everything)
+        max_tokens = max(reserve + 1, int(whole * token_share) + reserve)
+    options = dict(dialect=dialect, reserve_tokens=reserve, ids=ids, facts=facts,
+                   summaries=summaries, max_summary_bytes=summary_cap, evidence=evidence,
+                   max_evidence_bytes=evidence_cap, max_tokens=max_tokens, tokenizer=tokenizer)
+    chosen = select_matches_reference(system, turns, current, budget, **options)
+    if chosen is None:
+        return
+    by_id = {summary.id: summary for summary in summaries}
+    sent = [by_id[summary_id] for summary_id in chosen.summary_ids]
+    kept_ids = set(ids[len(ids) - chosen.kept:]) if chosen.kept else set()
+    assert not any(set(summary.covers) & kept_ids for summary in sent)
+    base = dict(dialect=dialect, reserve_tokens=reserve, facts=facts[:chosen.facts_kept],
+                evidence=evidence[:chosen.evidence_kept])
+    kept = turns[len(turns) - chosen.kept:] if chosen.kept else []
+    assert chosen.payload == request_bytes(system, kept, current, summaries=sent, **base)
+    without = len(request_bytes(system, [], current, **base))
+    assert chosen.summary_bytes == len(request_bytes(system, [], current, summaries=sent,
+                                                     **base)) - without
+    assert chosen.size <= budget
+    assert summary_cap is None or chosen.summary_bytes <= summary_cap
+    assert evidence_cap is None or chosen.evidence_bytes <= evidence_cap
+    room = None if max_tokens is None else max_tokens - reserve
+    if room is not None:
+        assert chosen.tokens == request_tokens(system, kept, current, tokenizer=tokenizer,
+                                               summaries=sent, facts=base["facts"],
+                                               evidence=base["evidence"])
+        assert chosen.tokens <= room
+    assert sent == greedy(system, current, chosen.kept, ids, summaries, base, summary_cap,
+                          budget, room, tokenizer)
+    if chosen.kept < len(turns):  # one more turn, beside its own summaries, does not fit
+        more = chosen.kept + 1
+        its = greedy(system, current, more, ids, summaries, base, summary_cap, budget, room,
+                     tokenizer)
+        bigger = turns[len(turns) - more:]
+        size = len(request_bytes(system, bigger, current, summaries=its, **base))
+        assert size > budget or (room is not None and request_tokens(
+            system, bigger, current, tokenizer=tokenizer, summaries=its, facts=base["facts"],
+            evidence=base["evidence"]) > room)
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_mandatory_input_still_raises_budget_error(selector):
+    with pytest.raises(BudgetError):
+        selector(*FIXTURE, 139, ids=IDS, summaries=[ORCHID], evidence=[MANUAL])
+
+
+@pytest.mark.parametrize("dialect", ["openai-chat", "anthropic-messages"])
+def test_byte_breakdown_names_each_section_and_adds_up(dialect):
+    from ledgerlab import byte_breakdown
+    system, history, current = FIXTURE
+    memory = dict(facts=[Fact("f", "Code ORCHID-17.", "one")], evidence=[MANUAL],
+                  summaries=[ORCHID], dialect=dialect,
+                  reserve_tokens=8 if dialect == "anthropic-messages" else 0)
+    parts = byte_breakdown(system, history, current, **memory)
+    total = len(request_bytes(system, history, current, **memory))
+    assert sum(sum(v) if isinstance(v, list) else v for v in parts.values()) == total
+    chosen = select(system, [], current, 10_000, ids=[], **{**memory, "summaries": ()})
+    assert (parts["facts"], parts["evidence"]) == (chosen.fact_bytes, chosen.evidence_bytes)
+    assert "summaries" not in byte_breakdown(system, history, current)
