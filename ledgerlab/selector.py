@@ -30,7 +30,8 @@ from dataclasses import dataclass, replace
 
 from .checks import check_int
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
-from .shapes import SHAPES
+from .limits import RequestTally, check_budget
+from .shapes import SHAPES, message_count, refuse_reused_ids
 from .tokens import MessageCounter, counter
 from .turns import Fact, Turn
 from .wire import request_bytes, request_writer
@@ -134,6 +135,28 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     return total + sum(count.turn(turn) for turn in turns)
 
 
+def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple) -> RequestTally:
+    """The images and messages of a request with ``turns``, against the provider's limits."""
+    shape, tally = SHAPES[options.dialect], RequestTally(options.dialect)
+    tally.add(() if isinstance(current, str) else
+              [part for part in current if not isinstance(part, str)],
+              message_count(shape, steps=options.current_steps))
+    for turn in turns:
+        tally.add(turn.images, message_count(shape, turn))
+    return tally
+
+
+def _provider_limits(options: RequestOptions, budget: int, current: str | tuple) -> RequestTally:
+    """The mandatory input's tally; ProviderLimitError if the budget or that input alone is
+    over a limit of the provider (``ledgerlab.limits``)."""
+    check_budget(options.dialect, budget)
+    tally = _tally(options, (), current)
+    error = tally.broken()
+    if error is not None:
+        raise error
+    return tally
+
+
 @takes_options(*SELECT)
 def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                      max_bytes: int, *, options: RequestOptions) -> Selection:
@@ -149,6 +172,7 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
     room = _token_limit(options)
     cap = options.max_fact_bytes
     turns, facts = list(history), list(options.facts)
+    _provider_limits(options, budget, current)
 
     def size(pinned: Sequence[Fact]) -> int:
         return len(request_bytes(system, [], current, options=replace(options, facts=pinned)))
@@ -168,13 +192,15 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
     options = replace(options, facts=pinned)
     for start in range(len(turns) + 1):
         payload = request_bytes(system, turns[start:], current, options=options)
-        if len(payload) > budget:
+        if len(payload) > budget or _tally(options, turns[start:], current).broken():
             continue
-        if room is None:
-            return Selection(payload, len(turns) - start, start, budget, **kept_facts)
-        tokens = request_tokens(system, turns[start:], current, options=options)
-        if tokens <= room:
-            return Selection(payload, len(turns) - start, start, budget, tokens, **kept_facts)
+        kept_tokens = None
+        if room is not None:
+            tokens = kept_tokens = request_tokens(system, turns[start:], current, options=options)
+            if tokens > room:
+                continue
+        refuse_reused_ids(options.dialect, turns[start:], options.current_steps)
+        return Selection(payload, len(turns) - start, start, budget, kept_tokens, **kept_facts)
     # Even with no turn left the request does not fit: the last one is mandatory input.
     what = _mandatory_named(options)
     if len(payload) > budget:
@@ -220,6 +246,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     cap = options.max_fact_bytes
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
+    tally = _provider_limits(options, budget, current)
     facts, reserve_tokens = options.facts, options.reserve_tokens
     writer = request_writer(options.encoder, options.dialect)
     head = writer.head(options.model, system, reserve_tokens)
@@ -238,7 +265,9 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
                               mandatory=what)
     # The facts first, then the turns in what is left: the facts' bytes do not
     # depend on which turns are kept, so the two budgets compose.
-    lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size))
+    shape = writer.shape
+    lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size),
+                                  system)
     pinned = len(lines)
     if room is not None:
         pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
@@ -265,8 +294,13 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             if tokens + turn_tokens > room:
                 break
             tokens += turn_tokens
+        tally.add(turn.images, message_count(shape, turn))
+        if tally.broken():  # a provider's count (images, messages) that more turns only grow
+            break
         pieces.append(piece)
     pieces.reverse()
+    refuse_reused_ids(options.dialect, history[len(history) - len(pieces):],
+                      options.current_steps)
     return Selection(b"".join([head, *pieces, tail]), len(pieces),
                      len(history) - len(pieces), budget, tokens, **facts_kept)
 

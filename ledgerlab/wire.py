@@ -42,8 +42,8 @@ from .checks import check_text
 from .encoders import ENCODERS, Encoder, get_encoder
 from .options import WIRE, RequestOptions, takes_options
 from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, hole,
-                     max_tokens_field, refuse_empty)
-from .turns import (Fact, Tool, ToolCall, Turn, check_fact, check_question,
+                     max_tokens_field, refuse_empty, refuse_for_dialect, system_text, tool_entry)
+from .turns import (Fact, ProviderTool, Tool, ToolCall, Turn, check_fact, check_question,
                     fact_line, facts_content)
 
 # A hole as the encoder writes it: a whole value (its quotes included), or inside a string.
@@ -133,8 +133,9 @@ class RequestWriter:
         self.round = Template(self.json_text(shape.round([hole("calls")], [hole("results")]))
                               [1:-1], ("calls", "results"))
 
-        def around_messages(facts: bool, tools: bool) -> list[str]:
-            body = shape.body(hole("model"), hole("max_tokens"), hole("system"),
+        def around_messages(facts: bool, tools: bool, system: bool = True) -> list[str]:
+            body = shape.body(hole("model"), hole("max_tokens"),
+                              hole("system") if system else None,
                               hole("facts") if facts else None, [hole("messages")],
                               [hole("tools")] if tools else [])
             return self.json_text(body).split(self.json_text(hole("messages")))
@@ -148,6 +149,12 @@ class RequestWriter:
             head, facts_head = head[:-len(item)], facts_head[:-len(item)]
         names = ("model", "max_tokens", "system", "facts")
         self.heads = (Template(head, names), Template(facts_head, names, raw=("facts",)))
+        if system_text(shape, "") is None:  # a blank system is left out of the body
+            blank = [around_messages(facts, False, system=False)[0] for facts in (False, True)]
+            if self.separator_first:
+                blank = [text[:-len(item)] for text in blank]
+            self.blank_heads = (Template(blank[0], names),
+                                Template(blank[1], names, raw=("facts",)))
         self.tails = (Template(tail, ("tools",)), Template(tools_tail, ("tools",)))
         self.tail_lead = self.frame("")  # the current question's separator, if it has one
         # A turn with a str question and no steps, the hot path: its question and answer.
@@ -156,8 +163,10 @@ class RequestWriter:
         assert self.plain.order == (0, 1)  # a user message comes before its answer
         self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
         # What a facts section adds beyond its lines and the separators between them.
-        self.facts_overhead = (len(self.head("m", "s", 1, [b""]))
-                               - len(self.head("m", "s", 1, [])))
+        # (A blank system left out of the body has its own: ``facts_that_fit``'s ``system``.)
+        self.facts_overhead, self.blank_facts_overhead = (
+            len(self.head("m", system, 1, [b""])) - len(self.head("m", system, 1, []))
+            for system in ("s", ""))
         # Every request carries its tools, and a call's input is re-written from its
         # arguments: both are made once and kept here, by the value written.
         self.tool_text = lru_cache(maxsize=MEMO_SIZE)(self.write_tool)
@@ -217,8 +226,10 @@ class RequestWriter:
         out.append(closing)
         return "".join(out)
 
-    def write_tool(self, tool: Tool) -> str:
-        """A tool's entry in the tools array."""
+    def write_tool(self, tool: Tool | ProviderTool) -> str:
+        """A tool's entry in the tools array (a ProviderTool's own entry, as given)."""
+        if isinstance(tool, ProviderTool):
+            return self.json_text(tool.as_dict)
         return self.tool_entry.fill((self.quote(tool.name), self.quote(tool.description),
                                      self.json_text(tool.schema)))
 
@@ -232,7 +243,8 @@ class RequestWriter:
         check_text(system, "system")
         max_tokens = max_tokens_field(self.shape, reserve_tokens)
         facts = self.fact_separator.join(fact_lines).decode("utf-8") if fact_lines else ""
-        return self.finish(self.heads[bool(fact_lines)].fill((
+        heads = self.heads if system_text(self.shape, system) is not None else self.blank_heads
+        return self.finish(heads[bool(fact_lines)].fill((
             self.quote(check_text(model, "model")), str(max_tokens), self.quote(system),
             facts)))
 
@@ -249,7 +261,10 @@ class RequestWriter:
                            + self.rounds(current_steps) + closing)
 
     def system_field(self, system: str) -> bytes:
-        """The system's part of the body (OpenAI: its message; Anthropic: the field's value)."""
+        """The system's part of the body (OpenAI: its message; Anthropic: the field's value,
+        none where a blank system is left out)."""
+        if system_text(self.shape, system) is None:
+            return b""
         return self.finish(self.system_part.fill((self.quote(system),)))
 
     def turn(self, turn: Turn) -> bytes:
@@ -262,6 +277,8 @@ class RequestWriter:
         if turn.plain:  # as fill would, without its call: the question's hole comes first
             before, middle, after = self.plain.parts
             return self.finish(f"{before}{quote(turn.question)}{middle}{quote(turn.answer)}{after}")
+        if turn.steps:
+            refuse_for_dialect(self.dialect, turn.steps)
         return self.finish(self.frame(
             self.user_message(turn.question) + self.rounds(turn.steps) + self.item
             + self.answer.fill((quote(turn.answer),))))
@@ -278,9 +295,12 @@ class RequestWriter:
         """Every fact's escaped line, in order."""
         return [self.fact_line(fact) for fact in facts]
 
-    def facts_that_fit(self, facts: Sequence[Fact], room: int) -> list[bytes]:
-        """The escaped lines of the first facts whose section fits ``room`` bytes."""
-        size = self.facts_overhead - len(self.fact_separator)
+    def facts_that_fit(self, facts: Sequence[Fact], room: int, system: str = "s") -> list[bytes]:
+        """The escaped lines of the first facts whose section fits ``room`` bytes, beside
+        ``system``."""
+        overhead = (self.facts_overhead if system_text(self.shape, system) is not None
+                    else self.blank_facts_overhead)
+        size = overhead - len(self.fact_separator)
         lines = []
         for fact in facts:
             line = self.fact_line(fact)
@@ -316,9 +336,9 @@ def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
     messages = conversation(shape, turns, check_question(current, "current question"),
                             options.current_steps)
     facts = facts_content(options.facts) if options.facts else None
-    tools = [shape.tool(tool.name, tool.description, tool.schema) for tool in options.tools]
-    return shape.body(options.model, max_tokens_field(shape, options.reserve_tokens), system,
-                      facts, messages, tools)
+    tools = [tool_entry(shape, tool) for tool in options.tools]
+    return shape.body(options.model, max_tokens_field(shape, options.reserve_tokens),
+                      system_text(shape, system), facts, messages, tools)
 
 
 def messages(system: str, turns: list[Turn], current: str | tuple,
