@@ -18,6 +18,11 @@ add do not depend on the turns, so the two budgets compose: the turns then fill
 what is left by the whole-turn rule. Without facts the request is exactly what
 it was before facts existed.
 
+The provider's documented limits (``ledgerlab.limits``) hold too: a budget over its body
+limit, or mandatory input over a limit, raises ProviderLimitError; a turn that would take
+the images or messages over their counts does not fit, like one over the budget; two kept
+turns reusing a call id where the dialect refuses it raise InvalidTurn.
+
 ``select_reference`` is the article's readable loop; ``select`` gives the same
 bytes but walks back from the newest turn, encoding only what it keeps, with the
 piece writer that ``request_bytes`` uses (``wire.RequestWriter``).
@@ -294,7 +299,10 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             if tokens + turn_tokens > room:
                 break
             tokens += turn_tokens
-        tally.add(turn.images, message_count(shape, turn))
+        if turn.plain:  # the hot path: a question and an answer, no image
+            tally.messages += 2
+        else:
+            tally.add(turn.images, message_count(shape, turn))
         if tally.broken():  # a provider's count (images, messages) that more turns only grow
             break
         pieces.append(piece)
