@@ -29,6 +29,7 @@ from .console import printable, run_command, say, shown
 from .checks import InvalidText, InvalidTurn, check_text, utf16_units
 from .encoders import ENCODERS, get_encoder
 from .images import Image
+from .limits import LIMITS, ProviderLimitError
 from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .rules import InvalidRequest, check_request
@@ -37,7 +38,7 @@ from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, s
                        select_reference)
 from .shapes import DIALECTS
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
-from .turns import Fact, Tool, ToolCall, ToolResult, Turn, fact_line
+from .turns import Fact, ProviderTool, Tool, ToolCall, ToolResult, Turn, fact_line
 from .wire import messages, request_body, request_bytes
 
 __version__ = "0.1.0"
@@ -64,8 +65,11 @@ __all__ = [
     "JournalFull",
     "JournalLocked",
     "JournalMoved",
+    "LIMITS",
     "OriginNotFound",
     "PER_MESSAGE",
+    "ProviderLimitError",
+    "ProviderTool",
     "REPLY_PRIMING",
     "RequestOptions",
     "Selection",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 
 from .checks import check_int, check_text
 from .encoders import get_encoder
-from .shapes import check_dialect
+from .shapes import check_dialect, refuse_for_dialect
 from .tokens import check_tokenizer
 from .memory import Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
@@ -43,7 +43,8 @@ class RequestOptions:
     dialect: str = "openai-chat"
     """The provider's shape: a name in ``DIALECTS``."""
     tools: Sequence[Tool] = ()
-    """The tools every request carries (mandatory input), with distinct names."""
+    """The tools every request carries (mandatory input), with distinct names: ``Tool``,
+    or ``ProviderTool`` for an entry in the dialect's own shape."""
     current_steps: Sequence = ()
     """The tool rounds of the turn in progress, after the current question (mandatory
     input): ``ToolCall`` and ``ToolResult`` in whole rounds."""
@@ -81,6 +82,7 @@ class RequestOptions:
         object.__setattr__(self, "tools", check_tools(self.tools))
         object.__setattr__(self, "current_steps", check_steps(self.current_steps,
                                                               "current_steps"))
+        refuse_for_dialect(self.dialect, self.current_steps, self.tools)
         if not isinstance(self.facts, Sequence):  # an iterator, read once
             object.__setattr__(self, "facts", tuple(self.facts))
         if self.max_fact_bytes is not None:

@@ -28,6 +28,11 @@ skipped if it overlaps one taken or if the request without turns would no longer
 whose turns fit beside its summaries. So a summary never travels beside a turn it
 covers. They are sent oldest first (the reverse of the order taken).
 
+The provider's documented limits (``ledgerlab.limits``) hold too: a budget over its body
+limit, or mandatory input over a limit, raises ProviderLimitError; a turn that would take
+the images or messages over their counts does not fit, like one over the budget; two kept
+turns reusing a call id where the dialect refuses it raise InvalidTurn.
+
 ``select_reference`` is the article's readable loop; ``select`` gives the same
 bytes but walks back from the newest turn, encoding only what it keeps, with the
 piece writer that ``request_bytes`` uses (``wire.RequestWriter``).
@@ -40,9 +45,10 @@ from dataclasses import dataclass, replace
 
 from .checks import check_int
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
+from .limits import RequestTally, check_budget
 from .memory import Summary
 from .memory_sections import SummaryPlan, lines_that_fit, lines_within_tokens, summary_order
-from .shapes import SHAPES, evidence_line, summary_line
+from .shapes import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
 from .tokens import MessageCounter, counter
 from .turns import Fact, Turn
 from .wire import request_bytes, request_writer
@@ -162,6 +168,28 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     return total + sum(count.turn(turn) for turn in turns)
 
 
+def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple) -> RequestTally:
+    """The images and messages of a request with ``turns``, against the provider's limits."""
+    shape, tally = SHAPES[options.dialect], RequestTally(options.dialect)
+    tally.add(() if isinstance(current, str) else
+              [part for part in current if not isinstance(part, str)],
+              message_count(shape, steps=options.current_steps))
+    for turn in turns:
+        tally.add(turn.images, message_count(shape, turn))
+    return tally
+
+
+def _provider_limits(options: RequestOptions, budget: int, current: str | tuple) -> RequestTally:
+    """The mandatory input's tally; ProviderLimitError if the budget or that input alone is
+    over a limit of the provider (``ledgerlab.limits``)."""
+    check_budget(options.dialect, budget)
+    tally = _tally(options, (), current)
+    error = tally.broken()
+    if error is not None:
+        raise error
+    return tally
+
+
 @takes_options(*SELECT)
 def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                      max_bytes: int, *, options: RequestOptions) -> Selection:
@@ -176,6 +204,7 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(options)
     turns = list(history)
+    _provider_limits(options, budget, current)
     order = summary_order(len(turns), options)
     evidence = list(options.evidence)
     options = replace(options, evidence=(), summaries=())
@@ -222,13 +251,15 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                       summaries_dropped=len(order) - len(taken),
                       summary_bytes=size(options) - size(with_evidence))
         payload = request_bytes(system, turns[start:], current, options=options)
-        if len(payload) > budget:
+        if len(payload) > budget or _tally(options, turns[start:], current).broken():
             continue
-        if room is None:
-            return Selection(payload, len(turns) - start, start, budget, **memory)
-        tokens = request_tokens(system, turns[start:], current, options=options)
-        if tokens <= room:
-            return Selection(payload, len(turns) - start, start, budget, tokens, **memory)
+        tokens = None
+        if room is not None:
+            tokens = request_tokens(system, turns[start:], current, options=options)
+            if tokens > room:
+                continue
+        refuse_reused_ids(options.dialect, turns[start:], options.current_steps)
+        return Selection(payload, len(turns) - start, start, budget, tokens, **memory)
     # Even with no turn left the request does not fit: the last one is mandatory input.
     what = _mandatory_named(options)
     if len(payload) > budget:
@@ -275,6 +306,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
     order = summary_order(len(history), options)
+    tally = _provider_limits(options, budget, current)
     facts, reserve_tokens = options.facts, options.reserve_tokens
     writer = request_writer(options.encoder, options.dialect)
     head = writer.head(options.model, system, reserve_tokens)
@@ -293,7 +325,9 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
                               mandatory=what)
     # The facts first, then the turns in what is left: the facts' bytes do not
     # depend on which turns are kept, so the two budgets compose.
-    lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size))
+    shape = writer.shape
+    lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size),
+                                  system)
     pinned = len(lines)
     if room is not None:
         pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
@@ -305,7 +339,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     evidence = options.evidence
     cap = options.max_evidence_bytes
     shown, evidence_lines = lines_that_fit(
-        writer, evidence, writer.section_overhead(1, (bool(lines),)),
+        writer, evidence, writer.section_overhead(1, (bool(lines),), system),
         budget - size if cap is None else min(cap, budget - size))
     if room is not None:
         shown, evidence_tokens = lines_within_tokens(count, shown, room - tokens)
@@ -331,6 +365,13 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             cost = count.turn(turn)
             if tokens + turn_tokens + cost > room:
                 break
+        if turn.plain:  # the hot path: a question and an answer, no image
+            tally.messages += 2
+        else:
+            tally.add(turn.images, message_count(shape, turn))
+        if tally.broken():  # a provider's count (images, messages) that more turns only grow
+            break
+        if room is not None:
             turn_tokens += cost
             turn_costs.append(cost)
         turn_size += len(piece)
@@ -339,7 +380,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     if order:
         plan = SummaryPlan(writer, order, options.max_summary_bytes, budget - size,
                             None if room is None else (count, room - tokens),
-                            writer.section_overhead(2, (bool(lines), bool(shown))))
+                            writer.section_overhead(2, (bool(lines), bool(shown)), system))
         kept, total = len(pieces), len(history)
         while True:
             taken, summary_bytes, summary_tokens = plan.taken(total - kept)
@@ -366,6 +407,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     if room is not None:
         tokens += turn_tokens
     pieces.reverse()
+    refuse_reused_ids(options.dialect, history[len(history) - len(pieces):],
+                      options.current_steps)
     return Selection(b"".join([head, *pieces, tail]), len(pieces),
                      len(history) - len(pieces), budget, tokens, **memory)
 

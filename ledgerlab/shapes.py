@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .checks import InvalidText
+from .checks import InvalidText, InvalidTurn, id_tag
+from .limits import ProviderLimitError, limit, name_pattern
 from .memory import Evidence, Summary
-from .turns import ToolCall, Turn, rounds_of
+from .turns import ProviderTool, ToolCall, Turn, rounds_of
 
 
 def hole(name: str) -> str:
@@ -56,7 +57,8 @@ class Shape:
              evidence=None, summaries=None) -> dict:
         """The whole request: ``facts``, ``evidence`` and ``summaries`` are each section's
         text or None, ``messages`` the conversation after the system's part, ``tools`` the
-        tools' entries (none: no key)."""
+        tools' entries (none: no key). ``system`` is None where ``system_text`` leaves a
+        blank system out."""
         raise NotImplementedError
 
     def system(self, text) -> object:
@@ -137,11 +139,13 @@ class AnthropicMessages(Shape):
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
              summaries=None):
+        # A blank system (None) is left out: Anthropic refuses an empty text block.
         more = sections(facts, evidence, summaries)
-        system_field = (self.system(system) if not more else
-                        [self.text(system), *map(self.text, more)])
-        body = {"model": model, "max_tokens": max_tokens, "system": system_field,
-                "messages": messages}
+        blocks = [self.text(text) for text in (system, *more) if text is not None]
+        body = {"model": model, "max_tokens": max_tokens}
+        if blocks:
+            body["system"] = self.system(system) if not more else blocks
+        body["messages"] = messages
         if tools:
             body["tools"] = tools
         return body
@@ -197,6 +201,76 @@ def check_dialect(dialect: object) -> str:
     return dialect
 
 
+def system_text(shape: Shape, system: str) -> str | None:
+    """The system as the body carries it: None (left out) where the dialect refuses empty
+    text and it is empty or only whitespace."""
+    return None if shape.refuses_empty_text and not system.strip() else system
+
+
+def tool_entry(shape: Shape, tool) -> dict:
+    """A tool's entry in the tools array: a ProviderTool's own, else the shape's."""
+    if isinstance(tool, ProviderTool):
+        return tool.as_dict
+    return shape.tool(tool.name, tool.description, tool.schema)
+
+
+def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> None:
+    """InvalidTurn if a call or a tool breaks a rule of ``dialect`` (``ledgerlab.limits``:
+    its call id pattern and length, its tool name pattern, calls per message, tools per
+    request, a provider tool of another dialect), so that no body of it is built."""
+    id_pattern, id_length = name_pattern(dialect, "call_id_pattern"), limit(dialect,
+                                                                         "call_id_length")
+    names, most_calls = name_pattern(dialect, "tool_name"), limit(dialect, "calls_per_message")
+    for calls, _ in rounds_of(steps):
+        if most_calls is not None and len(calls) > most_calls:
+            raise ProviderLimitError(dialect, "calls_per_message", len(calls),
+                                     "tool calls in one message")
+        for call in calls:
+            if id_pattern is not None and not id_pattern.fullmatch(call.id):
+                raise InvalidTurn(f"{dialect} refuses call id {id_tag(call.id)}: it must "
+                                  f"match ^{id_pattern.pattern}$")
+            if id_length is not None and len(call.id) > id_length:
+                raise InvalidTurn(f"{dialect} refuses call id {id_tag(call.id)}: "
+                                  f"{len(call.id)} characters, at most {id_length}")
+            if not names.fullmatch(call.name):
+                raise InvalidTurn(f"{dialect} refuses a tool name of {len(call.name)} "
+                                  f"characters: it must match ^{names.pattern}$")
+    most_tools = limit(dialect, "tools")
+    if most_tools is not None and len(tools) > most_tools:
+        raise ProviderLimitError(dialect, "tools", len(tools), "tools in a request")
+    for tool in tools:
+        if isinstance(tool, ProviderTool):
+            if tool.dialect != dialect:
+                raise InvalidTurn(f"a provider tool of {tool.dialect} cannot go in a "
+                                  f"{dialect} request")
+        elif not names.fullmatch(tool.name):
+            raise InvalidTurn(f"{dialect} refuses a tool name of {len(tool.name)} "
+                              f"characters: it must match ^{names.pattern}$")
+
+
+def message_count(shape: Shape, turn: Turn | None = None, steps: tuple = ()) -> int:
+    """How many messages a turn (its question, rounds and answer), or a current question
+    and its rounds ``steps``, puts in the dialect's messages array."""
+    if turn is not None:
+        return 1 + message_count(shape, steps=turn.steps)
+    return 1 + sum(len(shape.round(calls, results)) for calls, results in rounds_of(steps))
+
+
+def refuse_reused_ids(dialect: str, turns: Sequence[Turn], current_steps: tuple) -> None:
+    """InvalidTurn if ``dialect`` wants each call id once in a request and two of the turns
+    (or a turn and the rounds in progress) share one."""
+    if not limit(dialect, "call_ids_unique"):
+        return
+    seen = {step.id for step in current_steps if isinstance(step, ToolCall)}
+    for turn in turns:
+        for step in turn.steps:
+            if isinstance(step, ToolCall):
+                if step.id in seen:
+                    raise InvalidTurn(f"{dialect} refuses call id {id_tag(step.id)}: two "
+                                      f"turns of the request use it")
+                seen.add(step.id)
+
+
 def max_tokens_field(shape: Shape, reserve_tokens: int) -> int | None:
     """The body's ``max_tokens`` where the dialect requires it (the reply's reserve), else None."""
     if not shape.requires_max_tokens:
@@ -241,6 +315,8 @@ def conversation(shape: Shape, turns: Sequence[Turn], current: str | tuple,
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
         if shape.refuses_empty_text:
             refuse_empty(turn.question, turn.answer)
+        if turn.steps:
+            refuse_for_dialect(shape.name, turn.steps)
         messages.append(shape.user(question_content(shape, turn.question)))
         messages.extend(round_messages(shape, turn.steps))
         messages.append(shape.answer(turn.answer))

@@ -314,6 +314,8 @@ class MessageCounter:
         return cost
 
     def _tool(self, tool: Tool) -> int:
+        if not isinstance(tool, Tool):  # a ProviderTool: its entry's JSON text, an estimate
+            return self.count(tool.entry)
         total = TOOL_FUNCTION_OPEN[self.name]
         total += self.count(f"{tool.name}:{_without_final_stop(tool.description)}")
         properties = tool.schema.get("properties")

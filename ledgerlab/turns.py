@@ -60,14 +60,15 @@ def check_fact(fact: object) -> Fact:
     return fact
 
 
-# Both providers document this pattern for a tool's name.
-TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# The widest of the providers' patterns for a tool's name (Anthropic's; OpenAI's allows 64
+# characters, which a request in its dialect checks: ``ledgerlab.limits``).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def check_tool_name(name: object, field_name: str = "name") -> str:
     check_text(name, field_name)
     if not TOOL_NAME.fullmatch(name):
-        raise InvalidTurn(f"{field_name} must be 1 to 64 of A-Z a-z 0-9 _ - "
+        raise InvalidTurn(f"{field_name} must be 1 to 128 of A-Z a-z 0-9 _ - "
                           f"(got {len(name)} characters)")
     return name
 
@@ -177,6 +178,8 @@ class Tool:
         check_tool_name(self.name)
         check_text(self.description, "description")
         schema = json_object(self.parameters, "parameters")
+        if schema.get("type") != "object":  # both providers refuse any other schema
+            raise InvalidTurn('parameters must be a JSON Schema of "type": "object"')
         object.__setattr__(self, "parameters",
                            json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
 
@@ -191,14 +194,54 @@ class Tool:
                 f"{len(self.parameters.encode())} bytes)")
 
 
-def check_tools(tools: object) -> tuple[Tool, ...]:
-    """``tools`` as a tuple of Tool with distinct names (both providers refuse a repeat)."""
+@dataclass(frozen=True)
+class ProviderTool:
+    """A tool entry in one dialect's own shape, sent as is: an OpenAI custom tool
+    (``{"type": "custom", ...}``), an Anthropic server tool (``{"type":
+    "web_search_20250305", "name": "web_search", ...}``) or any other the provider lists.
+
+    ``entry`` may be given as a dict or as JSON text; it is kept as compact JSON text
+    (frozen and hashable) and ``as_dict`` is that object, parsed. It is mandatory input
+    like a Tool: its bytes are in every request of its ``dialect`` (another refuses it).
+    """
+
+    entry: str
+    dialect: str
+
+    def __post_init__(self) -> None:
+        entry = json_object(self.entry, "entry")
+        if not isinstance(entry.get("type"), str) or not entry["type"]:
+            raise InvalidTurn("a provider tool's entry needs its \"type\", a string")
+        check_text(self.dialect, "dialect")
+        object.__setattr__(self, "entry",
+                           json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+
+    @property
+    def name(self) -> str | None:
+        """The entry's name, if it has one (names are unique among a request's tools)."""
+        name = self.as_dict.get("name")
+        return name if isinstance(name, str) else None
+
+    @property
+    def as_dict(self) -> dict:
+        """The entry as an object (a new one each time)."""
+        return json.loads(self.entry)
+
+    def __repr__(self) -> str:
+        return f"ProviderTool({self.dialect}, entry={len(self.entry.encode())} bytes)"
+
+
+def check_tools(tools: object) -> tuple:
+    """``tools`` as a tuple of Tool and ProviderTool with distinct names (both providers
+    refuse a repeat)."""
     if isinstance(tools, (str, bytes)) or not isinstance(tools, Sequence):
         raise TypeError("tools must be a sequence of Tool")
     names = set()
     for tool in tools:
-        if not isinstance(tool, Tool):
-            raise TypeError(f"tools must be Tool, not {type(tool).__name__}")
+        if not isinstance(tool, (Tool, ProviderTool)):
+            raise TypeError(f"tools must be Tool or ProviderTool, not {type(tool).__name__}")
+        if tool.name is None:
+            continue
         if tool.name in names:
             raise InvalidTurn(f"two tools share a name ({len(tool.name)} chars)")
         names.add(tool.name)

@@ -45,8 +45,9 @@ from .checks import check_text
 from .encoders import ENCODERS, Encoder, get_encoder
 from .options import WIRE, RequestOptions, takes_options
 from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, evidence_line,
-                     hole, lines_content, max_tokens_field, refuse_empty, summary_line)
-from .turns import (Fact, Tool, ToolCall, Turn, check_fact, check_question,
+                     hole, lines_content, max_tokens_field, refuse_empty, refuse_for_dialect,
+                     summary_line, system_text, tool_entry)
+from .turns import (Fact, ProviderTool, Tool, ToolCall, Turn, check_fact, check_question,
                     fact_line, facts_content)
 
 # A hole as the encoder writes it: a whole value (its quotes included), or inside a string.
@@ -137,9 +138,10 @@ class RequestWriter:
         self.round = Template(self.json_text(shape.round([hole("calls")], [hole("results")]))
                               [1:-1], ("calls", "results"))
 
-        def around_messages(tools: bool, *given: bool) -> list[str]:
+        def around_messages(tools: bool, *given: bool, system: bool = True) -> list[str]:
             texts = [hole(name) if on else None for name, on in zip(SECTIONS, given)]
-            body = shape.body(hole("model"), hole("max_tokens"), hole("system"), texts[0],
+            body = shape.body(hole("model"), hole("max_tokens"),
+                              hole("system") if system else None, texts[0],
                               [hole("messages")], [hole("tools")] if tools else [],
                               *texts[1:])
             return self.json_text(body).split(self.json_text(hole("messages")))
@@ -150,12 +152,14 @@ class RequestWriter:
         # each turn, before it. Else (Anthropic) each turn's separator follows it.
         self.separator_first = head.endswith(item)
         names = ("model", "max_tokens", "system", *SECTIONS)
-        # By which sections (facts, evidence, summaries) the request has.
+        # By whether the system is written (a blank one is left out where the dialect
+        # refuses empty text) and which sections (facts, evidence, summaries) it has.
         self.heads = {}
-        for given in product((False, True), repeat=len(SECTIONS)):
-            text = around_messages(False, *given)[0]
-            self.heads[given] = Template(text[:-len(item)] if self.separator_first else text,
-                                         names, raw=SECTIONS)
+        for system in (True, False) if system_text(shape, "") is None else (True,):
+            for given in product((False, True), repeat=len(SECTIONS)):
+                text = around_messages(False, *given, system=system)[0]
+                self.heads[system, given] = Template(
+                    text[:-len(item)] if self.separator_first else text, names, raw=SECTIONS)
         self.tails = (Template(tail, ("tools",)), Template(tools_tail, ("tools",)))
         self.tail_lead = self.frame("")  # the current question's separator, if it has one
         # A turn with a str question and no steps, the hot path: its question and answer.
@@ -224,8 +228,10 @@ class RequestWriter:
         out.append(closing)
         return "".join(out)
 
-    def write_tool(self, tool: Tool) -> str:
-        """A tool's entry in the tools array."""
+    def write_tool(self, tool: Tool | ProviderTool) -> str:
+        """A tool's entry in the tools array (a ProviderTool's own entry, as given)."""
+        if isinstance(tool, ProviderTool):
+            return self.json_text(tool.as_dict)
         return self.tool_entry.fill((self.quote(tool.name), self.quote(tool.description),
                                      self.json_text(tool.schema)))
 
@@ -242,18 +248,20 @@ class RequestWriter:
         max_tokens = max_tokens_field(self.shape, reserve_tokens)
         given = (fact_lines, evidence_lines, summary_lines)
         texts = [self.fact_separator.join(lines).decode("utf-8") for lines in given]
-        return self.finish(self.heads[tuple(map(bool, given))].fill((
+        written = system_text(self.shape, system) is not None
+        return self.finish(self.heads[written, tuple(map(bool, given))].fill((
             self.quote(check_text(model, "model")), str(max_tokens), self.quote(system),
             *texts)))
 
-    def section_overhead(self, kind: int, before: Sequence[bool] = ()) -> int:
+    def section_overhead(self, kind: int, before: Sequence[bool] = (), system: str = "s") -> int:
         """What section ``kind`` (0 facts, 1 evidence, 2 summaries) adds to a head beyond
         its lines and the separators between them, beside the earlier sections ``before``
-        has (Anthropic's first block also turns the system string into a list)."""
+        has, beside ``system`` (Anthropic's first block also turns the system string into a list,
+        and a blank system is left out)."""
         given = [[b""] if on else [] for on in before] + [[]] * (len(SECTIONS) - len(before))
-        without = len(self.head("m", "s", 1, *given))
+        without = len(self.head("m", system, 1, *given))
         given[kind] = [b""]
-        return len(self.head("m", "s", 1, *given)) - without
+        return len(self.head("m", system, 1, *given)) - without
 
     def line(self, text: str) -> bytes:
         """A section line, escaped, without quotes or separator (JSON escapes each character
@@ -273,7 +281,10 @@ class RequestWriter:
                            + self.rounds(current_steps) + closing)
 
     def system_field(self, system: str) -> bytes:
-        """The system's part of the body (OpenAI: its message; Anthropic: the field's value)."""
+        """The system's part of the body (OpenAI: its message; Anthropic: the field's value,
+        none where a blank system is left out)."""
+        if system_text(self.shape, system) is None:
+            return b""
         return self.finish(self.system_part.fill((self.quote(system),)))
 
     def turn(self, turn: Turn) -> bytes:
@@ -286,6 +297,8 @@ class RequestWriter:
         if turn.plain:  # as fill would, without its call: the question's hole comes first
             before, middle, after = self.plain.parts
             return self.finish(f"{before}{quote(turn.question)}{middle}{quote(turn.answer)}{after}")
+        if turn.steps:
+            refuse_for_dialect(self.dialect, turn.steps)
         return self.finish(self.frame(
             self.user_message(turn.question) + self.rounds(turn.steps) + self.item
             + self.answer.fill((quote(turn.answer),))))
@@ -302,9 +315,12 @@ class RequestWriter:
         """Every fact's escaped line, in order."""
         return [self.fact_line(fact) for fact in facts]
 
-    def facts_that_fit(self, facts: Sequence[Fact], room: int) -> list[bytes]:
-        """The escaped lines of the first facts whose section fits ``room`` bytes."""
-        size = self.facts_overhead - len(self.fact_separator)
+    def facts_that_fit(self, facts: Sequence[Fact], room: int, system: str = "s") -> list[bytes]:
+        """The escaped lines of the first facts whose section fits ``room`` bytes, beside
+        ``system``."""
+        overhead = (self.facts_overhead if system_text(self.shape, system) is not None
+                    else self.section_overhead(0, system=system))
+        size = overhead - len(self.fact_separator)
         lines = []
         for fact in facts:
             line = self.fact_line(fact)
@@ -344,9 +360,9 @@ def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
                 else None)
     summaries = (lines_content(map(summary_line, options.summaries)) if options.summaries
                  else None)
-    tools = [shape.tool(tool.name, tool.description, tool.schema) for tool in options.tools]
-    return shape.body(options.model, max_tokens_field(shape, options.reserve_tokens), system,
-                      facts, messages, tools, evidence, summaries)
+    tools = [tool_entry(shape, tool) for tool in options.tools]
+    return shape.body(options.model, max_tokens_field(shape, options.reserve_tokens),
+                      system_text(shape, system), facts, messages, tools, evidence, summaries)
 
 
 def messages(system: str, turns: list[Turn], current: str | tuple,

@@ -37,6 +37,8 @@ texts = st.one_of(
 ids = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=6) | \
     st.sampled_from(["call_1", "toolu_01A", "a", "\u2028", "🙂"])
 tool_names = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
+# Call ids both dialects take (Anthropic's pattern, OpenAI's 40 characters).
+call_ids = st.from_regex(r"[A-Za-z0-9_-]{1,40}", fullmatch=True)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70)
     | st.floats(allow_nan=False, allow_infinity=False) | texts,
@@ -89,13 +91,17 @@ def questions(draw, solid: bool = False):
 
 
 @st.composite
-def steps(draw, max_rounds: int = 3):
-    """Whole rounds: 1-3 calls made together, then their results in a shuffled order."""
+def steps(draw, max_rounds: int = 3, taken: set | None = None):
+    """Whole rounds: 1-3 calls made together, then their results in a shuffled order; no
+    call id of ``taken`` (the request's other turns': Anthropic wants each once)."""
+    taken = set() if taken is None else taken
     sizes = draw(st.lists(st.integers(1, 3), max_size=max_rounds))
-    call_ids = draw(st.lists(ids, min_size=sum(sizes), max_size=sum(sizes), unique=True))
+    fresh = call_ids.filter(lambda call_id: call_id not in taken)
+    chosen = draw(st.lists(fresh, min_size=sum(sizes), max_size=sum(sizes), unique=True))
+    taken.update(chosen)
     result, used = [], 0
     for size in sizes:
-        calls = [ToolCall(call_ids[used + k], draw(tool_names), draw(arguments()))
+        calls = [ToolCall(chosen[used + k], draw(tool_names), draw(arguments()))
                  for k in range(size)]
         used += size
         answered = draw(st.permutations(calls))
@@ -104,12 +110,12 @@ def steps(draw, max_rounds: int = 3):
 
 
 @st.composite
-def turns(draw, solid: bool = False):
+def turns(draw, solid: bool = False, taken: set | None = None):
     text = solid_texts if solid else texts
     kind = draw(st.sampled_from(["plain", "plain", "rich"]))
     if kind == "plain":
         return Turn(draw(text), draw(text))
-    return Turn(draw(questions(solid)), draw(text), draw(steps()))
+    return Turn(draw(questions(solid)), draw(text), draw(steps(taken=taken)))
 
 
 @st.composite
@@ -130,18 +136,19 @@ fact_lists = st.lists(st.builds(Fact, ids, texts, ids), max_size=3)
 def requests_(draw, max_turns: int = 5):
     """The arguments of one rich request, any dialect."""
     dialect = draw(st.sampled_from(DIALECTS))
+    taken: set = set()  # the request's call ids so far
     options = dict(
         model=draw(st.sampled_from(["agnes-3.0-flash", "m", "gpt-4o\u2028"])),
         facts=draw(st.just(()) | fact_lists),
         dialect=dialect,
         tools=draw(tool_lists),
-        current_steps=draw(st.just(()) | steps(max_rounds=2)),
+        current_steps=draw(st.just(()) | steps(max_rounds=2, taken=taken)),
     )
     if dialect == ANTHROPIC:
         options["reserve_tokens"] = draw(st.integers(1, 64_000))
     length = draw(st.integers(0, max_turns))
     solid = dialect == ANTHROPIC
-    history = draw(st.lists(turns(solid), min_size=length, max_size=length))
+    history = draw(st.lists(turns(solid, taken), min_size=length, max_size=length))
     return draw(texts), history, draw(questions(solid)), options
 
 
@@ -345,14 +352,17 @@ def test_the_real_httpx_and_requests_write_our_bytes(request):
 
 def test_line_separators_in_every_place_they_can_go():
     ls = "a\u2028b\u2029c"
-    kwargs = dict(tools=[Tool("t", ls, {"description": ls, ls: [ls]})],
-                  facts=[Fact(ls, ls, ls)],
-                  current_steps=(ToolCall(ls, "t", json.dumps({ls: ls}, ensure_ascii=False)),
-                                 ToolResult(ls, ls)))
-    turn = Turn((ls, PNG, ls), ls, (ToolCall("x" + ls, "t", json.dumps({ls: ls})),
-                                    ToolResult("x" + ls, ls)))
+    # (A call id is where Anthropic's pattern allows no separator: OpenAI's only.)
+    def steps(call_id):
+        return (ToolCall(call_id, "t", json.dumps({ls: ls}, ensure_ascii=False)),
+                ToolResult(call_id, ls))
+    kwargs = dict(tools=[Tool("t", ls, {"type": "object", "description": ls, ls: [ls]})],
+                  facts=[Fact(ls, ls, ls)])
     for dialect in DIALECTS:
-        options = dict(kwargs, dialect=dialect, reserve_tokens=3, model=ls)
+        separator = ls if dialect == "openai-chat" else ""
+        turn = Turn((ls, PNG, ls), ls, steps("x" + separator))
+        options = dict(kwargs, dialect=dialect, reserve_tokens=3, model=ls,
+                       current_steps=steps("y" + separator))
         gson = request_bytes(ls, [turn], ls, **options)
         assert "\u2028".encode() not in gson and "\u2029".encode() not in gson
         obj = json.loads(gson)

@@ -180,7 +180,7 @@ def test_no_tools_cost_nothing():
 def test_full_stops_and_schemas_without_properties():
     bare = Tool("f", "Does it.", {"type": "object"})
     assert tool_tokens([bare]) == 7 + text_tokens("f:Does it") + 12
-    assert tool_tokens([Tool("f", "Does it", {})]) == tool_tokens([bare])
+    assert tool_tokens([Tool("f", "Does it", {"type": "object"})]) == tool_tokens([bare])
     two = Tool("g", "x..", {"type": "object", "properties": {}})
     assert tool_tokens([bare, two]) == 7 + text_tokens("f:Does it") + 7 + text_tokens("g:x.") + 12
 

@@ -100,16 +100,16 @@ BROKEN = [
     (OA, oa(system(), user(), calls(A), tool(A), assistant(), tool(A)), "tool-after-call", 5),
     (OA, oa(system(), user(), calls(A), tool(A), calls(B), tool(A), tool(B)),
      "tool-after-call", 5),  # answers a call of an earlier round
-    (OA, oa(system(), user(), calls(A), {"role": "tool", "content": S}), "tool-after-call", 3),
+    (OA, oa(system(), user(), calls(A), {"role": "tool", "content": S}), "tool-call-id", 3),
     # --- OpenAI: every call answered by the next messages
     (OA, oa(system(), user(), calls(A), user()), "calls-answered", 2),
     (OA, oa(system(), user(), calls(A)), "calls-answered", 2),  # unanswered at the end
     (OA, oa(system(), user(), calls(A, B), tool(B)), "calls-answered", 2),
     (OA, oa(system(), user(), calls(A, B), tool(A), assistant()), "calls-answered", 2),
     (OA, oa(system(), user(), calls(A, B), tool(A), calls(S)), "calls-answered", 2),
-    (OA, oa(system(), user(), calls(A, A), tool(A)), "calls-answered", 2),  # a repeated id
+    (OA, oa(system(), user(), calls(A, A), tool(A)), "call-id-unique", 2),  # a repeated id
     (OA, oa(user(), {"role": "assistant", "content": None, "tool_calls": [{"type": "function"}]}),
-     "calls-answered", 1),
+     "call-id", 1),
     (OA, oa(system(), user(), calls(A), system(), tool(A)), "calls-answered", 2),
     # --- Anthropic: the first message is the user's
     (AN, an(assistant()), "first-user", 0),
@@ -129,7 +129,7 @@ BROKEN = [
     (AN, an(user(), uses(A)), "use-answered", 1),  # unanswered at the end
     (AN, an(user(), uses(A, B), results(B)), "use-answered", 1),
     (AN, an(user(), assistant(), user(), uses(A, B), results(A), assistant()), "use-answered", 3),
-    (AN, an(user(), uses(A, A), results(A)), "use-answered", 1),  # a repeated id
+    (AN, an(user(), uses(A, A), results(A)), "call-id-unique", 1),  # a repeated id
     # --- Anthropic: results first in their message
     (AN, an(user(), uses(A), results(A, text_before=True)), "results-first", 2),
     (AN, an(user(), uses(A, B), {"role": "user", "content": [
@@ -189,8 +189,8 @@ def test_each_rule_fires_with_its_key_and_index(dialect, payload, rule, index):
             assert S not in text
 
 
-def test_every_rule_key_is_exercised():
-    assert {case[2] for case in BROKEN} == set(RULES)
+def test_every_rule_key_is_exercised():  # (the rules added later: test_provider_rules)
+    assert {case[2] for case in BROKEN} <= set(RULES)
     assert {case[2] for case in BROKEN if case[0] == OA} >= {
         "body", "role", "tool-after-call", "calls-answered", "tools"}
     assert {case[2] for case in BROKEN if case[0] == AN} >= {
@@ -227,7 +227,7 @@ VALID = [
     # results over two, still pair up
     (AN, an(user(), uses(A), uses(B), results(A), results(B))),
     (AN, an(user(), user(), assistant(), assistant(), user())),
-    (AN, an(user(), tools=[{"name": S, "description": S, "input_schema": {}}])),
+    (AN, an(user(), tools=[{"name": S, "description": S, "input_schema": {"type": "object"}}])),
     (AN, an(user(), system=[{"type": "text", "text": S}])),
 ]
 

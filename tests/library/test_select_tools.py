@@ -247,7 +247,9 @@ def test_the_tools_alone_can_break_the_budget():
 
 def test_select_takes_an_iterator_of_turns():
     history = lookup_history() * 3
-    history = [Turn(turn.question, f"{turn.answer}{k}", turn.steps)
+    history = [Turn(turn.question, f"{turn.answer}{k}", tuple(  # a call id once a request
+        type(step)(f"{step.id}_{k}", step.name, step.arguments) if isinstance(step, ToolCall)
+        else ToolResult(f"{step.call_id}_{k}", step.content) for step in turn.steps))
                for k, turn in enumerate(history)]
     for dialect in (OPENAI, ANTHROPIC):
         options = dict(dialect=dialect, reserve_tokens=9) if dialect == ANTHROPIC else {}

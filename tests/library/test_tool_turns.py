@@ -184,7 +184,7 @@ def test_image_repr_shows_sizes_only():
 # --- ToolCall, ToolResult, Tool -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["", "a b", "a.b", "é", "a\n", "x" * 65, "get/weather", "ü_1"])
+@pytest.mark.parametrize("name", ["", "a b", "a.b", "é", "a\n", "x" * 129, "get/weather", "ü_1"])
 def test_tool_names_follow_the_providers_pattern(name):
     with pytest.raises(InvalidTurn):
         ToolCall("c1", name, "{}")
@@ -192,10 +192,10 @@ def test_tool_names_follow_the_providers_pattern(name):
         Tool(name, "d", {})
 
 
-@pytest.mark.parametrize("name", ["a", "x" * 64, "get_current-weather_2", "A-Z"])
-def test_tool_names_allowed(name):
+@pytest.mark.parametrize("name", ["a", "x" * 64, "x" * 128, "get_current-weather_2", "A-Z"])
+def test_tool_names_allowed(name):  # (OpenAI's 64 characters: test_provider_rules)
     assert ToolCall("c1", name, "{}").name == name
-    assert Tool(name, "d", {}).name == name
+    assert Tool(name, "d", {"type": "object"}).name == name
 
 
 @pytest.mark.parametrize("bad", [None, 1, b"c1", ["c1"]])
@@ -452,7 +452,7 @@ def secret_values():
     image = Image("image/png", pillow_bytes((2, 2), "PNG"))
     call = ToolCall(SECRET, f"{SECRET}_name", json.dumps({SECRET: SECRET}))
     result = ToolResult(SECRET, SECRET)
-    tool = Tool(f"{SECRET}_t", SECRET, {SECRET: {"description": SECRET}})
+    tool = Tool(f"{SECRET}_t", SECRET, {"type": "object", SECRET: {"description": SECRET}})
     turn = Turn((SECRET, image, SECRET), SECRET, (call, result))
     return [call, result, tool, turn, Turn(SECRET, SECRET), image]
 
@@ -548,8 +548,10 @@ def test_the_deepest_accepted_arguments_are_writable():
     depth = deepest_accepted(lambda text: ToolCall("c", "f", text))
     arguments = '{"a":' * depth + "1" + "}" * depth
     turn = Turn("q", "a", (ToolCall("c", "f", arguments), ToolResult("c", "r")))
-    tool_depth = deepest_accepted(lambda text: Tool("f", "d", text))
-    tool = Tool("f", "d", '{"a":' * tool_depth + "1" + "}" * tool_depth)
+    def schema(text):  # an object schema around ``text``
+        return '{"type":"object","a":' + text + "}"
+    tool_depth = deepest_accepted(lambda text: Tool("f", "d", schema(text)))
+    tool = Tool("f", "d", schema('{"a":' * tool_depth + "1" + "}" * tool_depth))
     for dialect in ("openai-chat", "anthropic-messages"):
         options = dict(dialect=dialect, reserve_tokens=3) if dialect != "openai-chat" else {}
         at_depth(60, lambda: request_bytes("s", [turn], "q", **options))
