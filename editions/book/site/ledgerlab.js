@@ -14,6 +14,11 @@
     for (const button of document.querySelectorAll(".search-button-field[aria-label]")) {
       button.removeAttribute("aria-label");
     }
+    // A hidden answer's toggle (MyST-NB's hide-output) is named "Toggle hidden content" while
+    // it shows "Show code cell output": named by what it shows, for the same reason.
+    for (const summary of document.querySelectorAll("details.hide > summary[aria-label]")) {
+      summary.removeAttribute("aria-label");
+    }
     // The colour-mode icons' titles ("Light", ...) count as the button's text, which its
     // name ("Color mode") does not contain: the button's name is enough, the icons are
     // decoration.
