@@ -245,6 +245,7 @@ KILLED_AT_STEP = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # a SIGKILL trial at every step: kill -9 trials are make test's
 def test_a_salvage_killed_at_any_step_leaves_all_its_files_or_none(broken, mode):
     """SIGKILL before each open, write, fsync, link and unlink of a salvage in turn: NEW is
     whole with its facts and summaries, or there is no NEW and Journal(NEW) finds none (a
