@@ -12,17 +12,12 @@ from ledgerlab.journal import files
 from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import TurnNotFound, encode_record
 
-SECRET = "PRIVATE-MARKER forget me 接🙂"
+from histories import SECRET, commit_three_turns
 
 
 @pytest.fixture
 def log(log):
-    path = log
-    with Journal(path) as journal:
-        journal.commit("one", "first question", "first answer")
-        journal.commit("secret", SECRET, SECRET + " answer")
-        journal.commit("three", "third question", "third answer")
-    return path
+    return commit_three_turns(log)
 
 
 def lines_of(path):

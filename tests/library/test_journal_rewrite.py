@@ -22,7 +22,7 @@ from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import encode_fact, encode_record, files
 from ledgerlab import Fact
 
-SECRET = "PRIVATE-MARKER forget me 接🙂"
+from histories import SECRET, commit_three_turns
 FACT = "PRIVATE-FACT pinned from it"
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="SIGKILL and hard links are POSIX")
@@ -30,11 +30,8 @@ pytestmark = pytest.mark.skipif(os.name == "nt", reason="SIGKILL and hard links 
 
 @pytest.fixture
 def log(log):
-    path = log
+    path = commit_three_turns(log)
     with Journal(path) as journal:
-        journal.commit("one", "first question", "first answer")
-        journal.commit("secret", SECRET, SECRET + " answer")
-        journal.commit("three", "third question", "third answer")
         journal.pin("f-secret", FACT, origin="secret")
         journal.pin("f-one", "a fact of the first turn", origin="one")
     return path
