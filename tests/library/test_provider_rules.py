@@ -284,8 +284,8 @@ def test_every_rule_key_is_exercised_here_or_in_test_rules():
             "schema-object", "tool-name", "tool-names-unique", "arguments", "block-type",
             "media-type", "too-large", "too-many-images", "image-size", "too-many-tools",
             "first-user", "non-empty"}
-    # left to their limits' data: too-many-messages (100,000), image-bytes (50 MB),
-    # too-many-calls (128 in one message)
+    # built at their limits in test_provider_limits.py: too-many-messages (100,000),
+    # image-bytes (50 MB), too-many-calls (128 in one message)
     assert {case[2] for case in BROKEN} | here | {
         "too-many-messages", "image-bytes", "too-many-calls"} == set(RULES)
 
