@@ -3,9 +3,9 @@
 The article's question answered through a lookup tool (``fixtures.TOOL_HISTORY``): what the
 message-count slice of it breaks in each dialect, what the tool schemas cost in every request,
 the same history in both dialects, an image's bytes against its tokens, and a tool loop in
-progress. Each asks for a number, not one of a few words, so that one "Not yet" leaves more
-than one answer to try.
-Every answer is measured by ``ledgerlab.course.toolturns`` from the library, when checked.
+progress. Each asks for a number, not one of a few words: after one "Not yet", a choice
+between two or three words leaves the answer. Every answer is measured from the library
+(``select``, ``request_bytes``, ``ledgerlab.course.toolturns``) when it is checked.
 """
 
 from __future__ import annotations
