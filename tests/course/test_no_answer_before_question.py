@@ -40,7 +40,9 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("05", "predict05_torn"): (r"\d+\s+torn tail",),
     ("06", "quiz[1]"): (r"writes nothing",),
     ("07", "predict07_tokens"): (r"TwoLimitsExplorer\(",),
-    ("09", "predict09_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed"),
+    ("09", "predict09_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
+                               r"current question and its tool rounds",  # BudgetError's words
+                               r"mandatory input\*\*:[^\n]*tool loop in progress"),
     ("09", "predict09_tools"): (r"toolcharts\.\w+\(",),
 }
 # Checker names that state an answer, in any notebook: a question is named by its number or
@@ -73,10 +75,8 @@ OPEN: dict[tuple[str, str], str] = {
     ("02", "predict02"): "the live explorer (02 · 13) is above it: dragging finds the budget",
     ("04", "predict04_second"): "a three-way question: one 'Not yet' leaves two answers",
     ("06", "quiz[2]"): "a yes/no question",
-    ("09", "predict09_dialect"): "a two-way question",
-    ("09", "predict09_image"): "a three-way question",
-    ("09", "predict09_loop"): "a yes/no question",
-    ("09", "quiz[3]"): "a yes/no question",
+    ("09", "predict09_loop"): "the glossary's *mandatory input* (00 · 8) lists the tool loop in "
+                              "progress: it answers why the round is not dropped",
 }
 
 

@@ -45,9 +45,9 @@ ANSWERS = [
     (questions.predict08, 67), (questions.predict08_turns, 0),
     (questions.quiz08[1], 1), (questions.quiz08[2], 0), (questions.quiz08[3], 2),
     (questions.predict09, 1), (questions.predict09_tools, 297),
-    (questions.predict09_dialect, "openai-chat"), (questions.predict09_image, "bytes"),
-    (questions.predict09_loop, "no"),
-    (questions.quiz09[1], 535), (questions.quiz09[2], 1105), (questions.quiz09[3], "no"),
+    (questions.predict09_dialect, 871), (questions.predict09_image, 308_280),
+    (questions.predict09_loop, 684),
+    (questions.quiz09[1], 535), (questions.quiz09[2], 1105), (questions.quiz09[3], 541),
 ]
 
 
@@ -180,17 +180,25 @@ def test_placeholder_reads_as_not_answered():
     (questions.predict09_tools, 286, "the tool's entry alone"),
     (questions.predict09_tools, 53, "tokens"),  # the wrong unit
     (questions.predict09_tools, 296, "off by one"),
-    (questions.predict09_dialect, "anthropic-messages", "arguments as an object"),
-    (questions.predict09_image, "neither", "how does JSON carry an image"),  # base64
-    (questions.predict09_image, "tokens", "by its pixels"),
-    (questions.predict09_loop, "yes", "belongs to the question being answered"),
+    (questions.predict09_dialect, 908, "openai-chat request"),  # the other dialect's size
+    (questions.predict09_dialect, 603, "leaves the tool out"),
+    (questions.predict09_dialect, 868, "max_tokens 1"),  # a reserve of 1, not the lesson's
+    (questions.predict09_image, 230_778, "how does JSON carry an image"),  # the file, not base64
+    (questions.predict09_image, 307_704, "base64 alone"),
+    (questions.predict09_image, 337, "tokens"),  # the wrong unit
+    (questions.predict09_loop, 464, "belongs to the question being answered"),  # round dropped
+    (questions.predict09_loop, 1_128, "every stored turn"),
+    (questions.predict09_loop, 791, "keeps turn two"),
     (questions.quiz09[1], 594, "not a copy of the first"),
     (questions.quiz09[1], 545, "twice"),
     (questions.quiz09[1], 297, "second tool's entry"),
     (questions.quiz09[2], 2125, "scales it down first"),  # the tile rule without scaling
     (questions.quiz09[2], 1020, "85 tokens"),
     (questions.quiz09[2], 255, "photo's count"),
-    (questions.quiz09[3], "yes", "first-user rule"),
+    (questions.quiz09[3], 694, "first-user rule"),  # a user message taken for a question
+    (questions.quiz09[3], 598, "starts on A1"),
+    (questions.quiz09[3], 434, "drops too much"),
+    (questions.quiz09[3], 690, "openai-chat slice"),  # the other dialect's slice
 ])
 
 def test_a_known_mistake_is_named(question, given, says):

@@ -114,6 +114,20 @@ def test_a_count_slice_is_refused_exactly_when_it_starts_on_a_result(last):
     assert (toolturns.fault(payload) is not None) == starts_on_result
 
 
+def test_in_anthropics_shape_the_slice_is_refused_until_it_starts_on_a_question():
+    """09 · 29 and quiz 3: the slice opens on a tool result in a user message, then on the
+    answer A1 (first-user); the first one accepted starts on U2 and is the whole-turn body."""
+    anthropic = "anthropic-messages"
+    slices = {last: toolturns.count_sliced(*REQUEST, last, dialect=anthropic) for last in (5, 4, 3)}
+    assert [toolturns.verdict(slices[last], anthropic) for last in (5, 4, 3)] == [
+        "refused: result-follows-use at message 0", "refused: first-user at message 0",
+        "accepted"]
+    whole = request_bytes(fixtures.TOOL_SYSTEM, fixtures.TOOL_HISTORY[1:], fixtures.TOOL_QUESTION,
+                          tools=TOOLS, dialect=anthropic, reserve_tokens=toolturns.RESERVE)
+    assert slices[3] == whole
+    assert toolturns.verdict(toolturns.count_sliced(*REQUEST, 4)) == "accepted"  # OpenAI's rules
+
+
 def test_the_chart_describes_both_slices_with_their_verdicts():
     chart = toolcharts.tool_slice_chart(*REQUEST, 700)
     assert ("sends SYSTEM | R1 A1 | U2 A2 | U3 and the tools, 690 bytes, refused: "

@@ -1,29 +1,33 @@
 """Predictions and the quiz for notebook 09: tool turns, images and two dialects.
 
 The article's question answered through a lookup tool (``fixtures.TOOL_HISTORY``): what the
-message-count slice of it breaks, what the tool schemas cost in every request, the same
-history in both dialects, an image's bytes against its tokens, and a tool loop in progress.
-Every answer is measured by ``ledgerlab.course.toolturns`` from the library, when checked.
+message-count slice of it breaks in each dialect, what the tool schemas cost in every request,
+the same history in both dialects, an image's bytes against its tokens, and a tool loop in
+progress. Each asks for a number, not one of a few words: after one "Not yet", a choice
+between two or three words leaves the answer. Every answer is measured from the library
+(``select``, ``request_bytes``, ``ledgerlab.course.toolturns``) when it is checked.
 """
 
 from __future__ import annotations
 
-from ledgerlab import BudgetError, get_encoder, select, tool_tokens
+from ledgerlab import (BudgetError, get_encoder, request_bytes, request_tokens, select,
+                       tool_tokens)
 
 from .. import fixtures, toolturns
 from ..feedback import Discussion, Question, Questionnaire
 from ..syllabus import heading
-from .projection import YES_NO, yes_or_no
 
 SLICE_BUDGET = 700  # the notebook's budget: the message-count slice keeps 5 messages
-IMAGE_LIMITS = (262_144, 400)  # 256 KiB and a 400-token window
-LOOP_BUDGET = 620
-DIALECT_CHOICES = ("openai-chat", "anthropic-messages")
-LIMIT_CHOICES = ("bytes", "tokens", "neither")
+IMAGE_WINDOW = 400  # the token window the photo's request is sent under
+ANTHROPIC = "anthropic-messages"
 
 
 def _sliced_count() -> int:
     return toolturns.count_slice_under(*toolturns.TOOL_REQUEST, SLICE_BUDGET)[0]
+
+
+def _openai_slice() -> bytes:
+    return toolturns.count_slice_under(*toolturns.TOOL_REQUEST, SLICE_BUDGET)[1]
 
 
 def _drops_until_accepted(dialect: str = "openai-chat") -> int:
@@ -49,25 +53,45 @@ def _tool_entry_bytes() -> int:
     return len(get_encoder("gson").dumps(entry))
 
 
-def _larger_dialect() -> str:
-    sizes = toolturns.dialect_sizes()
-    return max(sizes, key=lambda dialect: sizes[dialect]["total"])
+def _dialect_bytes(dialect: str, *, reserve: int = toolturns.RESERVE,
+                   tools=toolturns.TOOLS) -> int:
+    """The full tool request's size in ``dialect``, with the lesson's reply reserve."""
+    return len(request_bytes(*toolturns.TOOL_REQUEST, tools=tools, dialect=dialect,
+                             reserve_tokens=reserve))
 
 
-def _loop_drops_the_round() -> bool:
-    """Does select send the request without the loop's round at LOOP_BUDGET?"""
+def _smallest_budget(current, steps: tuple = ()) -> int:
+    """The smallest byte budget at which select sends a request for ``current`` (with the
+    rounds ``steps`` in progress): BudgetError names it, one byte below it."""
     try:
-        chosen = select(*toolturns.TOOL_REQUEST, LOOP_BUDGET, tools=toolturns.TOOLS,
-                        current_steps=fixtures.LOOP_STEPS)
-    except BudgetError:
-        return False
-    return b"call_2" not in chosen.payload
+        select(fixtures.TOOL_SYSTEM, fixtures.TOOL_HISTORY, current, 1,
+               tools=toolturns.TOOLS, current_steps=steps)
+    except BudgetError as error:
+        return error.mandatory_bytes
+    raise AssertionError("a one-byte budget sent a request")
 
 
-def _anthropic_slice_accepted() -> bool:
-    payload = toolturns.count_sliced(*toolturns.TOOL_REQUEST, _sliced_count(),
-                                     dialect="anthropic-messages")
-    return toolturns.fault(payload, "anthropic-messages") is None
+def _photo_budget() -> int:
+    """The photo question's smallest budget, after checking that the window is not what binds."""
+    question = toolturns.photo_question()
+    tokens = request_tokens(fixtures.TOOL_SYSTEM, [], question, tools=toolturns.TOOLS)
+    if tokens > IMAGE_WINDOW:
+        raise AssertionError("the photo's request no longer fits its token window")
+    return _smallest_budget(question)
+
+
+def _anthropic_slices() -> list[bytes]:
+    """The message-count slice in anthropic-messages (the newest 5 messages), then each slice
+    one message shorter from the front, down to the current question alone."""
+    last = _sliced_count()
+    return [toolturns.count_sliced(*toolturns.TOOL_REQUEST, count, dialect=ANTHROPIC)
+            for count in range(last, 0, -1)]
+
+
+def _anthropic_accepted_bytes() -> int:
+    """The size of the longest of those slices that check_request accepts."""
+    return next(len(payload) for payload in _anthropic_slices()
+                if toolturns.fault(payload, ANTHROPIC) is None)
 
 
 def _screenshot_tiles(width: int, height: int) -> int:
@@ -83,10 +107,11 @@ predict09 = Question(
     "check_request refuses the message-count slice. How many messages must be dropped from "
     "the front of it (after the system message) before check_request accepts it?",
     _drops_until_accepted,
-    explanation="the tool result alone breaks a provider rule. Without it the slice starts on "
-                "A1, an answer without its question: notebook 02's orphan, which no provider "
-                "rule forbids, so it would be sent and answered from a conversation the model "
-                "cannot read correctly.",
+    explanation="the tool result alone breaks an OpenAI rule. Without it the slice starts on "
+                "A1, an answer without its question: notebook 02's orphan. No rule of OpenAI's "
+                "forbids it, so it would be sent and answered from a conversation the model "
+                "cannot read correctly (Anthropic's rules do refuse a first message that is "
+                "not the user's).",
     hint="which message does the error name, and is the message after it against any rule "
          "check_request knows?",
     mistakes=lambda: {_until_next_user(): "that cuts where the whole-turn rule would, at the "
@@ -116,53 +141,70 @@ predict09_tools = Question(
 )
 
 predict09_dialect = Question(
-    "The same history, the same tool, in both dialects: which request is larger, "
-    "'openai-chat' or 'anthropic-messages'?",
-    _larger_dialect,
-    explanation="OpenAI writes each call's arguments as a JSON string, every quote escaped, "
-                "with a null content and a type and function wrapper; each tool gets the "
-                "wrapper too, and the system prompt is a whole message. Anthropic adds "
-                "max_tokens and a user message around each result, which is less.",
-    hint="look at how each dialect writes the call's arguments and the tool's schema: as an "
-         "object, or as text.",
-    choices=DIALECT_CHOICES,
-    mistakes=lambda: {"anthropic-messages": "Anthropic does add max_tokens and a user message "
-                      "around each result. Now look at the call: one dialect writes the "
-                      "arguments as an object, the other as text with every quote escaped."},
+    "The same history, the same tool and a 1024-token reply reserve (reserve_tokens=1024, "
+    "Anthropic's required max_tokens): how many bytes is the request in 'anthropic-messages'?",
+    lambda: _dialect_bytes(ANTHROPIC),
+    explanation="its envelope is larger, by max_tokens, and the system prompt is a field, not "
+                "a message. The call's input is an object, not JSON text with every quote "
+                "escaped, but its result needs a user message around it; the tool's entry "
+                "loses the type and function wrapper. The plain turn and the question are the "
+                "same bytes in both.",
+    hint="build the body in that dialect, with the reserve as its max_tokens: every part of "
+         "it is written in the other shape, not only the call.",
+    mistakes=lambda: {_dialect_bytes("openai-chat"): "that is the openai-chat request: the "
+                      "other dialect writes the system prompt, the call, its result and the "
+                      "tool in another shape. Measure the body in its own dialect.",
+                      _dialect_bytes(ANTHROPIC, tools=()): "that leaves the tool out: its "
+                      "entry travels in both dialects, in another shape.",
+                      _dialect_bytes(ANTHROPIC, reserve=1): "that sends max_tokens 1: the "
+                      "lesson's reply reserve is 1024 tokens, written in the body."},
 )
 
 predict09_image = Question(
-    "The photo travels in the current question, so it is mandatory input. With a 262,144-byte "
-    "budget (256 KiB) and a 400-token window, which limit refuses the request: 'bytes', "
-    "'tokens' or 'neither'?",
-    lambda: toolturns.binding_limit(*IMAGE_LIMITS),
-    explanation="the file fits 256 KiB, but it travels as base64, 4 bytes for every 3, and "
-                "that does not. Its tokens depend on its pixels only (the tile rule): the whole "
-                "request stays under 400.",
-    hint="compare the image's base64 length, not its file size, with the budget, and its "
-         "tile-rule tokens with the window.",
-    choices=LIMIT_CHOICES,
-    mistakes=lambda: {"neither": "the file is smaller than 256 KiB, but the file is not what "
-                      "goes over the wire: how does JSON carry an image?",
-                      "tokens": "the tile rule counts an image by its pixels, whatever its file "
-                      "size: how many 512-pixel tiles does a 320x240 image cover?"},
+    f"The photo travels in the current question, so it is mandatory input. Under a "
+    f"{IMAGE_WINDOW}-token window, what is the smallest byte budget at which select sends the "
+    f"request?",
+    _photo_budget,
+    explanation="the window is not what binds: the image's tokens depend on its pixels only "
+                "(GPT-4o's tile rule), and the whole request stays inside it. Its bytes do "
+                "bind: it travels as base64, 4 bytes for every 3 of the file, with the rest of "
+                "the request around it, and no stored turn fits beside it.",
+    hint="first the window: does the request's token count fit? Then the bytes: not the "
+         "image's file size, but what the body carries, the image as JSON text and the "
+         "system message, the tools and the question's text around it.",
+    mistakes=lambda: {len(fixtures.photo().data): "that is the file's size, but the file is not "
+                      "what goes over the wire: how does JSON carry an image?",
+                      len(fixtures.photo().base64): "that is the image's base64 alone: the "
+                      "system message, the tools and the question's text travel with it.",
+                      request_tokens(fixtures.TOOL_SYSTEM, [], toolturns.photo_question(),
+                                     tools=toolturns.TOOLS): "that is the request's tokens; "
+                      "the budget asked for is in bytes.",
+                      toolturns.image_cost(fixtures.photo()).tokens: "that is the image's "
+                      "tokens; the budget asked for is in bytes."},
 )
 
 predict09_loop = Question(
-    f"The loop is in progress: its round (the call and its result) follows the question. With "
-    f"a {LOOP_BUDGET}-byte budget, does select drop the round to make the request fit? Answer "
-    f"'yes' or 'no'.",
-    lambda: yes_or_no(_loop_drops_the_round()),
+    "The loop is in progress: its round (the call and its result) follows the current "
+    "question. What is the smallest byte budget at which select sends a request for that "
+    "question?",
+    lambda: _smallest_budget(fixtures.TOOL_QUESTION, fixtures.LOOP_STEPS),
     explanation="the round is part of the turn in progress, mandatory like the question: "
                 "without the result the model would call the tool again, and without the call "
-                "the result is an orphan the provider refuses. When it does not fit, select "
-                "raises BudgetError.",
-    hint="is the round stored history, or part of the question being answered now?",
-    choices=YES_NO,
-    mistakes=lambda: {"yes": "the stored turns are dropped first, but the round belongs to the "
-                             "question being answered: what would the provider say of a "
-                             "result without its call, or the model of a call without its "
-                             "result?"},
+                "the result is an orphan the provider refuses. The stored turns go first; "
+                "below that size select raises BudgetError rather than drop the round.",
+    hint="which parts can select drop: the stored turns, the round, or both? Is the round "
+         "stored history, or part of the question being answered now?",
+    mistakes=lambda: {_smallest_budget(fixtures.TOOL_QUESTION): "that sends the question "
+                      "without its round, but the round belongs to the question being "
+                      "answered: what would the provider say of a result without its call, or "
+                      "the model of a call without its result?",
+                      len(request_bytes(*toolturns.TOOL_REQUEST, tools=toolturns.TOOLS,
+                                        current_steps=fixtures.LOOP_STEPS)): "that sends every "
+                      "stored turn too; stored turns can be dropped whole.",
+                      len(request_bytes(fixtures.TOOL_SYSTEM, fixtures.TOOL_HISTORY[1:],
+                                        fixtures.TOOL_QUESTION, tools=toolturns.TOOLS,
+                                        current_steps=fixtures.LOOP_STEPS)): "that keeps turn "
+                      "two; stored turns can be dropped whole, the newest too."},
 )
 
 quiz09 = Questionnaire(heading(9), [
@@ -181,7 +223,7 @@ quiz09 = Questionnaire(heading(9), [
                                "brackets twice: both tools share one array.",
                                toolturns.tools_bytes(): "the second tool's entry travels too."}),
     Question("The screenshot fixture, fixtures.screenshot(), is 1920x1080. How many tokens is "
-             "it by the tile rule?",
+             "it by GPT-4o's tile rule?",
              lambda: toolturns.image_cost(fixtures.screenshot()).tokens,
              explanation="it fits 2048x2048 already; then its shortest side is scaled down to "
                          "768 px (1365x768), which covers 3 x 2 tiles: 85 + 6 x 170. Its "
@@ -195,17 +237,27 @@ quiz09 = Questionnaire(heading(9), [
                                toolturns.image_cost(fixtures.photo()).tokens: "that is the "
                                "photo's count; this image has more pixels."}),
     Question("The same message-count slice (the newest 5 messages) in anthropic-messages: its "
-             "first message is a user message. Does check_request accept it? Answer 'yes' or "
-             "'no'.",
-             lambda: yes_or_no(_anthropic_slice_accepted()),
+             "first message is a user message. Drop messages from its front one at a time: how "
+             "many bytes is the longest slice check_request accepts?",
+             _anthropic_accepted_bytes,
              explanation="in Anthropic's dialect a tool result travels in a user message: the "
                          "slice starts on the user role, but on a result whose tool_use was "
-                         "cut (result-follows-use). Starting on a user message is not starting "
-                         "on a turn.",
-             hint="what does a tool result look like in anthropic-messages?",
-             choices=YES_NO,
-             mistakes=lambda: {"yes": "starting on a user message passes Anthropic's "
-                                      "first-user rule. What is in that user message here?"}),
+                         "cut (result-follows-use). Without it, it starts on A1, an assistant "
+                         "message (first-user). The first slice accepted starts on a question: "
+                         "starting on a user message is not starting on a turn.",
+             hint="what does a tool result look like in anthropic-messages, and which role "
+                  "must the first message have? Check each shorter slice, then measure the "
+                  "first one accepted.",
+             mistakes=lambda: {len(_anthropic_slices()[0]): "that is the slice itself, and "
+                               "check_request refuses it: starting on a user message passes "
+                               "Anthropic's first-user rule. What is in that user message?",
+                               len(_anthropic_slices()[1]): "that slice starts on A1, an "
+                               "assistant message: Anthropic's first message must be the "
+                               "user's.",
+                               len(_anthropic_slices()[-1]): "that drops too much: a shorter "
+                               "slice that keeps a stored turn is accepted too.",
+                               len(_openai_slice()): "that is the openai-chat slice: "
+                               "measure the body in anthropic-messages."}),
     Discussion("Why is a tool loop in progress mandatory input, rather than the first thing to "
                "trim?",
                "its round answers the question being asked now: the model needs the result "
