@@ -8,6 +8,7 @@ checked is ``ledgerlab.course.feedback``.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from ..syllabus import heading
 from .projection import BOUNDARY
 
 # --- What the answers are computed from ------------------------------------------------
+ONE_MORE = ("four", "One more question.", "One more answer.")  # 06's refused, then retained turn
 
 
 def _journal_after_torn_tail(torn_bytes: int = 30) -> tuple[int, int]:
@@ -53,10 +55,8 @@ def _capped_file_sizes() -> tuple[int, int]:
                 journal.commit(turn_id, turn.question, turn.answer)
             journal.commit("three", fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY)
             before = path.stat().st_size
-            try:
-                journal.commit("four", "One more question.", "One more answer.")
-            except JournalFull:
-                pass
+            with contextlib.suppress(JournalFull):
+                journal.commit(*ONE_MORE)
         return before, path.stat().st_size
 
 
@@ -65,42 +65,27 @@ def _scenario_report() -> dict:
         return scenario.run_projection_scenario(Path(directory) / "scenario.log")
 
 
-def _scenario_line() -> bytes:
-    """The journal line of the scenario's first turn, under its own id."""
-    own_id, turn = fixtures.SCENARIO_TURNS[0]
-    return encode_record(own_id, turn.question, turn.answer)
-
-
 def _scenario_lines_under_cap(cap: int) -> int:
     """How many commits of the scenario's first turn a journal capped at ``cap`` accepts."""
     return len(measures.journal_growth(fixtures.SCENARIO_TURNS[0][1], max_bytes=cap)) - 1
 
 
-# 06's quiz: a turn hidden from a request, another deleted, a new one committed.
-ONE_MORE = ("four", "One more question.", "One more answer.")  # 06's refused, then retained turn
-
-
 def _line(turn_id: str) -> int:
     """The bytes of the scenario's line ``turn_id`` ("one", "two") or of ``ONE_MORE``."""
-    if turn_id == ONE_MORE[0]:
-        return len(encode_record(*ONE_MORE))
-    turn = dict(fixtures.SCENARIO_TURNS)[turn_id]
-    return len(encode_record(turn_id, turn.question, turn.answer))
+    turn = dict(fixtures.SCENARIO_TURNS).get(turn_id)
+    return len(encode_record(*((turn_id, turn.question, turn.answer) if turn else ONE_MORE)))
 
 
 def _hidden_deleted_committed() -> int:
-    """The journal's bytes after a narrow request hides turn one, forget("two"), and a commit
-    of ``ONE_MORE``: run on a real journal."""
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "hidden.log"
-        with Journal(path) as journal:
-            for turn_id, turn in fixtures.SCENARIO_TURNS:
-                journal.commit(turn_id, turn.question, turn.answer)
-            history = journal.history()
-            select(fixtures.SCENARIO_SYSTEM, history, fixtures.NEXT_STEP_QUESTION,
-                   scenario.narrow_budget(history))
-            journal.forget("two")
-            journal.commit(*ONE_MORE)
+    """06's quiz, on a real journal: hide turn one in a request, forget("two"), commit one."""
+    with tempfile.TemporaryDirectory() as folder, Journal(path := Path(folder) / "h") as journal:
+        for turn_id, turn in fixtures.SCENARIO_TURNS:
+            journal.commit(turn_id, turn.question, turn.answer)
+        history = journal.history()
+        select(fixtures.SCENARIO_SYSTEM, history, fixtures.NEXT_STEP_QUESTION,
+               scenario.narrow_budget(history))
+        journal.forget("two")
+        journal.commit(*ONE_MORE)
         return path.stat().st_size
 
 
@@ -292,12 +277,12 @@ quiz06 = Questionnaire(heading(6), [
              mistakes=lambda: {_scenario_lines_under_cap(1_000) + 1: "that rounds up: the "
                                "last of those lines would cross the cap, and the journal never "
                                "writes part of a line.",
-                               len(_scenario_line()): "that is the size of one line; the "
+                               _line("one"): "that is the size of one line; the "
                                "question asks how many lines fit."}),
     Question(f"Section 4's journal holds turns one (a {_line('one')}-byte line) and two "
              f"({_line('two')} bytes). A narrow request hides turn one; then forget(\"two\") "
-             f"runs (not \"one\", as in section 4), and a turn is committed whose line is {_line('four')} bytes. How many bytes "
-             "is the file?",
+             f"runs (not \"one\", as in section 4), and a turn is committed whose line is "
+             f"{_line('four')} bytes. How many bytes is the file?",
              _hidden_deleted_committed,
              explanation="the narrow request hid turn one from one request and changed nothing "
                          "on disk; forget removed turn two's line; the commit appended a line. "
