@@ -440,8 +440,8 @@ predict08 = Question(
 )
 
 predict08_turns = Question(
-    "Notebook 05's narrow budget, 264 bytes, kept turn two. With the fact pinned, how many "
-    "stored turns does select keep at 264 bytes?",
+    "The projection scenario's narrow budget (notebook 05's), 264 bytes, kept turn two. With "
+    "the fact pinned, how many stored turns does select keep at 264 bytes?",
     lambda: _pinned(scenario.narrow_budget(list(fixtures.SCENARIO_HISTORY))).kept,
     explanation="the facts are paid first: 157 bytes of mandatory input plus the fact leave "
                 "less than turn two needs, so no turn fits. The fact is in the request, turn "
