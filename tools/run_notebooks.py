@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -40,6 +41,9 @@ KERNEL = "python3"
 WIDGET_STATES = ROOT / "editions" / "book" / "widget-state"  # read by editions/book/build.py
 # CurveZMQ on loopback: no "Kernel is running over TCP without encryption" per notebook.
 KERNEL_CONFIG = Config({"KernelManager": {"transport_encryption": "auto"}})
+# The learner's progress (ledgerlab/course/progress.py) is neither read nor written by the
+# course's own runs: 00's saved table is what a fresh learner sees. The kernels inherit it.
+os.environ["LEDGERLAB_PROGRESS"] = "off"
 
 
 def run(path: Path) -> None:

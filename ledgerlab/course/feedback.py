@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ledgerlab import InvalidText
 
-from . import paths
+from . import paths, progress
 from .display import PlainText
 
 Answer = int | str
@@ -127,6 +127,15 @@ def as_budget(value: object) -> int | Feedback:
 
 
 UNANSWERED = Feedback("unanswered", "replace each ... with your answer, then run check() again.")
+
+
+def recorded(item: str | None, feedback: Feedback) -> Feedback:
+    """``feedback``, once its outcome is in the learner's progress file (``progress``): an
+    answer checked, right or not, by the question's id; never the answer itself."""
+    if item is not None and feedback.status != "unanswered" and progress.enabled():
+        progress.record(item, bool(feedback))
+    return feedback
+
 _hidden_solutions = False
 
 
@@ -182,6 +191,9 @@ class Exercise:
         return worked_solutions().get(self.name, "")
 
     def check(self, *answer: object, fixture: object = None) -> Feedback:
+        return recorded(self.name, self._check(answer, fixture))
+
+    def _check(self, answer: tuple, fixture: object) -> Feedback:
         if len(answer) != len(self.answers):
             names = ", ".join(self.answers)
             return wrong(f"q{self.number}.check takes {len(self.answers)} "
@@ -201,7 +213,7 @@ class Exercise:
         the verdict is ``check``'s, with the tests it counts (exercise 3's "all 8 test
         texts"), and says the hidden ones pass too: the hidden test's own words would count
         only its own (its "all 7")."""
-        feedback = self.check(*answer, fixture=fixture)
+        feedback = self._check(answer, fixture)
         if feedback and self._hidden is not None:
             hidden = self._hidden(*self._given(fixture), *answer)
             if not hidden:
@@ -257,8 +269,14 @@ class Question:
                  choices: Sequence[str] = ()) -> None:
         self.prompt, self._answer, self.explanation = prompt, answer, explanation
         self._hint, self._mistakes, self.choices = hint, mistakes, tuple(choices)
+        # Its id in the learner's progress ("predict04_first", "quiz04[2]"): given by
+        # ``questions``, which names every question a notebook asks.
+        self.progress_id: str | None = None
 
     def check(self, answer: object = Ellipsis) -> Feedback:
+        return recorded(self.progress_id, self._judge(answer))
+
+    def _judge(self, answer: object) -> Feedback:
         if answer is Ellipsis:
             return UNANSWERED
         given = self._read(answer)

@@ -4,6 +4,19 @@ notebook 09's tool turns and images.
 Everything the course measures comes from here, so the notebooks, the quizzes, the
 exercises, the tests and the ``ledgerlab-course`` command all measure the same data.
 What is done with it (the scenario, the boundary table, the audit) is ``scenario``.
+
+Four fixtures give figures that look alike; the notebooks name the fixture wherever they give
+one of its figures, by the names below:
+
+- **the slice fixture** (``SLICE_*``, 01 and 02): requests of 108 (mandatory), 175, 242 and
+  309 bytes, with 0 to 3 turns kept;
+- **the boundary fixture** (``BOUNDARY_*``, 03, 04 and 07): the article's table, 140, 235 and
+  308 bytes, with 0 to 2 turns;
+- **the projection scenario** (``SCENARIO_*``, 05, 06 and 08): the narrow request, 264 bytes,
+  and the wide one, 480;
+- **the tool fixture** (``TOOL_*``, 09): 464 bytes with no turn, 908 with both.
+
+``tests/course/test_fixtures_named.py`` measures each figure from the library.
 """
 
 from __future__ import annotations
@@ -15,7 +28,7 @@ from functools import lru_cache
 
 from ledgerlab import Fact, Image, Tool, ToolCall, ToolResult, Turn
 
-# --- The boundary fixture (notebooks 03, 04 and 07) ---------------------------------
+# --- The boundary fixture (notebooks 03, 04 and 07): 140, 235, 308 bytes --------------
 BOUNDARY_SYSTEM = "只根据已知信息回答。"
 BOUNDARY_QUESTION = "继续🙂"
 BOUNDARY_HISTORY = (
@@ -25,12 +38,12 @@ BOUNDARY_HISTORY = (
 BOUNDARY_BUDGETS = (140, 235, 308, 408)
 REJECTED_BUDGET = 139
 
-# --- Bad slice vs whole-turn slice: U1 A1 | U2 A2 | U3 A3, then U4 (notebooks 01, 02) ---
+# --- The slice fixture: U1 A1 | U2 A2 | U3 A3, then U4 (01, 02): 108, 175, 242, 309 bytes ---
 SLICE_SYSTEM = "SYSTEM"
 SLICE_HISTORY = (Turn("U1", "A1"), Turn("U2", "A2"), Turn("U3", "A3"))
 SLICE_QUESTION = "U4"
 
-# --- The projection scenario, "can a trimmed fact return?" (notebooks 05, 06) ---------
+# --- The projection scenario, "can a trimmed fact return?" (05, 06): 264 and 480 bytes ---
 SCENARIO_SYSTEM = "Use only the supplied conversation."
 SCENARIO_TURNS = (
     ("one", Turn("My project code is ORCHID-17.", "Recorded.")),
@@ -54,7 +67,7 @@ PINNED_FACTS = (
 DEADLINE_FACT = Fact("deadline", "The deadline is Friday.", origin="one")
 LANGUAGE_FACT = Fact("language", "Reply in English.", origin="two")
 
-# --- Notebook 09: the article's question answered through a tool ---------------------------
+# --- The tool fixture (09): the article's question answered through a tool; 464, 908 bytes ---
 # The wide question of the scenario, answered by looking the code up, then turn two as in
 # the scenario; the next question is the scenario's. One tool, in every request.
 TOOL_SYSTEM = "Use only the supplied conversation and tools."

@@ -32,14 +32,14 @@ ANSWERS = [
     (questions.predict01, 3), (questions.predict02, 309), (questions.predict02_count, 2),
     (questions.predict03, 140), (questions.predict04, 0), (questions.predict05, 3),
     (questions.predict05_torn, 3), (questions.predict06, 0),
-    (questions.predict04_first, 308), (questions.predict04_second, "refuse"),
+    (questions.predict04_first, 308), (questions.predict04_second, 375),
     (questions.predict05_narrow, 264), (questions.predict05_wide, 480),
     (questions.quiz01[1], 488), (questions.quiz01[2], 242),
     (questions.quiz02[1], 1), (questions.quiz02[2], 118),
     (questions.quiz03[1], 14), (questions.quiz03[2], 6), (questions.quiz03[3], 182),
     (questions.quiz04[1], 355), (questions.quiz04[2], 137), (questions.quiz04[3], 1),
     (questions.quiz05[1], 379), (questions.quiz05[2], 526),
-    (questions.quiz06[1], 5), (questions.quiz06[2], "no"),
+    (questions.quiz06[1], 5), (questions.quiz06[2], 336),
     (questions.predict07, 1), (questions.predict07_tokens, 2),
     (questions.quiz07[1], 9), (questions.quiz07[4], 308),
     (questions.predict08, 67), (questions.predict08_turns, 0),
@@ -124,7 +124,7 @@ def test_placeholder_reads_as_not_answered():
     (questions.quiz04[1], 428, "full request now"),  # the grown request, over the budget
     (questions.quiz04[1], 354, "off by one"),
     (questions.predict04_first, 408, "ceiling"),  # the budget as a target
-    (questions.predict04_second, "trim", "mandatory input"),
+    (questions.predict04_second, 514, "cut inside a message"),
     (questions.predict05_wide, 530, "both questions"),
     (questions.quiz04[2], 140, "with the full stop"),
     (questions.quiz04[2], 139, "one character, but how many UTF-8 bytes"),  # the full stop as one byte
@@ -153,7 +153,8 @@ def test_placeholder_reads_as_not_answered():
     (questions.predict05_torn, 4, "never returned"),
     (questions.predict06, 74, "part of a line"),
     (questions.predict02, 108, "whole-turn rule's smallest request"),
-    (questions.quiz06[2], " YES ", "changed nothing on disk"),
+    (questions.quiz06[2], 166, "deletes turn one too"),  # the projection taken for a deletion
+    (questions.quiz06[2], 514, "forget removes its line"),
     (questions.predict07, 2, "reserve is taken from the window"),
     (questions.predict07, 0, "mandatory input alone"),
     (questions.predict07_tokens, 1, "60-token limit"),
@@ -292,9 +293,11 @@ def test_an_unknown_wrong_answer_gets_the_hint():
 
 
 def test_a_choice_question_names_its_choices():
-    feedback = questions.quiz06[2].check("maybe")
+    asked = Question("Yes or no?", lambda: "no", explanation="because.", hint="think.",
+                     choices=("yes", "no"))
+    feedback = asked.check("maybe")
     assert feedback.status == "incorrect" and "'yes', 'no'" in feedback.message
-    assert questions.quiz06[2].check(0).status == "incorrect"
+    assert asked.check(0).status == "incorrect" and asked.check(" NO ")
 
 
 def test_questionnaires_number_their_questions_and_refuse_other_numbers():

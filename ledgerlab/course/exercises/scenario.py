@@ -107,8 +107,9 @@ def _check_facts_budget(v: Variant, facts_budget: object) -> Feedback:
         return budget
     f = facts_figures(v)
     known = {
-        f["no_facts"]: "that is the request with turn two and no fact (notebook 05's narrow "
-                       "request). The facts are paid first, out of the same budget.",
+        f["no_facts"]: "that is the request with turn two and no fact (the projection "
+                       "scenario's narrow request). The facts are paid first, out of the same "
+                       "budget.",
         f["two_facts"]: "that makes room for the two facts of section 3; the last of "
                         "EXERCISE_FACTS is a third, pinned after them, and it costs bytes too.",
         f["no_separator"]: "close: the facts share one message, one line each, and the lines "

@@ -63,6 +63,7 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
     from traitlets.config import Config
 
     HBChannel.stop = _stop_heartbeat  # this process runs one kernel, and never reuses it
+    os.environ["LEDGERLAB_PROGRESS"] = "off"  # a submission's checks are no learner's progress
 
     nb = nbformat.read(notebook, as_version=4)
     total = len(nb.cells)

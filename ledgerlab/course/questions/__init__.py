@@ -36,6 +36,22 @@ __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict09", "predict09_tools", "predict09_dialect", "predict09_image",
            "predict09_loop", "quiz09"]
 
+
+def _name_for_progress() -> None:
+    """Give each question the id the learner's progress records it by (``progress``): its
+    name here, ``quiz04[2]`` for a quiz's question."""
+    for name in __all__:
+        part = globals().get(name)
+        if isinstance(part, Questionnaire):
+            for number, question in enumerate(part.questions, start=1):
+                if isinstance(question, Question):
+                    question.progress_id = f"{name}[{number}]"
+        elif isinstance(part, Question):
+            part.progress_id = name
+
+
+_name_for_progress()
+
 # --- The teacher's answer key ------------------------------------------------------------
 
 NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (syllabus.py)

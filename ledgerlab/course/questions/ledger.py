@@ -8,6 +8,7 @@ checked is ``ledgerlab.course.feedback``.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -17,9 +18,10 @@ from ledgerlab import (PER_MESSAGE, REPLY_PRIMING, Fact, Journal, JournalFull, T
 from .. import fixtures, measures, scenario
 from ..feedback import Discussion, Question, Questionnaire
 from ..syllabus import heading
-from .projection import BOUNDARY, YES_NO, yes_or_no
+from .projection import BOUNDARY
 
 # --- What the answers are computed from ------------------------------------------------
+ONE_MORE = ("four", "One more question.", "One more answer.")  # 06's refused, then retained turn
 
 
 def _journal_after_torn_tail(torn_bytes: int = 30) -> tuple[int, int]:
@@ -53,10 +55,8 @@ def _capped_file_sizes() -> tuple[int, int]:
                 journal.commit(turn_id, turn.question, turn.answer)
             journal.commit("three", fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY)
             before = path.stat().st_size
-            try:
-                journal.commit("four", "One more question.", "One more answer.")
-            except JournalFull:
-                pass
+            with contextlib.suppress(JournalFull):
+                journal.commit(*ONE_MORE)
         return before, path.stat().st_size
 
 
@@ -65,15 +65,28 @@ def _scenario_report() -> dict:
         return scenario.run_projection_scenario(Path(directory) / "scenario.log")
 
 
-def _scenario_line() -> bytes:
-    """The journal line of the scenario's first turn, under its own id."""
-    own_id, turn = fixtures.SCENARIO_TURNS[0]
-    return encode_record(own_id, turn.question, turn.answer)
-
-
 def _scenario_lines_under_cap(cap: int) -> int:
     """How many commits of the scenario's first turn a journal capped at ``cap`` accepts."""
     return len(measures.journal_growth(fixtures.SCENARIO_TURNS[0][1], max_bytes=cap)) - 1
+
+
+def _line(turn_id: str) -> int:
+    """The bytes of the scenario's line ``turn_id`` ("one", "two") or of ``ONE_MORE``."""
+    turn = dict(fixtures.SCENARIO_TURNS).get(turn_id)
+    return len(encode_record(*((turn_id, turn.question, turn.answer) if turn else ONE_MORE)))
+
+
+def _hidden_deleted_committed() -> int:
+    """06's quiz, on a real journal: hide turn one in a request, forget("two"), commit one."""
+    with tempfile.TemporaryDirectory() as folder, Journal(path := Path(folder) / "h") as journal:
+        for turn_id, turn in fixtures.SCENARIO_TURNS:
+            journal.commit(turn_id, turn.question, turn.answer)
+        history = journal.history()
+        select(fixtures.SCENARIO_SYSTEM, history, fixtures.NEXT_STEP_QUESTION,
+               scenario.narrow_budget(history))
+        journal.forget("two")
+        journal.commit(*ONE_MORE)
+        return path.stat().st_size
 
 
 def _two_limits_kept(max_bytes: int, max_tokens: int, reserve_tokens: int) -> int:
@@ -264,17 +277,24 @@ quiz06 = Questionnaire(heading(6), [
              mistakes=lambda: {_scenario_lines_under_cap(1_000) + 1: "that rounds up: the "
                                "last of those lines would cross the cap, and the journal never "
                                "writes part of a line.",
-                               len(_scenario_line()): "that is the size of one line; the "
+                               _line("one"): "that is the size of one line; the "
                                "question asks how many lines fit."}),
-    Question("Does leaving a turn out of a request delete it from the journal? Answer 'yes' or "
-             "'no'.",
-             lambda: yes_or_no(not _scenario_report()["projection_preserved_file_bytes"]),
-             explanation="a projection hides the turn from one request; only forget or retain "
-                         "remove its bytes from storage.",
-             hint="search the file's bytes after a narrow request.",
-             choices=YES_NO,
-             mistakes=lambda: {"yes": "the narrow request changed nothing on disk: the file "
-                                      "bytes were the same before and after."}),
+    Question(f"Section 4's journal holds turns one (a {_line('one')}-byte line) and two "
+             f"({_line('two')} bytes). A narrow request hides turn one; then forget(\"two\") "
+             f"runs (not \"one\", as in section 4), and a turn is committed whose line is "
+             f"{_line('four')} bytes. How many bytes is the file?",
+             _hidden_deleted_committed,
+             explanation="the narrow request hid turn one from one request and changed nothing "
+                         "on disk; forget removed turn two's line; the commit appended a line. "
+                         "Only deletion shrinks the file.",
+             hint="which of the three steps writes to the file: the request, forget, the "
+                  "commit? Add up the lines left.",
+             mistakes=lambda: {_line("four"): "that deletes turn one too: did the narrow "
+                               "request write to the file, or build a request from it?",
+                               _line("one") + _line("two") + _line("four"): "that keeps turn "
+                               "two: forget removes its line from the file.",
+                               _line("one"): "that is the file before the commit: a commit "
+                               "appends its line."}),
     Discussion("Name two copies of a forgotten turn that forget() cannot reach.",
                "backups and snapshots; blocks a copy-on-write file system or an SSD has "
                "remapped; a request already sent to the provider."),
@@ -420,8 +440,8 @@ predict08 = Question(
 )
 
 predict08_turns = Question(
-    "Notebook 05's narrow budget, 264 bytes, kept turn two. With the fact pinned, how many "
-    "stored turns does select keep at 264 bytes?",
+    "The projection scenario's narrow budget (notebook 05's), 264 bytes, kept turn two. With "
+    "the fact pinned, how many stored turns does select keep at 264 bytes?",
     lambda: _pinned(scenario.narrow_budget(list(fixtures.SCENARIO_HISTORY))).kept,
     explanation="the facts are paid first: 157 bytes of mandatory input plus the fact leave "
                 "less than turn two needs, so no turn fits. The fact is in the request, turn "

@@ -19,6 +19,7 @@ from ..syllabus import heading
 
 BOUNDARY = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
 SLICE = (fixtures.SLICE_SYSTEM, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION)
+SLICE_SIZES = measures.suffix_sizes(*SLICE)  # the slice fixture's requests: 0 to 3 turns kept
 YES_NO = ("yes", "no")
 
 
@@ -195,15 +196,17 @@ quiz02 = Questionnaire(heading(2), [
              lambda: select(*SLICE, 240).kept,
              explanation="each turn adds 67 bytes to the 108-byte mandatory input: one turn "
                          "needs 175 bytes, two need 242, so at 240 only the newest fits.",
-             hint="the chart of notebook 01 gives the envelope, system, question and each "
-                  "turn's bytes: add the newest turns to the mandatory input one at a time.",
-             mistakes=lambda: {2: "add up the request with the two newest turns (the chart of "
-                                  "notebook 01 gives each part's bytes): does it fit in 240 "
-                                  "bytes?",
+             hint=f"in the slice fixture (SYSTEM, U1 A1 to U3 A3, U4) the mandatory input, "
+                  f"SYSTEM and U4, is {SLICE_SIZES[0]} bytes, and each stored turn adds "
+                  f"{SLICE_SIZES[1] - SLICE_SIZES[0]}: add the newest turns one at a time.",
+             mistakes=lambda: {2: "add up the request with the two newest turns (the "
+                                  "mandatory input and the bytes of each turn): does it fit in "
+                                  "240 bytes?",
                                0: "no turn at all would mean even the newest turn does not "
                                   "fit: add its bytes to the mandatory input. Is that over "
                                   "240?",
-                               3: "all three turns need the full request of notebook 01.",
+                               3: "all three turns need the slice fixture's full request, "
+                                  "the mandatory input and the bytes of each of them.",
                                measures.count_slice(*SLICE, 240)[0]: "that is how many messages "
                                "the message-count slice sends; the whole-turn slice keeps whole "
                                "turns."}),
@@ -309,13 +312,23 @@ def _without(part: str) -> int:
         sum(parts["turns"]) if part == "turns" else parts[part])
 
 
-def _below_mandatory() -> str:
-    """What select does one byte below the mandatory input: refuse, trim or exceed."""
-    try:
-        chosen = select(*BOUNDARY, fixtures.REJECTED_BUDGET)
-    except BudgetError:
-        return "refuse"
-    return "exceed" if chosen.size > fixtures.REJECTED_BUDGET else "trim"
+# 04's second prediction: three calls, the first one byte below the mandatory input. What a
+# learner who thinks select trims or exceeds there adds up is named (a number to work out, not
+# one of three words, which a single "Not yet" would halve).
+THREE_CALLS = (fixtures.REJECTED_BUDGET, *sorted(fixtures.BOUNDARY_BUDGETS)[:2])
+
+
+def _sent_in_all(below: str = "refuse") -> int:
+    """The bytes the three calls send together, if select does ``below`` at the first:
+    refuse (raises, sends nothing), trim (sends the budget) or exceed (sends the mandatory
+    input anyway). The answer is what select does."""
+    total = 0
+    for budget in THREE_CALLS:
+        try:
+            total += select(*BOUNDARY, budget).size
+        except BudgetError as error:
+            total += {"refuse": 0, "trim": budget, "exceed": error.mandatory_bytes}[below]
+    return total
 
 
 predict04_first = Question(
@@ -348,22 +361,24 @@ predict04_first = Question(
 )
 
 predict04_second = Question(
-    f"At {fixtures.REJECTED_BUDGET} bytes, one byte below what the system message and the "
-    f"question need ({measures.suffix_sizes(*BOUNDARY)[0]} bytes), what does select do? Answer "
-    "'refuse' (it raises an error and sends nothing), 'trim' (it shortens the system message or "
-    "the question to fit) or 'exceed' (it sends the mandatory input anyway).",
-    _below_mandatory,
+    f"At {fixtures.REJECTED_BUDGET} bytes the system message and the question "
+    f"({measures.suffix_sizes(*BOUNDARY)[0]} bytes) do not fit, and no stored turn is left to "
+    f"drop. A program calls select at {', '.join(map(str, THREE_CALLS[:-1]))} and "
+    f"{THREE_CALLS[-1]} bytes in turn, on the same history, and catches any error. How many "
+    "bytes do the three calls send in all?",
+    _sent_in_all,
     explanation="the system message and the question are never cut, and the budget is never "
-                "exceeded: with no stored turn left to drop, select raises BudgetError, which "
-                "gives both sizes, and changes nothing.",
+                "exceeded: with no stored turn left to drop, the first call raises BudgetError, "
+                "which gives both sizes, sends nothing and changes nothing; the later calls send "
+                "their requests.",
     hint="what may the whole-turn rule drop: whole stored turns, or parts of a message? And may "
-         "a request be larger than its budget?",
-    choices=("refuse", "trim", "exceed"),
-    mistakes=lambda: {"trim": "the system message and the question are the mandatory input: "
-                              "cut either and the model gets other instructions or another "
-                              "question. Does the whole-turn rule ever cut inside a message?",
-                      "exceed": "a budget is a ceiling: a request over it is what the budget "
-                                "is there to stop. Would select send more than it allows?"},
+         "a request be larger than its budget? The table gives the other two calls' bytes.",
+    mistakes=lambda: {_sent_in_all("trim"): "that counts the first call as sending its "
+                      "budget: select would have to cut the system message or the question. "
+                      "Does the whole-turn rule ever cut inside a message?",
+                      _sent_in_all("exceed"): "that counts the first call as sending the "
+                      "mandatory input anyway: a budget is a ceiling, and a request over it is "
+                      "what the budget is there to stop."},
 )
 
 predict04 = Question(
