@@ -72,8 +72,6 @@ REVIEWED: dict[tuple[str, str, str], str] = {
 # Leaks found and not fixed yet, tracked on issue 38 (docs/leaks.md, "Still open"): the test
 # tolerates them by name, so a new leak still fails, and an entry fixed must be removed.
 OPEN: dict[tuple[str, str], str] = {
-    ("09", "predict09_loop"): "the glossary's *mandatory input* (00 · 8) lists the tool loop in "
-                              "progress: it answers why the round is not dropped",
 }
 
 
