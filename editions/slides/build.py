@@ -61,8 +61,12 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LINE_PX = 32
 SLIDE_LINES = 17
 CHARS_PER_LINE = 100
-IMAGE_MAX_PX = 470  # the template's max-height for a figure
-IMAGE_WIDTH_PX = 1200
+# A chart is drawn as wide as the slide allows (its output area is 1262 px of the 1280), up to
+# a height that leaves room for its caption: a 9-inch chart (900 px, its text 18 px) drawn
+# 1240 px wide has text of 24.8 px, as large as the slide's 24 px body text (chartstyle).
+IMAGE_MAX_PX = 530
+IMAGE_WIDTH_PX = 1240
+FIGURE_IMAGE = 'class="ledgerlab-figure-image" style="'
 CAPTION_CHARS_PER_LINE = 130
 
 HEADING = re.compile(r"^#{1,6}\s")
@@ -160,12 +164,31 @@ def markdown_lines(markdown: str) -> float:
     return total
 
 
+def png_size(data: str) -> tuple[int, int]:
+    """A PNG's (width, height), from its header (base64)."""
+    return struct.unpack(">II", base64.b64decode(data[:64])[16:24])
+
+
+def shown_width(data: str) -> float:
+    """How wide a slide shows a figure: the slide's width, or less if it would be too tall."""
+    width, height = png_size(data)
+    return min(IMAGE_WIDTH_PX, IMAGE_MAX_PX * width / height)
+
+
 def png_lines(data: str) -> float:
-    """The lines a PNG takes at the size the template shows it: from its header's size."""
-    head = base64.b64decode(data[:64])
-    width, height = struct.unpack(">II", head[16:24])
-    shown = min(height * min(1.0, IMAGE_WIDTH_PX / width), IMAGE_MAX_PX)
-    return shown / LINE_PX
+    """The lines a PNG takes at the size a slide shows it."""
+    width, height = png_size(data)
+    return shown_width(data) * height / width / LINE_PX
+
+
+def widen_figures(cell) -> None:
+    """Each figure of the cell's outputs drawn at the width a slide shows it (its HTML as
+    the chart wrote it, with ``max-width: 100%``, would keep the PNG's own, smaller size)."""
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "image/png" in data and FIGURE_IMAGE in data.get("text/html", ""):
+            width = f"width: {shown_width(data['image/png']):.0f}px; "
+            data["text/html"] = data["text/html"].replace(FIGURE_IMAGE, FIGURE_IMAGE + width, 1)
 
 
 def output_lines(output) -> float:
@@ -268,6 +291,7 @@ def slide_cells(notebook, decks: set[str]) -> list:
             continue
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
+        widen_figures(cell)
         prediction = PREDICT_CHECK.search(cell.source)
         if prediction:
             cell.outputs = []
