@@ -15,6 +15,9 @@ types are assigned here, on a copy: the notebooks carry no slideshow metadata.
 - A prediction is asked before it is answered: its question and check cell on one slide,
   then its answer, ``predictNN.solution()``, on the next. (Its saved output, "Not answered
   yet", says nothing to a class; nor does an exercise's, which is left out.)
+- A chart is drawn as wide as the slide allows, so that its text is as large as the body
+  text, on a slide of its own (a subslide), without its code: the code is on the slide
+  before it, with the prose that leads to it.
 - An explorer shows the text its widget saves beside it; it runs live in JupyterLab or
   under ``make present``.
 - reveal.js comes from npm (``npm ci --prefix editions/slides``, which make slides runs) and
@@ -61,8 +64,13 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LINE_PX = 32
 SLIDE_LINES = 17
 CHARS_PER_LINE = 100
-IMAGE_MAX_PX = 470  # the template's max-height for a figure
-IMAGE_WIDTH_PX = 1200
+# A chart is drawn as wide as the slide allows (its output area is 1262 px of the 1280), up to
+# a height that leaves room for its caption: a 9-inch chart (900 px, its text 18 px) drawn
+# 1240 px wide has text of 24.8 px, as large as the slide's 24 px body text (chartstyle).
+IMAGE_MAX_PX = 530
+IMAGE_WIDTH_PX = 1240
+FIGURE_IMAGE = 'class="ledgerlab-figure-image" style="'
+FIGURE_TAG = "ledgerlab-figure"  # a chart's cell on its own slide: its input is removed
 CAPTION_CHARS_PER_LINE = 130
 
 HEADING = re.compile(r"^#{1,6}\s")
@@ -160,12 +168,35 @@ def markdown_lines(markdown: str) -> float:
     return total
 
 
+def png_size(data: str) -> tuple[int, int]:
+    """A PNG's (width, height), from its header (base64)."""
+    return struct.unpack(">II", base64.b64decode(data[:64])[16:24])
+
+
+def shown_width(data: str) -> float:
+    """How wide a slide shows a figure: the slide's width, or less if it would be too tall."""
+    width, height = png_size(data)
+    return min(IMAGE_WIDTH_PX, IMAGE_MAX_PX * width / height)
+
+
 def png_lines(data: str) -> float:
-    """The lines a PNG takes at the size the template shows it: from its header's size."""
-    head = base64.b64decode(data[:64])
-    width, height = struct.unpack(">II", head[16:24])
-    shown = min(height * min(1.0, IMAGE_WIDTH_PX / width), IMAGE_MAX_PX)
-    return shown / LINE_PX
+    """The lines a PNG takes at the size a slide shows it."""
+    width, height = png_size(data)
+    return shown_width(data) * height / width / LINE_PX
+
+
+def widen_figures(cell) -> bool:
+    """Each figure of the cell's outputs drawn at the width a slide shows it (its HTML as
+    the chart wrote it, with ``max-width: 100%``, would keep the PNG's own, smaller size).
+    Whether the cell has one."""
+    found = False
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "image/png" in data and FIGURE_IMAGE in data.get("text/html", ""):
+            width = f"width: {shown_width(data['image/png']):.0f}px; "
+            data["text/html"] = data["text/html"].replace(FIGURE_IMAGE, FIGURE_IMAGE + width, 1)
+            found = True
+    return found
 
 
 def output_lines(output) -> float:
@@ -186,7 +217,8 @@ def cell_lines(cell) -> float:
     if cell.cell_type == "markdown":
         return markdown_lines(cell.source)
     # The input box and each output area have padding of their own.
-    return text_lines(cell.source) + 1.2 + sum(output_lines(o) + 0.3
+    code = 0 if FIGURE_TAG in cell.metadata.get("tags", []) else text_lines(cell.source) + 1.2
+    return code + sum(output_lines(o) + 0.3
                                                for o in cell.get("outputs", []))
 
 
@@ -268,6 +300,7 @@ def slide_cells(notebook, decks: set[str]) -> list:
             continue
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
+        figure = widen_figures(cell)
         prediction = PREDICT_CHECK.search(cell.source)
         if prediction:
             cell.outputs = []
@@ -279,6 +312,14 @@ def slide_cells(notebook, decks: set[str]) -> list:
             continue
         if EXERCISE_CHECK.search(cell.source):
             cell.outputs = []  # its saved "Not answered yet" says nothing to a class
+        elif figure:  # the code, then what it draws on the next slide
+            drawn = copy.deepcopy(cell)
+            drawn.id = f"{cell.id}-figure"
+            drawn.metadata["tags"] = [*cell.metadata.get("tags", []), FIGURE_TAG]
+            drawn.metadata["ledgerlab_figure"] = True
+            cell.outputs = []
+            cells += [cell, drawn]
+            continue
         cells.append(cell)
 
     shown = [cell for cell in cells
@@ -296,7 +337,8 @@ def slide_cells(notebook, decks: set[str]) -> list:
             needs = lines  # they cannot share one slide anyway: the prose stays where it fits
         if filled is None or (cell.cell_type == "markdown" and HEADING.match(cell.source)):
             kind, filled = "slide", lines
-        elif cell.metadata.pop("ledgerlab_answer", False):
+        elif (cell.metadata.pop("ledgerlab_answer", False)
+              or cell.metadata.pop("ledgerlab_figure", False)):
             kind, filled = "subslide", lines
         elif cell.metadata.pop("ledgerlab_check", False) or filled + needs <= SLIDE_LINES:
             kind, filled = "-", filled + lines
@@ -350,6 +392,8 @@ def exporter() -> SlidesExporter:
     config.SlidesExporter.reveal_height = "720"
     config.SlidesExporter.exclude_input_prompt = True
     config.SlidesExporter.exclude_output_prompt = True
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_input_tags = {FIGURE_TAG}
     return SlidesExporter(config=config, extra_template_basedirs=[str(HERE / "template")],
                           template_name="ledgerlab-slides")
 

@@ -1,14 +1,13 @@
 """The course's figures: each function returns a Chart and prints nothing.
 
-A Chart is a matplotlib Figure (``chart.figure``) with a description: a sentence
-with the key numbers, which is the chart's ``text/plain``. A notebook shows the
-PNG; a screen reader, a terminal, nbval and a static site read the description.
-Figures are built with ``matplotlib.figure.Figure``, not pyplot, so nothing is
-shown or kept open behind the caller's back. Sizes are explicit and colours come
-from the Okabe-Ito palette, which stays distinct under the common forms of colour
-blindness; "dropped" is drawn hatched, so it never relies on hue.
-
-This module only draws: what it draws is measured in ``measures``, which the
+A Chart is a matplotlib Figure (``chart.figure``) with a description: a sentence with the
+key numbers, which is the chart's ``text/plain``. A notebook shows the PNG; a screen
+reader, a terminal, nbval and a static site read the description. Figures are built with
+``matplotlib.figure.Figure``, not pyplot, so nothing is shown or kept open behind the
+caller's back. Sizes are explicit, text is projector-sized (``chartstyle``), legends sit
+under the axes, off the data, and colours come from the Okabe-Ito palette, which stays
+distinct under the common forms of colour blindness; "dropped" is drawn hatched, so it never
+relies on hue. This module only draws: what it draws is measured in ``measures``, which the
 widgets and the quizzes use without loading matplotlib.
 """
 
@@ -26,6 +25,7 @@ from matplotlib.ticker import StrMethodFormatter
 
 from ledgerlab import BudgetError, DEFAULT_MAX_BYTES, Selection, Turn, byte_breakdown, select
 
+from .chartstyle import chart_style, styled
 from .display import facts as count_facts, join_labels, turns
 from .measures import (Measure, Segment, Split, TextTokens, TwoLimits, budget_split, count_slice,
                        message_labels, message_segments, slice_problems, suffix_sizes,
@@ -72,12 +72,11 @@ def figure_html(png: str, description: str) -> str:
 class Chart:
     """A figure and the sentence that describes it, with its key numbers.
 
-    Shown in a notebook it is an HTML figure: the PNG, with the description as its
-    ``alt`` text and as a visible caption under it, so that a learner in JupyterLab,
-    Voilà, Lite or the site can read the numbers a question sends them to, and a
-    screen reader can too. The bundle keeps the PNG and the description as
-    ``text/plain`` for a front end without HTML (a terminal, nbval's text compare),
-    instead of ``<Figure size 900x260 with 1 Axes>``.
+    Shown in a notebook it is an HTML figure: the PNG, with the description as its ``alt``
+    text and as a visible caption under it, so that a learner in JupyterLab, Voilà, Lite or
+    the site can read the numbers a question sends them to, and a screen reader can too.
+    The bundle keeps the PNG and the description as ``text/plain`` for a front end without
+    HTML (a terminal, nbval's text compare), instead of ``<Figure size 900x260 with 1 Axes>``.
     """
 
     figure: Figure
@@ -85,7 +84,8 @@ class Chart:
 
     def png(self) -> bytes:
         buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png")
+        with chart_style():  # tick labels are made as the figure is drawn
+            self.figure.savefig(buffer, format="png")
         return buffer.getvalue()
 
     def html(self, png: str) -> str:
@@ -141,7 +141,7 @@ def _draw_row(ax, y: float, segments: Sequence[Segment], *, with_bytes: bool = F
             dark = segment.kept and colour in (SYSTEM_COLOUR, QUESTION_COLOUR, TOOLS_COLOUR)
             label = f"{segment.label}\n{segment.nbytes}" if with_bytes else segment.label
             ax.text(left + segment.nbytes / 2, y, label, ha="center", va="center",
-                    fontsize=8, color="white" if dark else "black", gid=f"segment:{y}")
+                    color="white" if dark else "black", gid=f"segment:{y}")
         left += segment.nbytes
     return sent
 
@@ -153,16 +153,21 @@ def _legend(ax, groups: Sequence[str], budget: int | None) -> None:
     if budget is not None:
         handles.append(ax.axvline(budget, color=BUDGET_COLOUR, linestyle="--", linewidth=1.5,
                                   label=f"budget ({budget} bytes)"))
-    # On the figure, not the axes: constrained layout keeps it whole however wide the tick
-    # labels are (a long "rejected" label narrows the axes, and an axes legend was clipped).
-    ax.figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4),
-                     fontsize=8, frameon=False)
+    _below(ax, handles, ncol=min(len(handles), 4))
+
+
+def _below(ax, handles=None, ncol: int = 2) -> None:
+    """The legend on the figure, under the axes: constrained layout keeps it whole however
+    wide the tick labels are (an axes legend was clipped, or covered the data)."""
+    ax.figure.legend(handles=handles or ax.get_legend_handles_labels()[0],
+                     loc="outside lower center", ncol=ncol, frameon=False)
 
 
 def _unique_groups(segments: Sequence[Segment]) -> list[str]:
     return list(dict.fromkeys(s.group for s in segments))
 
 
+@styled
 def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
                 *, encoder: str = "gson") -> Chart:
     """Bytes per message under both slices, coloured by turn, dropped hatched, budget dashed."""
@@ -202,6 +207,7 @@ def _row_bytes(segments: Sequence[Segment]) -> str:
     return ", ".join(f"{s.label} {s.nbytes}{'' if s.kept else ' (dropped)'}" for s in segments)
 
 
+@styled
 def slices_figure(count_row: list, whole_row: list, count_note: str, whole_note: str,
                   xlabel: str, budget: int, *, with_bytes: bool = False):
     """Two bars, the message-count slice above the whole-turn one: sent solid, dropped hatched
@@ -216,6 +222,7 @@ def slices_figure(count_row: list, whole_row: list, count_note: str, whole_note:
     return figure
 
 
+@styled
 def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget: int,
                      *, encoder: str = "gson") -> Chart:
     """One stacked bar: envelope, system, each turn, question; dropped turns hatched."""
@@ -245,13 +252,13 @@ def turn_bytes_chart(system: str, history: Sequence[Turn], current: str, budget:
     ax.set_xlabel(f"bytes of the request (UTF-8, {encoder} encoder)")
     ax.set_title(title)
     _legend(ax, _unique_groups(segments), budget)
-    parts_text = ", ".join(f"{s.label} {s.nbytes}{'' if s.kept else ' (dropped)'}"
-                           for s in segments)
+    parts_text = _row_bytes(segments)
     return Chart(figure, (
         f"Stacked bar of the request's bytes at a {budget}-byte budget ({encoder} encoder), "
         f"the budget a dashed line, dropped parts hatched: {parts_text} bytes. {outcome}."))
 
 
+@styled
 def retained_chart(system: str, history: Sequence[Turn], current: str,
                    *, budgets: Sequence[int] = (), encoders: Sequence[str] = ("gson",),
                    max_budget: int | None = None) -> Chart:
@@ -275,7 +282,7 @@ def retained_chart(system: str, history: Sequence[Turn], current: str,
         ax.axvline(budget, color=BUDGET_COLOUR, linestyle=":", linewidth=1)
         if kept is not None:
             ax.plot([budget], [kept], "o", color=BUDGET_COLOUR)
-        ax.annotate(str(budget), (budget, len(history) + 0.15), ha="center", fontsize=8)
+        ax.annotate(str(budget), (budget, len(history) + 0.15), ha="center")
     ax.set_xlim(0, top)
     ax.set_ylim(-0.3, len(history) + 0.5)
     ax.set_yticks(range(len(history) + 1))
@@ -283,7 +290,7 @@ def retained_chart(system: str, history: Sequence[Turn], current: str,
     ax.set_ylabel("turns retained")
     marked = f"; marked: {', '.join(map(str, budgets))}" if budgets else ""
     ax.set_title(f"Turns retained against the budget{marked}")
-    ax.legend(loc="lower right", fontsize=8)
+    _below(ax)
     lines = "; ".join(
         f"{name}: rejected below {sizes[0]} bytes, then "
         + ", ".join(f"{kept} from {size}" for kept, size in enumerate(sizes))
@@ -304,16 +311,17 @@ def _retained_at(sizes: Sequence[int], budget: int) -> str:
     return f"{budget} rejected" if kept is None else f"{budget} keeps {kept}"
 
 
+@styled
 def measures_chart(measures: Sequence[Measure], *, budget: int | None = None,
                    title: str = "One text, several lengths") -> Chart:
     """Horizontal bars, one per measure, coloured by what it counts."""
-    figure, ax = _new_figure(9, 0.45 * len(measures) + 1.6)
+    figure, ax = _new_figure(9, 0.36 * len(measures) + 1.7)
     rows = list(reversed(measures))
     ax.barh(range(len(rows)), [m.value for m in rows],
             color=[UNIT_COLOURS[m.unit] for m in rows], edgecolor="white")
     for y, measure in enumerate(rows):
-        ax.text(measure.value, y, f" {measure.value}", va="center", fontsize=8)
-    ax.set_yticks(range(len(rows)), [m.label for m in rows], fontsize=8)
+        ax.text(measure.value, y, f" {measure.value}", va="center")
+    ax.set_yticks(range(len(rows)), [m.label for m in rows])
     handles = [Patch(facecolor=UNIT_COLOURS[u], label=u)
                for u in dict.fromkeys(m.unit for m in measures)]
     if budget is not None:
@@ -322,12 +330,13 @@ def measures_chart(measures: Sequence[Measure], *, budget: int | None = None,
     ax.set_xlim(0, max([m.value for m in measures] + [budget or 0]) * 1.15)
     ax.set_xlabel("length (bytes, or code points / UTF-16 units where labelled)")
     ax.set_title(title)
-    ax.legend(handles=handles, loc="upper right", fontsize=8)
+    _below(ax, handles, ncol=min(len(handles), 4))
     values = "; ".join(f"{m.label}: {m.value}" for m in measures)
     marker = f" The budget, {budget} bytes, is a dashed line." if budget is not None else ""
     return Chart(figure, f"{title}, as horizontal bars: {values}.{marker}")
 
 
+@styled
 def disk_growth_chart(series: Mapping[str, Sequence[int]], *,
                       max_bytes: int = DEFAULT_MAX_BYTES) -> Chart:
     """Journal file bytes against turns committed: one line per series, the cap dashed.
@@ -356,7 +365,7 @@ def disk_growth_chart(series: Mapping[str, Sequence[int]], *,
     ax.set_xlabel("turns committed")
     ax.set_ylabel("journal file (bytes)")
     ax.set_title("Journal file size against turns committed")
-    ax.legend(loc="lower right", fontsize=8)
+    _below(ax)
     ends = "; ".join(f"{label}: {len(sizes) - 1:,} turns, {sizes[-1]:,} bytes"
                      for label, sizes in series.items())
     return Chart(figure, (
@@ -367,6 +376,7 @@ def disk_growth_chart(series: Mapping[str, Sequence[int]], *,
 
 # --- Two limits: bytes on the wire and tokens in the window --------------------------
 
+@styled
 def bytes_per_token_chart(rows: Sequence[TextTokens]) -> Chart:
     """Grouped bars: bytes per token for each sample, one bar per tokenizer."""
     labels = list(dict.fromkeys(row.label for row in rows))
@@ -380,22 +390,22 @@ def bytes_per_token_chart(rows: Sequence[TextTokens]) -> Chart:
         ax.bar(xs, values, width, label=name, color=LINE_COLOURS[index % len(LINE_COLOURS)],
                hatch=("", "//", "..")[index % 3], edgecolor="white")
         for x, value in zip(xs, values):
-            ax.text(x, value, f"{value:.2f}", ha="center", va="bottom", fontsize=8)
+            ax.text(x, value, f"{value:.2f}", ha="center", va="bottom")
     ax.set_xticks(range(len(labels)), labels)
     ax.set_ylabel("UTF-8 bytes per token")
     ax.set_title("How many bytes one token carries")
-    ax.legend(fontsize=8)
+    _below(ax, ncol=len(names))
     parts = "; ".join(
         f"{label}: " + ", ".join(f"{r.bytes_per_token:.2f} ({r.tokenizer})"
                                  for r in rows if r.label == label) for label in labels)
     return Chart(figure, f"Bar chart of UTF-8 bytes per token. {parts}.")
 
 
+@styled
 def two_limits_chart(result: TwoLimits, max_bytes: int, max_tokens: int,
                      reserve_tokens: int = 0) -> Chart:
     """Two bars as shares of their limits: the request's bytes, and its tokens + reserve."""
     figure, ax = _new_figure(8, 2.2)
-
     if result.selection is None:
         error = result.error
         # When the bytes fail, select stops before counting tokens: none to show.
@@ -412,7 +422,7 @@ def two_limits_chart(result: TwoLimits, max_bytes: int, max_tokens: int,
     described = [f"{label} ({share:.0f}%)" for label, share in zip(labels, shares)]
     colours = [OKABE_ITO["orange"], OKABE_ITO["sky blue"]]
     ax.barh([1, 0], shares, color=colours, edgecolor="white", height=0.6)
-    ax.set_yticks([1, 0], labels, fontsize=8)
+    ax.set_yticks([1, 0], labels)
     ax.axvline(100, color=BUDGET_COLOUR, linestyle="--", linewidth=1.5, label="limit")
     ax.set_xlim(0, max(shares + [100]) * 1.1)
     ax.set_xlabel("share of the limit (%)")
@@ -440,6 +450,7 @@ def _split_steps(rows: Sequence[Split | None]) -> list[str]:
     return steps
 
 
+@styled
 def budget_split_chart(system: str, history: Sequence[Turn], current: str, facts: Sequence,
                        budgets: range, *, max_fact_bytes: int | None = None,
                        budget: int | None = None, encoder: str = "gson") -> Chart:
@@ -474,7 +485,7 @@ def budget_split_chart(system: str, history: Sequence[Turn], current: str, facts
     ax.set_ylabel("bytes sent")
     cap = "no facts cap" if max_fact_bytes is None else f"facts cap {max_fact_bytes} bytes"
     ax.set_title(f"How the budget splits: {len(facts)} facts pinned, {cap}")
-    ax.legend(loc="upper left", fontsize=8)
+    _below(ax)
     start = (f"rejected below {sent[0].budget} bytes, then " if rejected and sent else
              "every budget rejected" if not sent else "")
     marked = ""

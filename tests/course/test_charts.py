@@ -284,7 +284,7 @@ def test_measures_and_disk_growth_descriptions():
 def test_measures_chart():
     lengths = measures.length_measures(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION)
     figure = charts.measures_chart(lengths, budget=139).figure
-    check_labelled(figure, (9, 0.45 * 6 + 1.6))
+    check_labelled(figure, (9, 0.36 * 6 + 1.7))
     assert sorted(p.get_width() for p in bars(figure)) == [13, 14, 40, 113, 114, 140]
     assert budget_lines(figure) == [139]
 
@@ -365,7 +365,7 @@ def test_disk_growth_chart():
     caps = [line.get_ydata()[0] for line in ax.lines
             if line.get_linestyle() == "--" and len(set(line.get_ydata())) == 1]
     assert caps == [DEFAULT_MAX_BYTES]
-    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
     assert legend[0] == f"short: 24,672 turns, {series['short'][-1]:,} bytes"
     assert legend[-1] == "cap (4,194,304 bytes = 4 MiB): the next commit is refused"
     assert {colors.to_rgba(line.get_color()) for line in ax.lines} <= PALETTE
@@ -375,9 +375,42 @@ def test_disk_growth_chart():
 def test_disk_growth_chart_with_a_small_cap_and_bad_input():
     figure = charts.disk_growth_chart({"short": measures.journal_growth(SHORT_TURN, max_bytes=600)},
                                       max_bytes=600).figure
-    legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
     assert legend == ["short: 3 turns, 510 bytes", "cap (600 bytes): the next commit is refused"]
     with pytest.raises(ValueError):
         charts.disk_growth_chart({})
     with pytest.raises(ValueError):
         charts.disk_growth_chart({"empty": []})
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: charts.slice_chart(*SLICE, 175),
+    lambda: charts.turn_bytes_chart(*BOUNDARY, 308, encoder="requests"),
+    lambda: charts.retained_chart(*BOUNDARY, budgets=(139, *fixtures.BOUNDARY_BUDGETS),
+                                  encoders=("gson", "httpx", "requests")),
+    lambda: charts.measures_chart(measures.text_measures("🙂"), budget=10),
+    lambda: charts.disk_growth_chart({"short": measures.journal_growth(SHORT_TURN, max_bytes=600)},
+                                     max_bytes=600),
+    lambda: charts.budget_split_chart(*BOUNDARY, fixtures.PINNED_FACTS, range(140, 501),
+                                      budget=264),
+], ids=["slice", "turn-bytes", "retained", "measures", "disk-growth", "budget-split"])
+def test_every_text_on_a_chart_is_projector_sized_and_inside_the_figure(draw):
+    # At 13 pt (18 px of the PNG) a chart drawn 1200 px wide on a 1280-px slide has text as
+    # large as the slide's 24 px body text (tests/editions/browser measures it there).
+    from ledgerlab.course.chartstyle import TEXT_PT
+
+    chart = draw()
+    chart.png()  # tick labels are made as the figure is drawn
+    renderer = chart.figure._get_renderer()
+    box = chart.figure.bbox
+    undrawn = {id(tick.label1) for ax in chart.figure.axes for axis in (ax.xaxis, ax.yaxis)
+               for tick in axis.get_major_ticks() if not
+               min(axis.get_view_interval()) <= tick.get_loc() <= max(axis.get_view_interval())}
+    texts = [t for t in chart.figure.findobj(match=lambda a: hasattr(a, "get_fontsize"))
+             if t.get_text().strip() and t.get_visible() and id(t) not in undrawn]
+    assert len(texts) > 5
+    assert min(t.get_fontsize() for t in texts) >= TEXT_PT
+    outside = [t.get_text() for t in texts if not (
+        box.x0 - 1 <= (extent := t.get_window_extent(renderer)).x0 and extent.x1 <= box.x1 + 1
+        and box.y0 - 1 <= extent.y0 and extent.y1 <= box.y1 + 1)]
+    assert outside == []

@@ -127,3 +127,66 @@ def test_the_present_page_fits_a_projector_and_asks_only_loopback(page, voila_ur
                  and urlsplit(url).hostname != "127.0.0.1"]
     assert elsewhere == []
     assert any("/api/kernels/" in url for url in requests)  # the recorder saw the kernel's socket
+
+
+# Whether any word of the element's text is laid out on more than one line: each word's
+# Range has a client rect per line box it is on.
+BROKEN_WORDS = """element => {
+  const broken = [];
+  const texts = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  while (texts.nextNode()) {
+    const node = texts.currentNode;
+    for (const match of node.textContent.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
+                           .map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(match[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+def test_the_room_reads_the_chart_and_summary_and_sees_the_legend(page, voila_url, artifacts):
+    """With the requests encoder (the longest summary): at 1366×768 the chart's text, drawn at
+    the chart's own size, is at least the body text's size; at that width and narrower no
+    word of the summary is split across two lines; in a 1366×625 window the whole chart,
+    its legend at the bottom, is on screen without scrolling."""
+    from ledgerlab.course.chartstyle import TEXT_PT
+    from ledgerlab.course.charts import DPI
+
+    page.set_viewport_size(PROJECTOR)
+    page.goto(voila_url, timeout=90_000)
+    summary = page.locator(".budget-summary")
+    chart = page.locator(".budget-chart")
+    expect(page.locator(".budget-slider")).to_be_visible(timeout=90_000)
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0",
+                           arg=chart.element_handle())
+    before = chart.get_attribute("src")
+    page.get_by_role("button", name="requests", exact=True).click()
+    expect(summary).to_contain_text("requests encoder: 0 of 2 turns kept, 194 bytes sent")
+    frontend.chart_redrawn(page, chart, before)
+
+    sizes = page.evaluate("""() => {
+      const chart = document.querySelector(".budget-chart");
+      const body = document.querySelector(".jp-RenderedMarkdown p");
+      return {shown: chart.getBoundingClientRect().width, natural: chart.naturalWidth,
+              body: parseFloat(getComputedStyle(body).fontSize)};
+    }""")
+    chart_text = TEXT_PT * DPI / 72 * sizes["shown"] / sizes["natural"]
+    assert chart_text >= sizes["body"], sizes
+
+    for width, height in ((1366, 768), (1024, 768), (800, 625), (600, 625)):
+        page.set_viewport_size({"width": width, "height": height})
+        lines = summary.locator("pre").evaluate("e => e.getClientRects()[0].height")
+        assert summary.locator("pre").evaluate(BROKEN_WORDS) == [], f"{width}×{height}"
+        if width == 1366:
+            assert lines > 30  # the summary does wrap there: the check above saw line boxes
+
+    page.set_viewport_size({"width": 1366, "height": 625})
+    page.screenshot(path=artifacts / "voila-requests-625.png")
+    box = chart.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 625, box  # legend included
+    assert page.evaluate("document.querySelector('#rendered_cells').scrollTop") == 0

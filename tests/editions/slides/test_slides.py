@@ -249,3 +249,26 @@ def test_an_exercise_check_is_projected_without_its_not_answered_yet():
     projected = [cell for cell in slides.slide_cells(notebook, set())
                  if cell.cell_type == "code" and "q7.check(" in cell.source]
     assert projected and all(cell.outputs == [] for cell in projected)
+
+
+def test_a_chart_is_on_a_slide_of_its_own_after_its_code_and_as_wide_as_the_slide(built):
+    name = DECKS[1]
+    charted = [cell for cell in notebook(name).cells if cell.cell_type == "code"
+               and any("ledgerlab-figure-image" in o.get("data", {}).get("text/html", "")
+                       for o in cell.outputs)]
+    assert len(charted) >= 2
+    page = Page(deck(built, name))
+    for cell in charted:
+        description = next(o["data"]["text/plain"] for o in cell.outputs
+                           if "image/png" in o.get("data", {}))
+        code = cell.source.splitlines()[-1]
+        drawn = [i for i, text in enumerate(page.slides) if description in text]
+        coded = [i for i, text in enumerate(page.slides) if code in text]
+        # The figure's slide: its description (alt and caption) and none of its code.
+        assert len(drawn) == 1 and coded and drawn[0] not in coded, code
+        assert max(i for i in coded if i < drawn[0]) == drawn[0] - 1, code
+    images = re.findall(r'<img [^>]*class="ledgerlab-figure-image"[^>]*>', deck(built, name))
+    widths = [float(w) for image in images
+              for w in re.findall(r'style="width: ([\d.]+)px', image)]
+    assert len(widths) == len(charted)
+    assert all(slides.IMAGE_MAX_PX * 900 / 380 >= w > 900 for w in widths), widths
