@@ -328,8 +328,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     tokens = None
     if room is not None:
         count = counter(options.tokenizer, options.dialect)
-        tokens = count.mandatory(system, current, options.current_steps, options.tools,
-                                 options.model)
+        tokens = _labelled(count.mandatory(system, current, options.current_steps,
+                                           options.tools, options.model), options)
         if tokens > room:
             raise BudgetError(size, budget, mandatory_tokens=tokens,
                               max_tokens=options.max_tokens, reserve_tokens=reserve_tokens,

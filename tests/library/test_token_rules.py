@@ -227,6 +227,17 @@ def test_a_label_keeps_every_caller_working():
     assert chosen == Selection(chosen.payload, 1, 0, 10**6, number)
 
 
+@pytest.mark.parametrize("function", [select, select_reference])
+def test_a_budget_errors_token_figure_is_labelled(function):
+    from ledgerlab import BudgetError
+
+    needed = request_tokens("S", [], "Q", tools=[TOOL], dialect=ANTHROPIC)
+    with pytest.raises(BudgetError) as info:
+        function("S", [], "Q", 10**6, tools=[TOOL], dialect=ANTHROPIC, reserve_tokens=1,
+                 max_tokens=needed)
+    assert info.value.mandatory_tokens == needed and not info.value.mandatory_tokens.exact
+
+
 def test_byte_breakdown_holds_only_bytes_which_are_exact():
     parts = byte_breakdown("S", [Turn("q", "a")], "Q", tools=[TOOL])
     assert not any(isinstance(value, TokenCount) for value in parts.values())
