@@ -37,6 +37,7 @@ from .memory_sections import CoverNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
                        select_reference)
 from .shapes import DIALECTS
+from .token_rules import TokenCount
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .turns import Fact, ProviderTool, Tool, ToolCall, ToolResult, Turn, fact_line
 from .wire import messages, request_body, request_bytes
@@ -76,6 +77,7 @@ __all__ = [
     "Summary",
     "SummaryConflict",
     "SummaryNotFound",
+    "TokenCount",
     "Tool",
     "ToolCall",
     "ToolResult",

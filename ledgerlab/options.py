@@ -36,7 +36,8 @@ class RequestOptions:
     """
 
     model: str = DEFAULT_MODEL
-    """The body's ``model`` field."""
+    """The body's ``model`` field; in ``anthropic-messages`` it also picks the tool-use system
+    prompt that tools add to the token count (``token_rules.ANTHROPIC_TOOL_PROMPT``)."""
     encoder: str = "gson"
     """How the body is serialized: a name in ``ENCODERS`` (the Java reference's gson,
     httpx's or requests' ``json=``)."""
@@ -112,7 +113,8 @@ WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reser
         "evidence", "summaries")
 BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens",
              "facts", "evidence", "summaries")
-COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries")
+COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries", "dialect",
+         "model")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
           "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
           "evidence", "max_evidence_bytes")

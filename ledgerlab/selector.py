@@ -49,6 +49,7 @@ from .limits import RequestTally, check_budget
 from .memory import Summary
 from .memory_sections import SummaryPlan, lines_that_fit, lines_within_tokens, summary_order
 from .shapes import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
+from .token_rules import TokenCount, request_basis
 from .tokens import MessageCounter, counter
 from .turns import Fact, Turn
 from .wire import request_bytes, request_writer
@@ -96,7 +97,8 @@ class Selection:
     kept: int
     dropped: int
     budget: int
-    tokens: int | None = None  # the kept request's tokens; None without a token limit
+    tokens: TokenCount | None = None  # the kept request's tokens (an estimate, labelled so);
+    # None without a token limit
     facts_kept: int = 0  # the first facts_kept facts given are in the request
     facts_dropped: int = 0
     fact_bytes: int = 0  # the bytes the facts message adds, its separator included
@@ -145,27 +147,35 @@ def _token_limit(options: RequestOptions) -> int | None:
     return limit - reserve
 
 
+def _labelled(tokens: int, options: RequestOptions) -> TokenCount:
+    """A request's count, labelled: every count of a request is an estimate (why, by
+    dialect: ``token_rules.request_basis``)."""
+    return TokenCount(tokens, exact=False, basis=request_basis(options.dialect, options.tokenizer))
+
+
 @takes_options(*COUNT)
 def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
-                   options: RequestOptions) -> int:
-    """The tokens of the request under OpenAI's documented rules (``ledgerlab.tokens``).
+                   options: RequestOptions) -> TokenCount:
+    """The tokens of the request under its provider's documented rules (``ledgerlab.tokens``),
+    an estimate, and a ``TokenCount`` that says so (``.exact``, ``.basis``).
 
     Each message (system, the facts, evidence and summaries messages where there are
     any, each turn's messages, the current question and its rounds so far) costs 3 tokens
     + the
     tokens of its role + the tokens of its content; the reply is primed with 3 more;
-    images count by the tile rule, tools by the cookbook's estimate. ``tokenizer`` is
+    images count by the dialect's provider's rule, tools by the cookbook's estimate, and in
+    ``anthropic-messages`` tools add Anthropic's tool-use system prompt. ``tokenizer`` is
     ``"o200k_base"`` (GPT-4o and later) or ``"cl100k_base"`` (GPT-4, GPT-3.5). Other
     providers count differently, so treat it as that rule's count, not as every
     provider's. The byte limit still applies to the body sent over the wire: see
     ``request_bytes``.
     """
-    count = counter(options.tokenizer)
-    total = (count.mandatory(system, current, options.current_steps, options.tools)
+    count = counter(options.tokenizer, options.dialect)
+    total = (count.mandatory(system, current, options.current_steps, options.tools, options.model)
              + count.facts(options.facts)
              + count.section([evidence_line(item) for item in options.evidence])
              + count.section([summary_line(item) for item in options.summaries]))
-    return total + sum(count.turn(turn) for turn in turns)
+    return _labelled(total + sum(count.turn(turn) for turn in turns), options)
 
 
 def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple) -> RequestTally:
@@ -317,8 +327,9 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
         raise BudgetError(size, budget, mandatory=what)
     tokens = None
     if room is not None:
-        count = counter(options.tokenizer)
-        tokens = count.mandatory(system, current, options.current_steps, options.tools)
+        count = counter(options.tokenizer, options.dialect)
+        tokens = _labelled(count.mandatory(system, current, options.current_steps,
+                                           options.tools, options.model), options)
         if tokens > room:
             raise BudgetError(size, budget, mandatory_tokens=tokens,
                               max_tokens=options.max_tokens, reserve_tokens=reserve_tokens,
@@ -410,7 +421,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     refuse_reused_ids(options.dialect, history[len(history) - len(pieces):],
                       options.current_steps)
     return Selection(b"".join([head, *pieces, tail]), len(pieces),
-                     len(history) - len(pieces), budget, tokens, **memory)
+                     len(history) - len(pieces), budget,
+                     None if tokens is None else _labelled(tokens, options), **memory)
 
 
 def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact], pinned: int,
@@ -444,7 +456,9 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     ``current_steps`` what the rounds in progress add; ``facts``, ``evidence`` and
     ``summaries``, when given, what each section adds beside the ones before it (as
     ``Selection`` counts them). The parts add up to
-    ``len(request_bytes(...))``. The options are ``RequestOptions``'.
+    ``len(request_bytes(...))``. Every figure is a count of bytes, so exact, for each
+    encoder (tokens, an estimate, are ``request_tokens``'). The options are
+    ``RequestOptions``'.
     """
     writer = request_writer(options.encoder, options.dialect)
     tools, current_steps = options.tools, options.current_steps

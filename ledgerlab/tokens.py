@@ -9,21 +9,25 @@ one documented rule, not a universal one. The byte limit still applies to the
 body that goes over the wire; a token count says nothing about it. (A whole
 request's count, ``request_tokens``, is in ``selector``, beside the budgets.)
 
-What is exact and what is an estimate:
+What is exact and what is an estimate (each count says so: ``TokenCount``, in
+``token_rules``, with the providers' rules and their sources):
 
-- text messages: the cookbook's rule, which it reports matching the API's count;
-- images: OpenAI's published tile rule for its vision models (GPT-4o; ``detail``
-  is not sent, so the API's "auto" applies: counted as "high", the upper bound):
-  the image is scaled down to fit 2048x2048, then its shortest side down to 768 px
-  (never up), and it costs 85 tokens + 170 per 512-px tile;
-- tools: the cookbook's ``num_tokens_for_tools``, which it calls an estimate: the
-  same count, labelled so. Nested schemas beyond the top-level properties are not
-  counted, as the cookbook does not count them;
+- a text's own tokens (``text_tokens``): exact, tiktoken's encoding of it;
+- text messages: the cookbook's rule, which it checks against the API on gpt-4o,
+  gpt-4o-mini, gpt-4 and gpt-3.5-turbo and still calls "an estimate, not a timeless
+  guarantee": an estimate;
+- images: each provider's documented rule, by dialect: OpenAI's tile rule with GPT-4o's
+  figures (85 tokens + 170 per 512-px tile, after fitting 2048x2048 and then the short side
+  to 768 px; ``detail`` is not sent, so "auto" applies, counted as "high", its upper
+  bound), or Anthropic's width x height / 750 after its resize: estimates;
+- tools: the cookbook's ``num_tokens_for_tools``, which it calls an estimate. Nested
+  schemas beyond the top-level properties are not counted, as the cookbook does not count
+  them. In ``anthropic-messages``, tools also add Anthropic's tool-use system prompt;
 - tool calls and results: a call round is an assistant message whose content is
   each call's name and arguments, a result a ``tool`` message of its content: an
   estimate (the cookbook gives no rule for them);
-- the same counts are used for ``anthropic-messages``: Anthropic's tokenizer is not
-  published, so there every count is an estimate.
+- ``anthropic-messages`` text: Anthropic's tokenizer is not published, so the same text
+  counts stand in: every count there is an estimate.
 
 The tokenizer is OpenAI's ``tiktoken``. ``tiktoken`` downloads its rank files on
 first use, which fails offline and on many classroom networks, so the ranks are
@@ -37,7 +41,6 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import math
 import re
 import zlib
 from collections.abc import Sequence
@@ -46,7 +49,9 @@ from importlib.resources import files
 
 from .checks import check_text
 from .images import Image
-from .shapes import lines_content
+from .shapes import check_dialect, lines_content
+from .token_rules import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
+                          anthropic_tool_prompt, image_rule, openai_image_tokens)
 from .turns import (Fact, Tool, Turn, check_fact, check_question, check_steps, check_tools,
                     fact_line, facts_content, rounds_of)
 
@@ -63,13 +68,6 @@ TOOL_PROPERTY = 3
 TOOL_ENUM_OPEN = -3
 TOOL_ENUM_ITEM = 3
 TOOLS_END = 12
-
-# OpenAI's tile rule for its vision models (GPT-4o), "detail": "high".
-IMAGE_BASE_TOKENS = 85
-IMAGE_TILE_TOKENS = 170
-IMAGE_TILE = 512
-IMAGE_FIT = 2048
-IMAGE_SHORT_SIDE = 768
 
 # The two encodings' definitions, as tiktoken_ext.openai_public gives them
 # (tests/test_tokens.py checks them against tiktoken's own registry).
@@ -202,11 +200,14 @@ class MessageCounter:
 
     Token counts of messages add up, so ``select`` counts only the turns it keeps.
     Content is encoded as ordinary text: a ``<|endoftext|>`` typed by a user is
-    text, not a special token.
+    text, not a special token. Images count by ``dialect``'s provider's rule, and in
+    ``anthropic-messages`` tools add Anthropic's tool-use system prompt.
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, dialect: str = "openai-chat") -> None:
         self.name = name
+        self.dialect = dialect
+        self.image = image_rule(dialect)
         self.encode = encoding(name).encode_ordinary
         self.role = {role: PER_MESSAGE + self.count(role)
                      for role in ("system", "user", "assistant", "tool")}
@@ -265,20 +266,28 @@ class MessageCounter:
     def message(self, role: str, content: str) -> int:
         return self.role[role] + self.count(content)
 
-    def mandatory(self, system: str, current: str | tuple, current_steps=(), tools=()) -> int:
-        """The system message, the current question and its rounds so far, the tools, and
-        the reply's priming."""
+    def mandatory(self, system: str, current: str | tuple, current_steps=(), tools=(),
+                  model: str | None = None) -> int:
+        """The system message, the current question and its rounds so far, the tools (with
+        the system prompt the provider adds for them: ``model``'s), and the reply's
+        priming."""
+        tools = check_tools(tools)
         return (REPLY_PRIMING + self.message("system", check_text(system, "system"))
                 + self.question(check_question(current, "current question"))
                 + self.steps(check_steps(current_steps, "current_steps"))
-                + self.tools(check_tools(tools)))
+                + self.tools(tools) + self.tool_prompt(tools, model))
+
+    def tool_prompt(self, tools: Sequence[Tool], model: str | None) -> int:
+        """The system prompt a provider adds when a request has tools: Anthropic's (its
+        pricing table, ``token_rules``); OpenAI documents none apart from the tools' own."""
+        return anthropic_tool_prompt(model) if tools and self.dialect == ANTHROPIC else 0
 
     def question(self, question: str | tuple) -> int:
         """A user message: its text, or its parts' text and images."""
         if isinstance(question, str):
             return self.message("user", question)
         return self.role["user"] + sum(
-            self.count(part) if isinstance(part, str) else image_tokens(part)
+            self.count(part) if isinstance(part, str) else self.image(part.width, part.height)
             for part in question)
 
     def steps(self, steps: tuple) -> int:
@@ -371,38 +380,61 @@ def _without_final_stop(text: str) -> str:
     return text[:-1] if text.endswith(".") else text
 
 
-def image_tokens(image: Image) -> int:
-    """An image's tokens by OpenAI's tile rule for GPT-4o at ``"detail": "high"``.
+def image_tokens(image: Image, dialect: str = "openai-chat", *,
+                 model: str | None = None) -> TokenCount:
+    """An image's tokens by the rule of ``dialect``'s provider, an estimate either way.
 
-    Scaled down (never up) to fit 2048x2048, then so that its shortest side is at
-    most 768 px; then 85 tokens and 170 for each 512-px tile it covers. The guide's
-    own examples: 1024x1024 is 765 tokens, 2048x4096 is 1105. Its bytes on the wire
-    are another matter: 4 base64 bytes for every 3 of the file.
+    - OpenAI (``openai-chat``, and any other dialect but Anthropic's): the tile rule of its
+      images guide at ``"detail": "high"``, with GPT-4o's figures unless ``model`` names
+      another. Scaled down (never up) to fit 2048x2048, then so that its shortest side is at
+      most 768 px; then 85 tokens and 170 for each 512-px tile it covers. The guide's own
+      examples: 1024x1024 is 765 tokens, 2048x4096 is 1105. The guide gives those figures for
+      GPT-4o, GPT-4.1 and GPT-4.5; other models differ (``token_rules.OPENAI_TILE_TOKENS``:
+      gpt-4o-mini, o1, o3, gpt-5 ...; gpt-4.1-mini, gpt-4.1-nano and o4-mini count 32-px
+      patches instead). A ``model`` the guide does not name is a ValueError, not a guess.
+    - Anthropic (``anthropic-messages``): its vision guide's width x height / 750, after
+      scaling the long edge down to 1568 px and the count to about 1,600 tokens
+      (``model`` is not used: the guide gives one rule).
+
+    Its bytes on the wire are another matter: 4 base64 bytes for every 3 of the file.
     """
     if not isinstance(image, Image):
         raise TypeError(f"image must be Image, not {type(image).__name__}")
-    width, height = image.width, image.height
-    if max(width, height) > IMAGE_FIT:
-        scale = IMAGE_FIT / max(width, height)
-        width, height = width * scale, height * scale
-    if min(width, height) > IMAGE_SHORT_SIDE:
-        scale = IMAGE_SHORT_SIDE / min(width, height)
-        width, height = width * scale, height * scale
-    tiles = math.ceil(width / IMAGE_TILE) * math.ceil(height / IMAGE_TILE)
-    return IMAGE_BASE_TOKENS + IMAGE_TILE_TOKENS * tiles
+    if check_dialect(dialect) == ANTHROPIC:
+        count = anthropic_image_tokens(image.width, image.height)
+        basis = "Anthropic's vision guide: width x height / 750 after its resize"
+    else:
+        count = openai_image_tokens(image.width, image.height, model)
+        basis = (f"OpenAI's images guide, the rule for {model or OPENAI_DEFAULT_IMAGE_MODEL}"
+                 f" at detail high")
+    return TokenCount(count, exact=False, basis=basis)
 
 
-def tool_tokens(tools: Sequence[Tool], *, tokenizer: str = "o200k_base") -> int:
-    """The tool schemas' tokens by the cookbook's ``num_tokens_for_tools``: an estimate."""
-    return counter(check_tokenizer(tokenizer)).tools(check_tools(tools))
+def tool_tokens(tools: Sequence[Tool], *, tokenizer: str = "o200k_base",
+                dialect: str = "openai-chat", model: str | None = None) -> TokenCount:
+    """The tool schemas' tokens by the cookbook's ``num_tokens_for_tools``: an estimate. In
+    ``anthropic-messages`` with at least one tool, Anthropic's tool-use system prompt for
+    ``model`` is added (``token_rules.ANTHROPIC_TOOL_PROMPT``)."""
+    count = counter(check_tokenizer(tokenizer), check_dialect(dialect))
+    tools = check_tools(tools)
+    return TokenCount(count.tools(tools) + count.tool_prompt(tools, model), exact=False,
+                      basis="the cookbook's num_tokens_for_tools (an estimate)"
+                      + (", with Anthropic's tool-use system prompt"
+                         if dialect == ANTHROPIC and tools else ""))
+
+
+def counter(name: str, dialect: str = "openai-chat") -> MessageCounter:
+    """The counter for tokenizer ``name`` in ``dialect`` (ValueError if unknown; built once)."""
+    return _counter(name, dialect)
 
 
 @lru_cache(maxsize=None)
-def counter(name: str) -> MessageCounter:
-    """The counter for tokenizer ``name`` (ValueError if unknown; built once)."""
-    return MessageCounter(check_tokenizer(name))
+def _counter(name: str, dialect: str) -> MessageCounter:  # one cache key for both spellings
+    return MessageCounter(check_tokenizer(name), check_dialect(dialect))
 
 
-def text_tokens(text: str, *, tokenizer: str = "o200k_base") -> int:
-    """The tokens of one text on its own, without any message overhead."""
-    return counter(check_tokenizer(tokenizer)).count(check_text(text, "text"))
+def text_tokens(text: str, *, tokenizer: str = "o200k_base") -> TokenCount:
+    """The tokens of one text on its own, without any message overhead: exact, tiktoken's
+    own encoding of it."""
+    return TokenCount(counter(check_tokenizer(tokenizer)).count(check_text(text, "text")),
+                      exact=True, basis=f"tiktoken's {tokenizer} encoding of the text")

@@ -121,14 +121,15 @@ def test_the_cookbooks_published_counts(tokenizer, total):
     chosen = select(COOKBOOK_SYSTEM, [], COOKBOOK_USER, 10_000, tools=[COOKBOOK_TOOL],
                     max_tokens=total, tokenizer=tokenizer)
     assert chosen.tokens == total
-    for dialect, reserve in (("openai-chat", 0), ("anthropic-messages", 1)):
+    # Anthropic adds its tool-use system prompt: 346 tokens for the Claude 4 family, auto
+    for dialect, reserve, prompt in (("openai-chat", 0, 0), ("anthropic-messages", 1, 346)):
         options = dict(tools=[COOKBOOK_TOOL], tokenizer=tokenizer, dialect=dialect,
-                       max_tokens=total + reserve, reserve_tokens=reserve)
+                       max_tokens=total + prompt + reserve, reserve_tokens=reserve)
         with pytest.raises(BudgetError, match="tokens"):
             select(COOKBOOK_SYSTEM, [], COOKBOOK_USER, 10_000,
-                   **dict(options, max_tokens=total + reserve - 1))
+                   **dict(options, max_tokens=total + prompt + reserve - 1))
         assert select_reference(COOKBOOK_SYSTEM, [], COOKBOOK_USER, 10_000,
-                                **options).tokens == total
+                                **options).tokens == total + prompt
 
 
 def cookbook_tools(functions: list[dict], name: str) -> int:
@@ -216,8 +217,8 @@ def test_select_counts_what_it_keeps():
     history = [Turn("old", "answer"),
                Turn(("see", photo), "ok", (ToolCall("a", "f", "{}"), ToolResult("a", "r"))),
                Turn("new", "answer")]
-    everything = request_tokens("S", history, "Q")
     for dialect, reserve in (("openai-chat", 0), ("anthropic-messages", 7)):
+        everything = request_tokens("S", history, "Q", dialect=dialect)
         for max_tokens in range(max(reserve + 1, everything - 1200), everything + 2 + reserve):
             options = dict(dialect=dialect, reserve_tokens=reserve, max_tokens=max_tokens)
             try:
@@ -225,12 +226,14 @@ def test_select_counts_what_it_keeps():
             except BudgetError:
                 continue
             assert chosen == select_reference("S", history, "Q", 10**6, **options)
-            assert chosen.tokens == request_tokens("S", history[chosen.dropped:], "Q")
+            assert chosen.tokens == request_tokens("S", history[chosen.dropped:], "Q",
+                                                   dialect=dialect)
             assert chosen.tokens + reserve <= max_tokens
         assert select("S", history, "Q", 10**6, dialect=dialect, reserve_tokens=reserve,
                       max_tokens=everything + reserve).kept == 3
-        # the image alone binds: its 1105 tokens drop the turn although its bytes fit
-        one_short = request_tokens("S", history[1:], "Q") + reserve - 1
+        # the image alone binds: its tokens (1105 at OpenAI, 1600 at Anthropic) drop the turn
+        # although its bytes fit
+        one_short = request_tokens("S", history[1:], "Q", dialect=dialect) + reserve - 1
         chosen = select("S", history, "Q", 10**6, dialect=dialect, reserve_tokens=reserve,
                         max_tokens=one_short)
         assert chosen.kept == 1

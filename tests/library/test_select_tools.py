@@ -102,7 +102,8 @@ def check_selection(case) -> None:
                                          facts=kept_facts, **wire)
     assert fast.size <= options["max_bytes"]
     counting = dict(tools=options["tools"], current_steps=options["current_steps"],
-                    tokenizer=options.get("tokenizer", "o200k_base"))
+                    tokenizer=options.get("tokenizer", "o200k_base"), dialect=dialect,
+                    model=options["model"])
     if "max_tokens" in options:
         assert fast.tokens == request_tokens(system, history[fast.dropped:], current,
                                              facts=kept_facts, **counting)
@@ -214,9 +215,9 @@ def test_a_loop_in_progress_that_no_longer_fits_is_a_budget_error(dialect, encod
 @pytest.mark.parametrize("dialect", [OPENAI, ANTHROPIC])
 @pytest.mark.parametrize("function", [select, select_reference])
 def test_a_loop_in_progress_over_the_token_limit_is_a_budget_error(dialect, function):
-    counting = dict(tools=[BIG_TOOL], current_steps=STEPS)
+    counting = dict(tools=[BIG_TOOL], current_steps=STEPS, dialect=dialect)
     mandatory_tokens = request_tokens("S", [], "Q", **counting)
-    options = dict(dialect=dialect, reserve_tokens=50, **counting)
+    options = dict(reserve_tokens=50, **counting)
     fits = function("S", [Turn("q", "a")], "Q", 10**6, max_tokens=mandatory_tokens + 50,
                     **options)
     assert (fits.kept, fits.tokens) == (0, mandatory_tokens)
