@@ -198,7 +198,7 @@ class AssistantText:
 # shape: the rest of the item is the provider's and is kept as given). OpenAI Chat has no
 # reasoning items: a body in its dialect leaves every Reasoning out.
 REASONING_TYPES = {
-    "anthropic-messages": {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)},
+    "anthropic-messages": {"thinking": ("signature",), "redacted_thinking": ("data",)},
     "openai-responses": {"reasoning": ("id",)},
 }
 
@@ -233,8 +233,10 @@ class Reasoning:
         for key in kinds[kind]:
             if not isinstance(item.get(key), str) or not item[key]:
                 raise InvalidTurn(f"a {kind} item needs its {key!r}, a non-empty string")
-        if kind == "reasoning" and not isinstance(item.get("summary", []), list):
-            raise InvalidTurn("a reasoning item's 'summary' must be a list")
+        if kind == "thinking" and not isinstance(item.get("thinking"), str):
+            raise InvalidTurn("a thinking item needs its 'thinking', a string")
+        if kind == "reasoning" and not isinstance(item.get("summary"), list):
+            raise InvalidTurn("a reasoning item needs its 'summary', a list")
         object.__setattr__(self, "item",
                            json.dumps(item, ensure_ascii=False, separators=(",", ":")))
 
@@ -249,6 +251,8 @@ class Reasoning:
         return json.loads(self.item)
 
     def __repr__(self) -> str:
+        if not isinstance(self.item, str):  # a failed __post_init__, shown in its traceback
+            return f"Reasoning({type(self.item).__name__})"
         return f"Reasoning({self.dialect}, {self.kind}, {len(self.item.encode())} bytes)"
 
 
