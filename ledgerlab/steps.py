@@ -122,22 +122,24 @@ def content_bytes(content: str | tuple) -> int:
                for part in content)
 
 
-def check_result_content(content: object) -> str | tuple:
-    """A result's content is a str, or a non-empty tuple of parts, each a str or an Image."""
-    if isinstance(content, str):
-        return str.__str__(check_text(content, "content"))
-    if not isinstance(content, tuple):
-        raise InvalidText(f"content must be str or a tuple of str and Image parts, "
-                          f"not {type(content).__name__}")
-    if not content:
-        raise InvalidTurn("content has no parts")
-    for number, part in enumerate(content, 1):
+def check_content(value: object, field_name: str, kinds: tuple[type, ...]) -> str | tuple:
+    """A question's or a result's content: a str, or a non-empty tuple of parts, each a str
+    or one of ``kinds`` (a str subclass, numpy.str_ say, is kept as its str)."""
+    names = " and ".join(["str", *(kind.__name__ for kind in kinds)])
+    if isinstance(value, str):
+        return str.__str__(check_text(value, field_name))
+    if not isinstance(value, tuple):
+        raise InvalidText(f"{field_name} must be str or a tuple of {names} parts, "
+                          f"not {type(value).__name__}")
+    if not value:
+        raise InvalidTurn(f"{field_name} has no parts")
+    for number, part in enumerate(value, 1):
         if isinstance(part, str):
-            check_text(part, f"content part {number}")
-        elif not isinstance(part, Image):
-            raise InvalidText(f"content part {number} must be str or Image, "
-                              f"not {type(part).__name__}")
-    return tuple(str.__str__(part) if isinstance(part, str) else part for part in content)
+            check_text(part, f"{field_name} part {number}")
+        elif not isinstance(part, kinds):
+            raise InvalidText(f"{field_name} part {number} must be {names.replace(' and ', ' or ')}"
+                              f", not {type(part).__name__}")
+    return tuple(str.__str__(part) if isinstance(part, str) else part for part in value)
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,7 @@ class ToolResult:
 
     def __post_init__(self) -> None:
         check_id(self.call_id, "call_id")
-        object.__setattr__(self, "content", check_result_content(self.content))
+        object.__setattr__(self, "content", check_content(self.content, "content", (Image,)))
         if not isinstance(self.is_error, bool):
             raise TypeError(f"is_error must be a bool, not {type(self.is_error).__name__}")
 

@@ -16,11 +16,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .checks import InvalidText, InvalidTurn, check_id, check_text, id_tag
+from .checks import InvalidTurn, check_id, check_text, id_tag
 from .documents import Document
 from .images import Image
-from .steps import (AssistantText, Reasoning, ToolCall, ToolResult, check_steps,
-                    check_tool_name, content_text, json_object, rounds_of)
+from .steps import (AssistantText, Reasoning, ToolCall, ToolResult, check_content,
+                    check_steps, check_tool_name, content_text, json_object, rounds_of)
 
 
 @dataclass(frozen=True)
@@ -151,20 +151,7 @@ def check_tools(tools: object) -> tuple:
 def check_question(question: object, field_name: str = "question") -> str | tuple:
     """A question is a str, or a non-empty tuple of parts, each a str, an Image or a
     Document."""
-    if isinstance(question, str):  # a str subclass (numpy.str_, say) is kept as its str
-        return str.__str__(check_text(question, field_name))
-    if not isinstance(question, tuple):
-        raise InvalidText(f"{field_name} must be str or a tuple of str, Image and Document "
-                          f"parts, not {type(question).__name__}")
-    if not question:
-        raise InvalidTurn(f"{field_name} has no parts")
-    for number, part in enumerate(question, 1):
-        if isinstance(part, str):
-            check_text(part, f"{field_name} part {number}")
-        elif not isinstance(part, (Image, Document)):
-            raise InvalidText(f"{field_name} part {number} must be str, Image or Document, "
-                              f"not {type(part).__name__}")
-    return tuple(str.__str__(part) if isinstance(part, str) else part for part in question)
+    return check_content(question, field_name, (Image, Document))
 
 
 def question_text(question: str | tuple) -> str:

@@ -183,22 +183,27 @@ def gson_jar():
     return found if isinstance(found, str) else (found[-1] if found else None)
 
 
-@pytest.mark.slow  # compiles and runs Java
-def test_gson_reads_a_rich_record_as_its_text_and_final_answer(log, tmp_path):
-    """The reference's reading, by real gson where a JDK and a gson jar are at hand."""
+def gson_reads(log, tmp_path) -> str:
+    """What real gson reads of the journal at ``log`` (id, question, answer per line); the
+    test is skipped where no JDK and gson jar are at hand."""
     jar, javac, java = gson_jar(), shutil.which("javac"), shutil.which("java")
     if not (jar and javac and java):
         pytest.skip("needs javac, java and a gson jar (LEDGERLAB_GSON_JAR)")
     source = tmp_path / "GsonReader.java"
     source.write_text(GSON_READER)
     subprocess.run([javac, "-cp", jar, "-d", str(tmp_path), str(source)], check=True)
+    return subprocess.run([java, "-cp", f"{tmp_path}{os.pathsep}{jar}", "GsonReader", str(log)],
+                          capture_output=True, text=True, encoding="utf-8", check=True).stdout
+
+
+@pytest.mark.slow  # compiles and runs Java
+def test_gson_reads_a_rich_record_as_its_text_and_final_answer(log, tmp_path):
+    """The reference's reading, by real gson where a JDK and a gson jar are at hand."""
     with Journal(log) as journal:
         journal.commit("two", "第二问", "第二答")
         journal.commit("rich", ("look", Image("image/png", png()), "here"), "final",
                        steps=(call("c1"), result("c1")))
-    out = subprocess.run([java, "-cp", f"{tmp_path}{os.pathsep}{jar}", "GsonReader", str(log)],
-                         capture_output=True, text=True, encoding="utf-8", check=True).stdout
-    assert out == "two\t第二问\t第二答\nrich\tlook\\nhere\tfinal\n"
+    assert gson_reads(log, tmp_path) == "two\t第二问\t第二答\nrich\tlook\\nhere\tfinal\n"
 
 
 # --- Round trips -----------------------------------------------------------------------------

@@ -8,10 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
-import shutil
 import struct
-import subprocess
 
 import pytest
 
@@ -20,7 +17,7 @@ from ledgerlab import (DIALECTS, ENCODERS, AssistantText, Document, Fact, Image,
                        ToolCall, ToolResult, Turn, byte_breakdown, check_request, encode_record,
                        request_body, request_bytes, select, select_reference)
 from ledgerlab.journal import decode_record, encode_turn
-from test_journal_rich import GSON_READER, gson_jar
+from test_journal_rich import gson_reads
 
 OA, AN, OR = "openai-chat", "anthropic-messages", "openai-responses"
 S = "SECRETrs5"
@@ -421,17 +418,9 @@ def test_a_bad_rich_step_is_a_corrupt_line(old, new, problem):
 def test_the_java_reference_reads_a_journal_of_new_steps_as_text_and_answer(log, tmp_path):
     """What the reference does with the new steps, by real gson: it reads id, question and
     answer (the question's text, the final answer) and ignores the rest; it never rewrites."""
-    jar, javac, java = gson_jar(), shutil.which("javac"), shutil.which("java")
-    if not (jar and javac and java):
-        pytest.skip("needs javac, java and a gson jar (LEDGERLAB_GSON_JAR)")
-    source = tmp_path / "GsonReader.java"
-    source.write_text(GSON_READER)
-    subprocess.run([javac, "-cp", jar, "-d", str(tmp_path), str(source)], check=True)
     with Journal(log) as journal:
         journal.commit("two", "第二问", "第二答")
         journal.commit("rich", ("look", PDF, "here"), "final", steps=JOURNAL_TURN.steps)
     before = log.read_bytes()
-    out = subprocess.run([java, "-cp", f"{tmp_path}{os.pathsep}{jar}", "GsonReader", str(log)],
-                         capture_output=True, text=True, encoding="utf-8", check=True).stdout
-    assert out == "two\t第二问\t第二答\nrich\tlook\\nhere\tfinal\n"
+    assert gson_reads(log, tmp_path) == "two\t第二问\t第二答\nrich\tlook\\nhere\tfinal\n"
     assert log.read_bytes() == before
