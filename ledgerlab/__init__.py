@@ -27,6 +27,7 @@ from .journal import (
 )
 from .console import printable, run_command, say, shown
 from .checks import InvalidText, InvalidTurn, check_text, utf16_units
+from .documents import Document
 from .encoders import ENCODERS, get_encoder
 from .images import Image
 from .limits import LIMITS, ProviderLimitError
@@ -39,17 +40,20 @@ from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, s
 from .shapes import DIALECTS
 from .token_rules import TokenCount
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
-from .turns import Fact, ProviderTool, Tool, ToolCall, ToolResult, Turn, fact_line
+from .steps import AssistantText, Reasoning, ToolCall, ToolResult
+from .turns import Fact, ProviderTool, Tool, Turn, fact_line
 from .wire import messages, request_body, request_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AssistantText",
     "BudgetError",
     "CoverNotInHistory",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MODEL",
     "DIALECTS",
+    "Document",
     "ENCODERS",
     "Evidence",
     "Fact",
@@ -72,6 +76,7 @@ __all__ = [
     "ProviderLimitError",
     "ProviderTool",
     "REPLY_PRIMING",
+    "Reasoning",
     "RequestOptions",
     "Selection",
     "Summary",

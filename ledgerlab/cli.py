@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import __version__
 from .console import escaped, run_command, say, shown
-from .turns import ToolCall
+from .steps import ToolCall, ToolResult, content_bytes
 from .journal import (
     FACTS,
     FACTS_SUFFIX,
@@ -79,8 +79,8 @@ def _contents(turns: list) -> str:
     if steps:
         calls = [step for step in steps if isinstance(step, ToolCall)]
         arguments = sum(len(call.arguments.encode()) for call in calls)
-        results = sum(len(step.content.encode()) for step in steps
-                      if not isinstance(step, ToolCall))
+        results = sum(content_bytes(step.content) for step in steps
+                      if isinstance(step, ToolResult))
         shown.append(f"{_plural(sum(len(turn.rounds) for turn in turns), 'round')}, "
                      f"{_plural(len(calls), 'call')} ({_plural(arguments, 'byte')} of "
                      f"arguments, {_plural(results, 'byte')} of results)")

@@ -47,6 +47,29 @@ LIMITS: dict[str, dict[str, Limit]] = {
                                                    "^[a-zA-Z0-9_-]{1,64}$"),
         "media_types": Limit(MEDIA_TYPES, "OpenAI images guide: PNG, JPEG, WEBP, "
                                           "non-animated GIF"),
+        "document_pages": Limit(None, "not documented in OpenAI's file inputs guide (PDF "
+                                      "only, as a file part)"),
+    },
+    "openai-responses": {
+        "body_bytes": Limit(None, "not documented by OpenAI"),
+        "messages": Limit(None, "not documented (input items)"),
+        "tools": Limit(None, "not documented for the Responses API (Chat Completions' 128 "
+                             "comes from its API error)"),
+        "calls_per_message": Limit(None, "not applicable: each call is an input item"),
+        "images": Limit(500, "OpenAI images guide (both APIs): up to 500 images per request"),
+        "image_bytes": Limit(50_000_000, "OpenAI images guide (both APIs): 50 MB of image "
+                                         "bytes per request"),
+        "image_side": Limit(None, "not a refusal: OpenAI scales large images down"),
+        "image_side_many": Limit(None, "not documented"),
+        "call_id_pattern": Limit(None, "not documented"),
+        "call_ids_unique": Limit(None, "not documented"),
+        "call_id_length": Limit(None, "not documented"),
+        "tool_name": Limit(r"[a-zA-Z0-9_-]{1,64}", "assumed as Chat Completions' function "
+                                                   "name: the Responses reference states no "
+                                                   "pattern"),
+        "media_types": Limit(MEDIA_TYPES, "OpenAI images guide: PNG, JPEG, WEBP, "
+                                          "non-animated GIF"),
+        "document_pages": Limit(None, "not documented in OpenAI's file inputs guide"),
     },
     "anthropic-messages": {
         "body_bytes": Limit(32_000_000, "Anthropic API overview: 32 MB on the standard "
@@ -71,6 +94,9 @@ LIMITS: dict[str, dict[str, Limit]] = {
                                                     "^[a-zA-Z0-9_-]{1,128}$ (64 in early 2025)"),
         "media_types": Limit(MEDIA_TYPES, "Anthropic vision guide: image/jpeg, image/png, "
                                           "image/gif, image/webp"),
+        "document_pages": Limit(100, "Anthropic PDF support: 100 pages per request, 32 MB "
+                                     "request (not checked here: counting a PDF's pages "
+                                     "needs a PDF parser)"),
     },
 }
 # Over this many images, Anthropic's smaller side limit applies (its vision guide).

@@ -25,93 +25,16 @@ import json
 import re
 
 from .images import image_size
-from .limits import MANY_IMAGES, LIMITS, limit, name_pattern
-from .shapes import NON_EMPTY, check_dialect
-from .turns import refuse_constant
+from .limits import MANY_IMAGES, LIMITS, limit
+from .rule_words import (ANTHROPIC_BLOCKS, AN, OA, OPENAI_PARTS, OR, RULES, WORDING,
+                         InvalidRequest, check_call_id, check_call_name, known)
+from .rules_responses import check_responses
+from .shapes import check_dialect
+from .steps import refuse_constant
 
-# The rules, keyed: what each asks, in the providers' words where they are known.
-RULES = {
-    "body": "the body must be one JSON object with a model and a non-empty messages array",
-    "role": "each message's role must be one the API knows for its place",
-    "tool-after-call": ("messages with role 'tool' must be a response to a preceding "
-                        "message with 'tool_calls'"),
-    "calls-answered": ("An assistant message with 'tool_calls' must be followed by tool "
-                       "messages responding to each 'tool_call_id'"),
-    "first-user": "the first message must use the user role",
-    "result-follows-use": ("Tool result blocks must immediately follow their corresponding "
-                           "tool use blocks; each tool_result block must have a "
-                           "corresponding tool_use block in the previous message"),
-    "use-answered": ("tool_use ids were found without tool_result blocks immediately "
-                     "after: each tool_use block must have a corresponding tool_result "
-                     "block in the next message"),
-    "results-first": ("tool_result blocks must come FIRST in the content array. Any text "
-                      "must come AFTER all tool results"),
-    "non-empty": NON_EMPTY,
-    "max-tokens": "max_tokens is required, an integer of at least 1",
-    "tools": "each tool must be an object of the dialect's shape with a name",
-    "call-id": "each tool call needs its id, a string",
-    "tool-call-id": "each tool result needs the id of the call it answers, a string",
-    "call-id-pattern": "a tool call's id must match the dialect's pattern",
-    "call-id-length": "a tool call's id must be at most the dialect's length",
-    "call-id-unique": "a tool call's id must appear once",
-    "schema-object": "a tool's parameters must be a JSON Schema of type object",
-    "tool-name": "a tool's name must match the dialect's pattern",
-    "tool-names-unique": "tool names must be unique",
-    "arguments": "a call's arguments must be what the dialect sends",
-    "block-type": "each content block or part must be of a type the API knows",
-    "media-type": "an image's media type must be one the provider lists",
-    "too-large": "the request body must be within the provider's size limit",
-    "too-many-messages": "the messages must be within the provider's count",
-    "too-many-images": "the images must be within the provider's count",
-    "image-bytes": "the images' bytes must be within the provider's limit",
-    "image-size": "each image's sides must be within the provider's pixel limit",
-    "too-many-tools": "the tools must be within the provider's count",
-    "too-many-calls": "the tool calls of one message must be within the provider's count",
-}
-
-# Each dialect's own words for a rule, where they differ from RULES' (API error texts
-# quoted in issue threads, or the provider's documentation).
-WORDING = {
-    "openai-chat": {
-        "call-id": "Missing required parameter: 'messages[N].tool_calls[M].id'",
-        "tool-call-id": "Missing required parameter: 'messages[N].tool_call_id'",
-        "call-id-length": ("string too long. Expected a string with maximum length "
-                           f"{limit('openai-chat', 'call_id_length')}"),
-        "schema-object": "schema must be a JSON Schema of 'type: \"object\"'",
-        "tool-name": f"function name must match ^{limit('openai-chat', 'tool_name')}$",
-        "arguments": "tool_calls[M].function.arguments must be a string (the JSON text)",
-        "block-type": "content parts are text, image_url, input_audio, file (refusal from "
-                      "the assistant)",
-        "media-type": "image_url data URLs of image/png, image/jpeg, image/gif, image/webp",
-    },
-    "anthropic-messages": {
-        "call-id": "messages.N.content.M.tool_use.id: Field required",
-        "tool-call-id": "messages.N.content.M.tool_result.tool_use_id: Field required",
-        "call-id-pattern": ("messages.N.content.M.tool_use.id: String should match pattern "
-                            f"'^{limit('anthropic-messages', 'call_id_pattern')}$'"),
-        "call-id-unique": "tool_use ids must be unique",
-        "schema-object": "tools.N.custom.input_schema.type: Field required",
-        "tool-name": f"tools.N.name: String should match pattern "
-                     f"'^{limit('anthropic-messages', 'tool_name')}$'",
-        "arguments": "messages.N.content.M.tool_use.input: Input should be a valid dictionary",
-        "too-large": "413 request_too_large",
-    },
-}
-
-
-class InvalidRequest(ValueError):
-    """A request body breaks a provider's rule: ``rule`` is its key in RULES, ``index``
-    the message at fault (or the tool, for a tool's rule; None when the fault is not in
-    one), ``wording`` the provider's own words for it."""
-
-    def __init__(self, rule: str, index: int | None = None, detail: str = "",
-                 dialect: str | None = None, item: str = "message") -> None:
-        self.rule, self.index = rule, index
-        self.wording = WORDING.get(dialect, {}).get(rule, RULES[rule])
-        where = "" if index is None else f" ({item} {index})"
-        more = f"; {detail}" if detail else ""
-        words = "" if self.wording == RULES[rule] else f" (the API: {self.wording})"
-        super().__init__(f"{rule}{where}: {RULES[rule]}{words}{more}")
+__all__ = ["RULES", "WORDING", "InvalidRequest", "check_request"]
+# Where each dialect's body holds its conversation.
+CONVERSATION_KEY = {OA: "messages", AN: "messages", OR: "input"}
 
 
 def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
@@ -123,10 +46,11 @@ def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
         body = json.loads(text, parse_constant=refuse_constant)
     except (ValueError, TypeError, RecursionError):  # JSONDecodeError, UnicodeDecodeError too
         raise InvalidRequest("body", detail="it is not JSON") from None
+    key = CONVERSATION_KEY[dialect]
     if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not (
-            isinstance(body.get("messages"), list) and body["messages"]):
-        raise InvalidRequest("body")
-    messages = body["messages"]
+            isinstance(body.get(key), list) and body[key]):
+        raise InvalidRequest("body", detail=f"its conversation is the {key!r} array")
+    messages = body[key]
     if not all(isinstance(message, dict) for message in messages):
         raise InvalidRequest("body", detail="a message is not an object")
     size = len(raw) if raw is not None else len(text.encode("utf-8", "surrogatepass"))
@@ -141,46 +65,7 @@ def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
     CHECKS[dialect](body, messages)
     _check_tools(body, dialect)
     _check_images(body, dialect)
-
-
-def _ids(values: object) -> list[str] | None:
-    """``values`` if every one is a str id, else None."""
-    return values if all(isinstance(value, str) for value in values) else None
-
-
-OA, AN = "openai-chat", "anthropic-messages"
-# The content part types of each OpenAI role, and Anthropic's content block types.
-OPENAI_PARTS = {"system": {"text"}, "developer": {"text"}, "tool": {"text"},
-                "user": {"text", "image_url", "input_audio", "file"},
-                "assistant": {"text", "refusal"}}
-ANTHROPIC_BLOCKS = {
-    "text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
-    "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
-    "code_execution_tool_result", "bash_code_execution_tool_result",
-    "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
-    "container_upload"}
-
-
-def _known(kind: object, kinds: set[str]) -> bool:
-    return isinstance(kind, str) and kind in kinds
-
-
-def _check_call_id(call_id: object, index: int, dialect: str) -> None:
-    """The id of a call: present, a string, of the dialect's pattern and length."""
-    if not isinstance(call_id, str) or not call_id:
-        raise InvalidRequest("call-id", index, dialect=dialect)
-    pattern, length = name_pattern(dialect, "call_id_pattern"), limit(dialect, "call_id_length")
-    if pattern is not None and not pattern.fullmatch(call_id):
-        raise InvalidRequest("call-id-pattern", index, dialect=dialect)
-    if length is not None and len(call_id) > length:
-        raise InvalidRequest("call-id-length", index, f"{len(call_id)} characters",
-                             dialect=dialect)
-
-
-def _check_tool_name(name: object, index: int | None, dialect: str,
-                     item: str = "message") -> None:
-    if not isinstance(name, str) or not name_pattern(dialect, "tool_name").fullmatch(name):
-        raise InvalidRequest("tool-name", index, dialect=dialect, item=item)
+    _check_documents(messages, dialect)
 
 
 def _check_openai(body: dict, messages: list[dict]) -> None:
@@ -197,7 +82,7 @@ def _check_openai(body: dict, messages: list[dict]) -> None:
             raise InvalidRequest("body", index, "a message's content must be text or parts "
                                  "(null only beside tool_calls)")
         if isinstance(content, list) and any(
-                not isinstance(part, dict) or not _known(part.get("type"), OPENAI_PARTS[role])
+                not isinstance(part, dict) or not known(part.get("type"), OPENAI_PARTS[role])
                 for part in content):
             raise InvalidRequest("block-type", index, dialect=OA)
         if role == "tool":
@@ -222,12 +107,12 @@ def _check_openai(body: dict, messages: list[dict]) -> None:
                 if not isinstance(call, dict) or call.get("type") not in ("function", "custom"):
                     raise InvalidRequest("block-type", index, "a tool call's type",
                                          dialect=OA)
-                _check_call_id(call.get("id"), index, OA)
+                check_call_id(call.get("id"), index, OA)
                 if call["type"] == "function":
                     function = call.get("function")
                     if not isinstance(function, dict):
                         raise InvalidRequest("arguments", index, dialect=OA)
-                    _check_tool_name(function.get("name"), index, OA)
+                    check_call_name(function.get("name"), index, OA)
                     if not isinstance(function.get("arguments"), str):
                         raise InvalidRequest("arguments", index, dialect=OA)
             ids = [call["id"] for call in calls]
@@ -275,7 +160,7 @@ def _check_anthropic(body: dict, messages: list[dict]) -> None:
             raise InvalidRequest("body", index, "a message's content must be text or blocks")
         final_answer = index == len(messages) - 1 and message.get("role") == "assistant"
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        if any(not isinstance(block, dict) or not _known(block.get("type"), ANTHROPIC_BLOCKS)
+        if any(not isinstance(block, dict) or not known(block.get("type"), ANTHROPIC_BLOCKS)
                for block in blocks):
             raise InvalidRequest("block-type", index, dialect=AN)
         texts = [block.get("text") for block in blocks if block.get("type") == "text"]
@@ -286,13 +171,18 @@ def _check_anthropic(body: dict, messages: list[dict]) -> None:
             raise InvalidRequest("non-empty", index)
         for block in blocks:
             if block["type"] == "tool_use":
-                _check_call_id(block.get("id"), index, AN)
-                _check_tool_name(block.get("name"), index, AN)
+                check_call_id(block.get("id"), index, AN)
+                check_call_name(block.get("name"), index, AN)
                 if not isinstance(block.get("input"), dict):
                     raise InvalidRequest("arguments", index, dialect=AN)
-            elif block["type"] == "tool_result" and not isinstance(block.get("tool_use_id"),
-                                                                   str):
-                raise InvalidRequest("tool-call-id", index, dialect=AN)
+            elif block["type"] == "tool_result":
+                if not isinstance(block.get("tool_use_id"), str):
+                    raise InvalidRequest("tool-call-id", index, dialect=AN)
+                _check_result_blocks(block, index)
+            elif block["type"] in ("thinking", "redacted_thinking") and any(
+                    not isinstance(block.get(key), str) for key in
+                    (("thinking", "signature") if block["type"] == "thinking" else ("data",))):
+                raise InvalidRequest("reasoning-shape", index, dialect=AN)
     previous_uses: set[str] = set()
     previous_at = None
     every_use: set[str] = set()  # a tool_use id appears once in the whole request
@@ -323,15 +213,64 @@ def _check_anthropic(body: dict, messages: list[dict]) -> None:
     if previous_uses:
         raise InvalidRequest("use-answered", previous_at,
                              f"{len(previous_uses)} tool_use(s) unanswered")
+    _check_thinking(body, _combined(messages))
 
 
-CHECKS = {OA: _check_openai, AN: _check_anthropic}
+# Anthropic's tool_result content blocks (its Messages API reference).
+RESULT_BLOCKS = {"text", "image", "document", "search_result"}
+
+
+def _check_result_blocks(block: dict, index: int) -> None:
+    """A tool_result's content: text, or blocks of the types it takes, none blank; and its
+    is_error a boolean where given."""
+    if "is_error" in block and not isinstance(block["is_error"], bool):
+        raise InvalidRequest("is-error", index, dialect=AN)
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list) or any(
+            not isinstance(part, dict) or not known(part.get("type"), RESULT_BLOCKS)
+            for part in content):
+        raise InvalidRequest("result-content", index, dialect=AN)
+    if any(part["type"] == "text" and _blank(part.get("text")) for part in content):
+        raise InvalidRequest("non-empty", index, "a text block in a tool_result")
+
+
+THINKING_ON = ("enabled", "adaptive")
+
+
+def _check_thinking(body: dict, turns: list[tuple[int, str, list]]) -> None:
+    """With thinking on, the assistant message of the tool loop in progress (the last one,
+    whose tool_use the final user message answers) must start with a thinking block."""
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") not in THINKING_ON:
+        return
+    if len(turns) < 2 or turns[-1][1] != "user" or turns[-2][1] != "assistant":
+        return
+    last, blocks = turns[-1][2], turns[-2][2]
+    if not any(block.get("type") == "tool_result" for block in last) or not any(
+            block.get("type") == "tool_use" for block in blocks):
+        return  # no tool loop in progress: the rule is about its assistant message
+    if blocks[0].get("type") not in ("thinking", "redacted_thinking"):
+        raise InvalidRequest("thinking-first", turns[-2][0], f"found {blocks[0].get('type')}",
+                             dialect=AN)
+
+
+CHECKS = {OA: _check_openai, AN: _check_anthropic, OR: check_responses}
 
 
 def _function_tool(tool: dict, dialect: str) -> tuple[object, object] | None:
     """A function tool's (name, schema) in ``dialect``'s shape; None for a provider's own
     tool type (an OpenAI custom tool, an Anthropic server tool), which passes untouched."""
     kind = tool.get("type")
+    if dialect == OR:  # flat function tools; the API's own types (web_search ...) pass
+        if kind != "function":
+            if not isinstance(kind, str):
+                raise InvalidRequest("tools")
+            return None
+        if not isinstance(tool.get("name"), str):
+            raise InvalidRequest("tools")
+        return tool["name"], tool.get("parameters", {"type": "object"})
     if dialect == OA:
         if kind == "custom" and isinstance(tool.get("custom"), dict):
             return None
@@ -366,7 +305,7 @@ def _check_tools(body: dict, dialect: str) -> None:
             names.add(name)
         if function is None:
             continue
-        _check_tool_name(name, number, dialect, item="tool")
+        check_call_name(name, number, dialect, item="tool")
         if not isinstance(function[1], dict) or function[1].get("type") != "object":
             raise InvalidRequest("schema-object", number, dialect=dialect, item="tool")
 
@@ -374,28 +313,86 @@ def _check_tools(body: dict, dialect: str) -> None:
 DATA_URL = re.compile(r"data:([^;,]*);base64,(.*)", re.DOTALL)
 
 
+def _parts(messages: list[dict], dialect: str):
+    """(message index, part) of each content part: a message's, and inside a tool result
+    (Anthropic's tool_result blocks, the Responses API's function_call_output)."""
+    for index, message in enumerate(messages):
+        content = message.get("output" if message.get("type") == "function_call_output"
+                              else "content")
+        for part in content if isinstance(content, list) else ():
+            if not isinstance(part, dict):
+                continue
+            yield index, part
+            inner = part.get("content") if part.get("type") == "tool_result" else None
+            for nested in inner if dialect == AN and isinstance(inner, list) else ():
+                if isinstance(nested, dict):
+                    yield index, nested
+
+
+def _data_url(url: object) -> tuple[str | None, str | None]:
+    """A data URL's (media type, base64 data); (None, None) for another URL or none."""
+    found = DATA_URL.fullmatch(url) if isinstance(url, str) else None
+    return (found[1], found[2]) if found else (None, None)
+
+
 def _images(messages: list[dict], dialect: str):
     """(message index, media type, base64 data or None) of each image in the messages."""
-    for index, message in enumerate(messages):
-        content = message.get("content")
-        for part in content if isinstance(content, list) else ():
-            if dialect == OA and part.get("type") == "image_url":
-                url = part.get("image_url")
-                url = url.get("url") if isinstance(url, dict) else None
-                found = DATA_URL.fullmatch(url) if isinstance(url, str) else None
-                yield (index, found[1], found[2]) if found else (index, None, None)
-            elif dialect == AN and part.get("type") == "image":
-                source = part.get("source")
-                if isinstance(source, dict) and source.get("type") == "base64":
-                    yield index, source.get("media_type"), source.get("data")
-                else:
-                    yield index, None, None
+    for index, part in _parts(messages, dialect):
+        kind = part.get("type")
+        if dialect == OA and kind == "image_url":
+            url = part.get("image_url")
+            yield (index, *_data_url(url.get("url") if isinstance(url, dict) else None))
+        elif dialect == OR and kind == "input_image":
+            yield (index, *_data_url(part.get("image_url")))
+        elif dialect == AN and kind == "image":
+            source = part.get("source")
+            if isinstance(source, dict) and source.get("type") == "base64":
+                yield index, source.get("media_type"), source.get("data")
+            else:
+                yield index, None, None
+
+
+PDF = "application/pdf"
+
+
+def _check_documents(messages: list[dict], dialect: str) -> None:
+    """Each document given inline: base64 of its media type (a PDF where the dialect takes
+    PDF only inline: OpenAI Chat's file part, Anthropic's base64 document source)."""
+    for index, part in _parts(messages, dialect):
+        kind, data = part.get("type"), None
+        if dialect == OA and kind == "file":
+            file = part.get("file")
+            if not isinstance(file, dict):
+                raise InvalidRequest("document", index)
+            if "file_data" in file:
+                media_type, data = _data_url(file["file_data"])
+                if media_type != PDF:
+                    raise InvalidRequest("document", index, "file_data: a PDF data URL")
+        elif dialect == OR and kind == "input_file" and "file_data" in part:
+            media_type, data = _data_url(part["file_data"])
+            if media_type is None:
+                raise InvalidRequest("document", index, "file_data: a data URL")
+        elif dialect == AN and kind == "document":
+            source = part.get("source")
+            if not isinstance(source, dict):
+                raise InvalidRequest("document", index)
+            if source.get("type") == "base64":
+                if source.get("media_type") != PDF:
+                    raise InvalidRequest("document", index, "a base64 source is a PDF")
+                data = source.get("data")
+                if not isinstance(data, str):
+                    raise InvalidRequest("document", index)
+        if data is not None:
+            try:
+                base64.b64decode(data, validate=True)
+            except (binascii.Error, ValueError):
+                raise InvalidRequest("document", index, "its data is not base64") from None
 
 
 def _check_images(body: dict, dialect: str) -> None:
     """Media types, and the limits on images' count, bytes and pixels."""
     known, count, total, sides = limit(dialect, "media_types"), 0, 0, []
-    for index, media_type, data in _images(body["messages"], dialect):
+    for index, media_type, data in _images(body[CONVERSATION_KEY[dialect]], dialect):
         count += 1
         if data is None:  # a URL or a file id: its bytes are not in the body
             continue

@@ -51,6 +51,8 @@ from .memory_sections import SummaryPlan, lines_that_fit, lines_within_tokens, s
 from .shapes import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
 from .token_rules import TokenCount, request_basis
 from .tokens import MessageCounter, counter
+from .images import Image
+from .steps import ToolResult
 from .turns import Fact, Turn
 from .wire import request_bytes, request_writer
 
@@ -181,11 +183,13 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
 def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple) -> RequestTally:
     """The images and messages of a request with ``turns``, against the provider's limits."""
     shape, tally = SHAPES[options.dialect], RequestTally(options.dialect)
-    tally.add(() if isinstance(current, str) else
-              [part for part in current if not isinstance(part, str)],
+    tally.add([part for part in ((current,) if isinstance(current, str) else current)
+               if isinstance(part, Image)]
+              + [image for step in options.current_steps if isinstance(step, ToolResult)
+                 for image in step.images],
               message_count(shape, steps=options.current_steps))
     for turn in turns:
-        tally.add(turn.images, message_count(shape, turn))
+        tally.add(turn.images + turn.result_images, message_count(shape, turn))
     return tally
 
 
@@ -379,7 +383,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
         if turn.plain:  # the hot path: a question and an answer, no image
             tally.messages += 2
         else:
-            tally.add(turn.images, message_count(shape, turn))
+            tally.add(turn.images + turn.result_images, message_count(shape, turn))
         if tally.broken():  # a provider's count (images, messages) that more turns only grow
             break
         if room is not None:

@@ -29,9 +29,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .checks import InvalidText, InvalidTurn, id_tag
+from .images import Image
 from .limits import ProviderLimitError, limit, name_pattern
 from .memory import Evidence, Summary
-from .turns import ProviderTool, ToolCall, Turn, rounds_of
+from .steps import full_rounds, rounds_of
+from .turns import ProviderTool, ToolCall, ToolResult, Turn
 
 
 def hole(name: str) -> str:
@@ -43,15 +45,19 @@ def hole(name: str) -> str:
 
 
 class Shape:
-    """One dialect's pieces. The defaults are what both dialects share."""
+    """One dialect's pieces. The defaults are what the dialects share."""
 
     name = ""
     # Does the body carry the reply's reserve as a required ``max_tokens``?
     requires_max_tokens = False
     # Does the provider refuse empty or whitespace-only text (NON_EMPTY)?
     refuses_empty_text = False
+    # Is a blank system left out of the body (where it is a field of its own)?
+    omits_blank_system = False
     # Are a call's arguments sent as their JSON text (else as the object, ``call.input``)?
     arguments_as_text = True
+    # May a tool result's content hold images?
+    result_images = True
 
     def body(self, model, max_tokens, system, facts, messages: list, tools: list,
              evidence=None, summaries=None) -> dict:
@@ -74,11 +80,16 @@ class Shape:
         return {"role": "assistant", "content": text}
 
     def text(self, text) -> dict:
-        """A text part of a question."""
+        """A text part of a question (or of a tool result)."""
         return {"type": "text", "text": text}
 
     def image(self, media_type, data) -> dict:
-        """An image part of a question; ``data`` is its base64."""
+        """An image part of a question (or of a tool result); ``data`` is its base64."""
+        raise NotImplementedError
+
+    def document(self, media_type, data, filename=None) -> dict:
+        """A document (PDF) part of a question; ``data`` is its base64, ``filename`` None
+        where it has none."""
         raise NotImplementedError
 
     def call(self, id, name, arguments) -> dict:
@@ -86,12 +97,13 @@ class Shape:
         ``arguments_as_text``)."""
         raise NotImplementedError
 
-    def result(self, call_id, content) -> dict:
-        """What a tool returned for one call."""
+    def result(self, call_id, content, is_error=False) -> dict:
+        """What a tool returned for one call: ``content`` its text or its list of parts."""
         raise NotImplementedError
 
-    def round(self, calls: list, results: list) -> list:
-        """The messages of one round: its calls' pieces, then its results' pieces."""
+    def round(self, calls: list, results: list, reasoning: Sequence = (), text=None) -> list:
+        """The messages (or items) of one round: its reasoning items (this dialect's, as
+        given), its text beside the calls (None: none), its calls, then its results."""
         raise NotImplementedError
 
     def tool(self, name, description, schema) -> dict:
@@ -100,7 +112,12 @@ class Shape:
 
 
 class OpenAIChat(Shape):
+    """Reasoning is left out (Chat Completions has no reasoning items); a result is text,
+    or text parts (its API reference lists no image part for a ``tool`` message); an
+    error result is its content as is (there is no error field)."""
+
     name = "openai-chat"
+    result_images = False
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
              summaries=None):
@@ -117,14 +134,18 @@ class OpenAIChat(Shape):
     def image(self, media_type, data):
         return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
 
+    def document(self, media_type, data, filename=None):
+        named = {} if filename is None else {"filename": filename}
+        return {"type": "file", "file": {**named, "file_data": f"data:{media_type};base64,{data}"}}
+
     def call(self, id, name, arguments):
         return {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
-    def result(self, call_id, content):
+    def result(self, call_id, content, is_error=False):
         return {"role": "tool", "tool_call_id": call_id, "content": content}
 
-    def round(self, calls, results):
-        return [{"role": "assistant", "content": None, "tool_calls": calls}, *results]
+    def round(self, calls, results, reasoning=(), text=None):
+        return [{"role": "assistant", "content": text, "tool_calls": calls}, *results]
 
     def tool(self, name, description, schema):
         return {"type": "function",
@@ -132,9 +153,13 @@ class OpenAIChat(Shape):
 
 
 class AnthropicMessages(Shape):
+    """A round is one assistant message ``[thinking..., text, tool_use...]`` and one user
+    message of its ``tool_result`` blocks; an error result carries ``"is_error": true``."""
+
     name = "anthropic-messages"
     requires_max_tokens = True
     refuses_empty_text = True
+    omits_blank_system = True
     arguments_as_text = False
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
@@ -157,17 +182,88 @@ class AnthropicMessages(Shape):
         return {"type": "image", "source": {"type": "base64", "media_type": media_type,
                                             "data": data}}
 
+    def document(self, media_type, data, filename=None):
+        return {"type": "document", "source": {"type": "base64", "media_type": media_type,
+                                               "data": data}}
+
     def call(self, id, name, arguments):
         return {"type": "tool_use", "id": id, "name": name, "input": arguments}
 
-    def result(self, call_id, content):
-        return {"type": "tool_result", "tool_use_id": call_id, "content": content}
+    def result(self, call_id, content, is_error=False):
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+        if is_error:
+            block["is_error"] = True
+        return block
 
-    def round(self, calls, results):
-        return [{"role": "assistant", "content": calls}, {"role": "user", "content": results}]
+    def round(self, calls, results, reasoning=(), text=None):
+        said = [] if text is None else [self.text(text)]
+        return [{"role": "assistant", "content": [*reasoning, *said, *calls]},
+                {"role": "user", "content": results}]
 
     def tool(self, name, description, schema):
         return {"name": name, "description": description, "input_schema": schema}
+
+
+class OpenAIResponses(Shape):
+    """OpenAI's Responses API: ``{"model", "instructions", "input": [...], "tools"}``.
+
+    The system is ``instructions``, the field the API documents for the system (or
+    developer) message, so it stays the application's own text; a blank one is left out.
+    The facts, evidence and summaries are ``developer`` messages at the start of
+    ``input``, one per section, as OpenAI Chat's further ``system`` messages are: memory is
+    kept apart from the instructions, each section its own item, in the same order. Items:
+    a user message (its text, or ``input_text``, ``input_image``, ``input_file`` parts), a
+    round's ``reasoning`` item as given, its text as an assistant message, a
+    ``function_call`` per call (``call_id``, ``arguments`` as JSON text), a
+    ``function_call_output`` per result (``output``: the text, or ``input_text`` and
+    ``input_image`` parts), the answer an assistant message. Tools are flat
+    ``{"type": "function", "name", "description", "parameters"}``. An error result is its
+    output as is (there is no error field)."""
+
+    name = "openai-responses"
+    omits_blank_system = True
+
+    def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
+             summaries=None):
+        body = {"model": model}
+        if system is not None:
+            body["instructions"] = self.system(system)
+        body["input"] = [self.developer(text) for text in sections(facts, evidence, summaries)]
+        body["input"] += messages
+        if tools:
+            body["tools"] = tools
+        return body
+
+    def system(self, text):
+        return text
+
+    def developer(self, text):
+        """A memory section (facts, evidence, summaries): a developer message."""
+        return {"role": "developer", "content": text}
+
+    def text(self, text):
+        return {"type": "input_text", "text": text}
+
+    def image(self, media_type, data):
+        return {"type": "input_image", "image_url": f"data:{media_type};base64,{data}"}
+
+    def document(self, media_type, data, filename=None):
+        named = {} if filename is None else {"filename": filename}
+        return {"type": "input_file", **named, "file_data": f"data:{media_type};base64,{data}"}
+
+    def call(self, id, name, arguments):
+        return {"type": "function_call", "call_id": id, "name": name, "arguments": arguments}
+
+    def result(self, call_id, content, is_error=False):
+        return {"type": "function_call_output", "call_id": call_id, "output": content}
+
+    def round(self, calls, results, reasoning=(), text=None):
+        said = [] if text is None else [self.answer(text)]
+        return [*reasoning, *said, *calls, *results]
+
+    def tool(self, name, description, schema):
+        return {"type": "function", "name": name, "description": description,
+                "parameters": schema}
 
 
 def sections(*texts) -> list:
@@ -190,7 +286,7 @@ def lines_content(lines) -> str:
     return "\n".join(lines)
 
 
-SHAPES = {shape.name: shape for shape in (OpenAIChat(), AnthropicMessages())}
+SHAPES = {shape.name: shape for shape in (OpenAIChat(), AnthropicMessages(), OpenAIResponses())}
 DIALECTS = tuple(SHAPES)
 
 
@@ -202,9 +298,10 @@ def check_dialect(dialect: object) -> str:
 
 
 def system_text(shape: Shape, system: str) -> str | None:
-    """The system as the body carries it: None (left out) where the dialect refuses empty
-    text and it is empty or only whitespace."""
-    return None if shape.refuses_empty_text and not system.strip() else system
+    """The system as the body carries it: None (left out) where the dialect leaves a blank
+    system out (Anthropic refuses empty text; the Responses API's instructions are
+    optional) and it is empty or only whitespace."""
+    return None if shape.omits_blank_system and not system.strip() else system
 
 
 def tool_entry(shape: Shape, tool) -> dict:
@@ -217,7 +314,17 @@ def tool_entry(shape: Shape, tool) -> dict:
 def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> None:
     """InvalidTurn if a call or a tool breaks a rule of ``dialect`` (``ledgerlab.limits``:
     its call id pattern and length, its tool name pattern, calls per message, tools per
-    request, a provider tool of another dialect), so that no body of it is built."""
+    request, a provider tool of another dialect) or a result holds what the dialect does
+    not take (an image where results are text; a blank text part where text must not be
+    blank), so that no body of it is built."""
+    shape = SHAPES[dialect]
+    for step in steps:
+        if type(step) is ToolResult and type(step.content) is tuple:
+            if step.images and not shape.result_images:
+                raise InvalidTurn(f"{dialect} refuses an image in a tool result (its tool "
+                                  f"results are text): result {id_tag(step.call_id)}")
+            if shape.refuses_empty_text:
+                refuse_empty(step.content)
     id_pattern, id_length = name_pattern(dialect, "call_id_pattern"), limit(dialect,
                                                                          "call_id_length")
     names, most_calls = name_pattern(dialect, "tool_name"), limit(dialect, "calls_per_message")
@@ -253,7 +360,14 @@ def message_count(shape: Shape, turn: Turn | None = None, steps: tuple = ()) -> 
     and its rounds ``steps``, puts in the dialect's messages array."""
     if turn is not None:
         return 1 + message_count(shape, steps=turn.steps)
-    return 1 + sum(len(shape.round(calls, results)) for calls, results in rounds_of(steps))
+    return 1 + sum(len(shape.round(round_.calls, round_.results, kept_reasoning(shape, round_),
+                                   round_.text)) for round_ in full_rounds(steps))
+
+
+def kept_reasoning(shape: Shape, round_) -> list[dict]:
+    """A round's reasoning items that a body of ``shape`` carries: its own dialect's, as
+    given (another dialect's are left out)."""
+    return [item.as_dict for item in round_.reasoning if item.dialect == shape.name]
 
 
 def refuse_reused_ids(dialect: str, turns: Sequence[Turn], current_steps: tuple) -> None:
@@ -290,18 +404,29 @@ def question_content(shape: Shape, question: str | tuple) -> object:
     """A question as a user message's content: its text, or its parts as content blocks."""
     if isinstance(question, str):
         return question
-    return [shape.text(part) if isinstance(part, str) else shape.image(part.media_type,
-                                                                       part.base64)
-            for part in question]
+    return [part_piece(shape, part) for part in question]
+
+
+def part_piece(shape: Shape, part) -> dict:
+    """A part of a question or of a result: a text, an image or a document."""
+    if isinstance(part, str):
+        return shape.text(part)
+    if isinstance(part, Image):
+        return shape.image(part.media_type, part.base64)
+    return shape.document(part.media_type, part.base64, part.filename)
 
 
 def round_messages(shape: Shape, steps: tuple) -> list[dict]:
-    """The messages of tool rounds: each round's calls, then the results that answer them."""
+    """The messages of tool rounds: each round's reasoning (this dialect's), its text, its
+    calls, then the results that answer them."""
     messages = []
-    for calls, results in rounds_of(steps):
+    for round_ in full_rounds(steps):
         messages.extend(shape.round(
-            [shape.call(call.id, call.name, arguments(shape, call)) for call in calls],
-            [shape.result(answer.call_id, answer.content) for answer in results]))
+            [shape.call(call.id, call.name, arguments(shape, call)) for call in round_.calls],
+            [shape.result(answer.call_id, question_content(shape, answer.content),
+                          answer.is_error) for answer in round_.results],
+            kept_reasoning(shape, round_),
+            None if round_.text is None else round_.text.text))
     return messages
 
 

@@ -50,10 +50,11 @@ from importlib.resources import files
 from .checks import check_text
 from .images import Image
 from .shapes import check_dialect, lines_content
+from .steps import check_steps, full_rounds
 from .token_rules import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
                           anthropic_tool_prompt, image_rule, openai_image_tokens)
-from .turns import (Fact, Tool, Turn, check_fact, check_question, check_steps, check_tools,
-                    fact_line, facts_content, rounds_of)
+from .turns import (Fact, Tool, Turn, check_fact, check_question, check_tools, fact_line,
+                    facts_content)
 
 MEMO_SIZE = 1024  # tools whose cost a counter keeps
 PER_MESSAGE = 3  # every message: <|start|>{role}<|message|>...<|end|> in the cookbook's words
@@ -286,18 +287,36 @@ class MessageCounter:
         """A user message: its text, or its parts' text and images."""
         if isinstance(question, str):
             return self.message("user", question)
-        return self.role["user"] + sum(
-            self.count(part) if isinstance(part, str) else self.image(part.width, part.height)
-            for part in question)
+        return self.role["user"] + self.parts(question)
+
+    def parts(self, parts: tuple) -> int:
+        """Text and image parts; a Document has no documented token rule here: refused."""
+        total = 0
+        for part in parts:
+            if isinstance(part, str):
+                total += self.count(part)
+            elif isinstance(part, Image):
+                total += self.image(part.width, part.height)
+            else:
+                raise ValueError("a Document's tokens are not counted (no documented rule "
+                                 "here): budget a request with documents in bytes")
+        return total
 
     def steps(self, steps: tuple) -> int:
         """Tool rounds (an estimate): each round's call message holds its calls' names and
         arguments, and each result is a ``tool`` message of its content."""
         total = 0
-        for calls, results in rounds_of(steps):
+        for round_ in full_rounds(steps):
             total += self.role["assistant"] + sum(
-                self.count(call.name) + self.count(call.arguments) for call in calls)
-            total += sum(self.message("tool", result.content) for result in results)
+                self.count(call.name) + self.count(call.arguments) for call in round_.calls)
+            # An estimate, labelled: the text beside the calls as text, and each reasoning
+            # item as the tokens of its JSON text (no provider documents either count).
+            if round_.text is not None:
+                total += self.count(round_.text.text)
+            total += sum(self.count(item.item) for item in round_.reasoning)
+            total += sum(self.message("tool", result.content) if isinstance(result.content, str)
+                         else self.role["tool"] + self.parts(result.content)
+                         for result in round_.results)
         return total
 
     def turn(self, turn: Turn) -> int:

@@ -13,12 +13,14 @@ tags only: conversation text is private.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .checks import InvalidText, InvalidTurn, check_id, check_text, id_tag
+from .checks import InvalidTurn, check_id, check_text, id_tag
+from .documents import Document
 from .images import Image
+from .steps import (AssistantText, Reasoning, ToolCall, ToolResult, check_content,
+                    check_steps, check_tool_name, content_text, json_object, rounds_of)
 
 
 @dataclass(frozen=True)
@@ -58,108 +60,6 @@ def check_fact(fact: object) -> Fact:
     if not isinstance(fact, Fact):
         raise TypeError(f"facts must be Fact, not {type(fact).__name__}")
     return fact
-
-
-# The widest of the providers' patterns for a tool's name (Anthropic's; OpenAI's allows 64
-# characters, which a request in its dialect checks: ``ledgerlab.limits``).
-TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
-
-
-def check_tool_name(name: object, field_name: str = "name") -> str:
-    check_text(name, field_name)
-    if not TOOL_NAME.fullmatch(name):
-        raise InvalidTurn(f"{field_name} must be 1 to 128 of A-Z a-z 0-9 _ - "
-                          f"(got {len(name)} characters)")
-    return name
-
-
-def refuse_constant(name: str) -> object:
-    """``json.loads``' ``parse_constant``: NaN and Infinity are not JSON, whatever Python
-    accepts."""
-    raise ValueError(f"{name} is not JSON")
-
-
-MAX_NESTING = 100  # levels of objects and arrays in arguments and schemas
-
-
-def _nesting(value: object) -> int:
-    """How many levels of objects and arrays ``value`` nests (without recursion)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, depth)
-            stack.extend((child, depth + 1)
-                         for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
-
-
-def json_object(value: object, field_name: str) -> dict:
-    """``value`` (a dict, or the JSON text of an object) as a new dict; InvalidTurn if it is not
-    one JSON object (NaN and Infinity are not JSON, and neither provider takes them)."""
-    try:
-        if isinstance(value, str):
-            check_text(value, field_name)
-            parsed = json.loads(value, parse_constant=refuse_constant)
-        elif isinstance(value, Mapping):
-            parsed = json.loads(json.dumps(value, allow_nan=False))  # a deep, JSON-only copy
-        else:
-            raise TypeError(f"{field_name} must be a dict or JSON text, not {type(value).__name__}")
-    except (ValueError, RecursionError) as error:
-        if isinstance(error, InvalidText):
-            raise
-        raise InvalidTurn(f"{field_name} is not valid JSON ({type(error).__name__})") from None
-    if not isinstance(parsed, dict):
-        raise InvalidTurn(f"{field_name} must be a JSON object, not a JSON {type(parsed).__name__}")
-    if _nesting(parsed) > MAX_NESTING:  # what is accepted must be writable, whatever the stack
-        raise InvalidTurn(f"{field_name} nests deeper than {MAX_NESTING} levels")
-    try:  # an escaped lone surrogate parses, and 1e999 parses as inf: no wire carries either
-        json.dumps(parsed, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidText(f"{field_name} holds a lone surrogate") from None
-    except ValueError:
-        raise InvalidTurn(f"{field_name} holds a number out of JSON's range") from None
-    return parsed
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """The assistant asking for a tool: the call's id, the tool's name, and its arguments
-    as the JSON text of an object (what OpenAI sends; Anthropic sends the object)."""
-
-    id: str
-    name: str
-    arguments: str
-
-    def __post_init__(self) -> None:
-        check_id(self.id, "call id")
-        check_tool_name(self.name, "tool name")
-        check_text(self.arguments, "arguments")  # the JSON text, as OpenAI sends it
-        json_object(self.arguments, "arguments")
-
-    @property
-    def input(self) -> dict:
-        """The arguments as an object (a new one each time): what Anthropic's tool_use sends."""
-        return json.loads(self.arguments)
-
-    def __repr__(self) -> str:
-        return (f"ToolCall({id_tag(self.id)}, name={len(self.name)} chars, "
-                f"arguments={len(self.arguments.encode())} bytes)")
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """What a tool returned for the call whose id is ``call_id``, as text."""
-
-    call_id: str
-    content: str
-
-    def __post_init__(self) -> None:
-        check_id(self.call_id, "call_id")
-        check_text(self.content, "content")
-
-    def __repr__(self) -> str:
-        return f"ToolResult({id_tag(self.call_id)}, content={len(self.content.encode())} bytes)"
 
 
 @dataclass(frozen=True)
@@ -249,78 +149,35 @@ def check_tools(tools: object) -> tuple:
 
 
 def check_question(question: object, field_name: str = "question") -> str | tuple:
-    """A question is a str, or a non-empty tuple of parts, each a str or an Image."""
-    if isinstance(question, str):  # a str subclass (numpy.str_, say) is kept as its str
-        return str.__str__(check_text(question, field_name))
-    if not isinstance(question, tuple):
-        raise InvalidText(f"{field_name} must be str or a tuple of str and Image parts, "
-                          f"not {type(question).__name__}")
-    if not question:
-        raise InvalidTurn(f"{field_name} has no parts")
-    for number, part in enumerate(question, 1):
-        if isinstance(part, str):
-            check_text(part, f"{field_name} part {number}")
-        elif not isinstance(part, Image):
-            raise InvalidText(f"{field_name} part {number} must be str or Image, "
-                              f"not {type(part).__name__}")
-    return tuple(str.__str__(part) if isinstance(part, str) else part for part in question)
+    """A question is a str, or a non-empty tuple of parts, each a str, an Image or a
+    Document."""
+    return check_content(question, field_name, (Image, Document))
 
 
 def question_text(question: str | tuple) -> str:
-    """A question's text: itself, or its text parts joined by newlines (images left out)."""
-    if isinstance(question, str):
-        return question
-    return "\n".join(part for part in question if isinstance(part, str))
+    """A question's text: itself, or its text parts joined by newlines (images and
+    documents left out)."""
+    return content_text(question)
 
 
-def check_steps(steps: object, field_name: str = "steps") -> tuple:
-    """``steps`` as a tuple, if it is whole rounds: one or more ToolCall, then one ToolResult
-    for each of them (in any order), and so on. A call left unanswered, a result for a call
-    its round did not make, or an id used twice in the turn is refused."""
-    if isinstance(steps, (str, bytes)) or not isinstance(steps, Sequence):
-        raise TypeError(f"{field_name} must be a sequence of ToolCall and ToolResult")
-    steps = tuple(steps)
-    seen: set[str] = set()
-    waiting: set[str] = set()  # the calls of the open round not yet answered
-    answering = False  # the open round's results have begun
-    rounds = 0
-    for number, step in enumerate(steps, 1):
-        if isinstance(step, ToolCall):
-            if answering:
-                raise InvalidTurn(f"{field_name}: round {rounds} leaves {len(waiting)} "
-                                  f"call(s) unanswered before step {number} calls again")
-            if not waiting:
-                rounds += 1
-            if step.id in seen:
-                raise InvalidTurn(f"{field_name}: call id {id_tag(step.id)} is used twice")
-            seen.add(step.id)
-            waiting.add(step.id)
-        elif isinstance(step, ToolResult):
-            if step.call_id not in waiting:
-                raise InvalidTurn(f"{field_name}: step {number} answers {id_tag(step.call_id)}, "
-                                  f"which is not an unanswered call of its round")
-            waiting.discard(step.call_id)
-            answering = bool(waiting)
-        else:
-            raise TypeError(f"{field_name} must be ToolCall and ToolResult, "
-                            f"not {type(step).__name__}")
-    if waiting:
-        raise InvalidTurn(f"{field_name}: round {rounds} leaves {len(waiting)} call(s) "
-                          f"unanswered")
-    return steps
+def least_step_bytes(step: object) -> int:
+    """Fewer bytes than any dialect writes for a step: its ids, names and texts, each
+    character at least one byte (a call's arguments, which Anthropic re-writes, and
+    reasoning, which other dialects leave out, count nothing)."""
+    if isinstance(step, ToolCall):
+        return len(step.id) + len(step.name)
+    if isinstance(step, ToolResult):
+        return len(step.call_id) + least_content_bytes(step.content)
+    if isinstance(step, AssistantText):
+        return len(step.text)
+    return 0
 
 
-def rounds_of(steps: tuple) -> tuple[tuple[tuple[ToolCall, ...], tuple[ToolResult, ...]], ...]:
-    """Checked steps as rounds: (the calls made together, the results that answer them)."""
-    rounds, calls, results = [], [], []
-    for step in steps:
-        if isinstance(step, ToolCall) and results:
-            rounds.append((tuple(calls), tuple(results)))
-            calls, results = [], []
-        (calls if isinstance(step, ToolCall) else results).append(step)
-    if calls:
-        rounds.append((tuple(calls), tuple(results)))
-    return tuple(rounds)
+def least_content_bytes(content: str | tuple) -> int:
+    """A text, or parts' texts and the base64 of their images and documents."""
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(part) if isinstance(part, str) else len(part.base64) for part in content)
 
 
 @dataclass(frozen=True)
@@ -344,14 +201,8 @@ class Turn:
         object.__setattr__(self, "question", check_question(self.question))
         check_text(self.answer, "answer")
         object.__setattr__(self, "steps", check_steps(self.steps))
-        least = len(self.answer) + sum(  # (arguments left out: Anthropic re-writes them)
-            len(step.id) + len(step.name) if isinstance(step, ToolCall)
-            else len(step.call_id) + len(step.content) for step in self.steps)
-        if isinstance(self.question, str):
-            least += len(self.question)
-        else:
-            least += sum(len(part) if isinstance(part, str) else len(part.base64)
-                         for part in self.question)
+        least = (len(self.answer) + least_content_bytes(self.question)
+                 + sum(map(least_step_bytes, self.steps)))
         object.__setattr__(self, "_least_bytes", least)
 
     @property
@@ -366,8 +217,20 @@ class Turn:
 
     @property
     def images(self) -> tuple[Image, ...]:
+        """The question's images (an image in a tool result is in ``result_images``)."""
         return () if isinstance(self.question, str) else tuple(
             part for part in self.question if isinstance(part, Image))
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        return () if isinstance(self.question, str) else tuple(
+            part for part in self.question if isinstance(part, Document))
+
+    @property
+    def result_images(self) -> tuple[Image, ...]:
+        """The images in the turn's tool results."""
+        return tuple(image for step in self.steps if isinstance(step, ToolResult)
+                     for image in step.images)
 
     @property
     def rounds(self) -> tuple:
@@ -382,8 +245,14 @@ class Turn:
             parts = (f", images={len(self.images)} "
                      f"({sum(len(image.data) for image in self.images)} bytes)")
         steps = ""
+        if self.documents:
+            parts += (f", documents={len(self.documents)} "
+                      f"({sum(len(document.data) for document in self.documents)} bytes)")
         if self.steps:
             calls = sum(isinstance(step, ToolCall) for step in self.steps)
             steps = f", rounds={len(self.rounds)}, calls={calls}"
+            reasoning = sum(isinstance(step, Reasoning) for step in self.steps)
+            if reasoning:
+                steps += f", reasoning={reasoning}"
         return (f"Turn(question={question} bytes{parts}, "
                 f"answer={len(self.answer.encode())} bytes{steps})")

@@ -47,8 +47,10 @@ from .options import WIRE, RequestOptions, takes_options
 from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, evidence_line,
                      hole, lines_content, max_tokens_field, refuse_empty, refuse_for_dialect,
                      summary_line, system_text, tool_entry)
-from .turns import (Fact, ProviderTool, Tool, ToolCall, Turn, check_fact, check_question,
-                    fact_line, facts_content)
+from .images import Image
+from .steps import full_rounds
+from .turns import (Fact, ProviderTool, Tool, Turn, check_fact, check_question, fact_line,
+                    facts_content)
 
 # A hole as the encoder writes it: a whole value (its quotes included), or inside a string.
 HOLE = re.compile(r'"\\u0000(\w+)\\u0000"|\\u0000(\w+)\\u0000')
@@ -131,12 +133,24 @@ class RequestWriter:
         self.answer = piece(shape.answer, "text")
         self.text_part = piece(shape.text, "text")
         self.image_part = piece(shape.image, "media_type", "data", raw=("media_type", "data"))
+        # A document with its file name, and without one (the key is left out).
+        self.document_parts = (
+            piece(lambda media_type, data: shape.document(media_type, data), "media_type",
+                  "data", raw=("media_type", "data")),
+            piece(shape.document, "media_type", "data", "filename", raw=("media_type", "data")))
         self.call = piece(shape.call, "id", "name", "arguments")
-        self.result = piece(shape.result, "call_id", "content")
+        # A result, by its is_error (Anthropic writes the flag only when it is set).
+        self.results = tuple(piece(lambda call_id, content, error=error: shape.result(
+            call_id, content, error), "call_id", "content") for error in (False, True))
         self.tool_entry = piece(shape.tool, "name", "description", "schema")
-        # A round's messages without the array's brackets; calls and results go in joined.
-        self.round = Template(self.json_text(shape.round([hole("calls")], [hole("results")]))
-                              [1:-1], ("calls", "results"))
+        # A round's messages without the array's brackets, by whether it has reasoning of
+        # this dialect and text: its calls, results and reasoning go in joined.
+        names = ("calls", "results", "reasoning", "text")
+        self.round_templates = {
+            (reasoning, text): Template(self.json_text(shape.round(
+                [hole("calls")], [hole("results")], [hole("reasoning")] if reasoning else [],
+                hole("text") if text else None))[1:-1], names)
+            for reasoning in (False, True) for text in (False, True)}
 
         def around_messages(tools: bool, *given: bool, system: bool = True) -> list[str]:
             texts = [hole(name) if on else None for name, on in zip(SECTIONS, given)]
@@ -173,6 +187,7 @@ class RequestWriter:
         # arguments: both are made once and kept here, by the value written.
         self.tool_text = lru_cache(maxsize=MEMO_SIZE)(self.write_tool)
         self.input_text = lru_cache(maxsize=MEMO_SIZE)(self.write_input)
+        self.reasoning_text = lru_cache(maxsize=MEMO_SIZE)(self.write_reasoning)
 
     def finish(self, text: str) -> bytes:
         """The escapes json.dumps does not make (gson's U+2028/U+2029), then UTF-8.
@@ -192,40 +207,54 @@ class RequestWriter:
     # The request's parts, as JSON text before ``finish``.
 
     def user_message(self, question: str | tuple) -> str:
-        if type(question) is str:
-            return self.user.fill((self.quote(question),))
-        return self.user.fill(("[" + self.item.join(map(self.part, question)) + "]",))
+        return self.user.fill((self.content(question),))
+
+    def content(self, content: str | tuple) -> str:
+        """A question's or a result's content: its text, or its parts in an array."""
+        if type(content) is str:
+            return self.quote(content)
+        return "[" + self.item.join(map(self.part, content)) + "]"
 
     def part(self, part: str | object) -> str:
         if type(part) is str:
             return self.text_part.fill((self.quote(part),))
-        return self.image_part.fill((part.media_type, part.base64))  # nothing JSON escapes
+        if type(part) is Image:
+            return self.image_part.fill((part.media_type, part.base64))  # nothing JSON escapes
+        if part.filename is None:
+            return self.document_parts[0].fill((part.media_type, part.base64))
+        return self.document_parts[1].fill((part.media_type, part.base64,
+                                            self.quote(part.filename)))
 
     def write_input(self, arguments: str) -> str:
         """A call's parsed arguments in this encoder's JSON (``call.input``, checked when
         the call was made)."""
         return self.json_text(json.loads(arguments))
 
+    def write_reasoning(self, item: str) -> str:
+        """A reasoning item as given, in this encoder's JSON (its keys in their order)."""
+        return self.json_text(json.loads(item))
+
     def rounds(self, steps: tuple) -> str:
         """Checked tool rounds as messages, each with the separator before it: the round's
-        template, its calls joined in the first hole and its results in the second."""
+        template, with its calls, results and reasoning (this dialect's) joined in their
+        holes, and its text."""
         if not steps:
             return ""
-        item, quote, call, result = self.item, self.quote, self.call.fill, self.result.fill
+        item, quote, call, results = self.item, self.quote, self.call.fill, self.results
         arguments = quote if self.arguments_as_text else self.input_text
-        opening, between, closing = self.round.parts
-        out, calls = [], None  # calls: in a round's calls (True), its results (False)
-        for step in steps:
-            if isinstance(step, ToolCall):
-                out.append(item + opening if calls is None else item if calls
-                           else closing + item + opening)
-                out.append(call((quote(step.id), quote(step.name), arguments(step.arguments))))
-                calls = True
-            else:
-                out.append(between if calls else item)
-                out.append(result((quote(step.call_id), quote(step.content))))
-                calls = False
-        out.append(closing)
+        out = []
+        for round_ in full_rounds(steps):
+            reasoning = [self.reasoning_text(step.item) for step in round_.reasoning
+                         if step.dialect == self.dialect]
+            texts = (item.join([call((quote(step.id), quote(step.name),
+                                      arguments(step.arguments))) for step in round_.calls]),
+                     item.join([results[step.is_error].fill((quote(step.call_id),
+                                                             self.content(step.content)))
+                                for step in round_.results]),
+                     item.join(reasoning),
+                     "" if round_.text is None else quote(round_.text.text))
+            template = self.round_templates[bool(reasoning), round_.text is not None]
+            out.append(item + template.fill(texts))
         return "".join(out)
 
     def write_tool(self, tool: Tool | ProviderTool) -> str:

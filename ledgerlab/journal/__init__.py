@@ -42,10 +42,8 @@ from .ledger import DEFAULT_MAX_BYTES, Journal
 from .records import (
     FACT_KEYS,
     FACTS,
-    PART_KEYS,
     RECORD_KEYS,
     RICH_KEYS,
-    STEP_KEYS,
     TURNS,
     FactRecord,
     LineStatus,
@@ -59,6 +57,7 @@ from .records import (
     overwritten_newline,
     scan,
 )
+from .rich import PART_KEYS, STEP_KEYS
 from .salvage import LostLine, Salvaged, salvage
 from .summaries import SUMMARIES, SUMMARY_KEYS, SummaryRecord, encode_summary
 

@@ -6,12 +6,11 @@ where ``payload`` is ``{"id":...,"question":...,"answer":...}`` serialized like 
 request (the gson encoder). A turn with tool rounds or a question of parts adds
 keys after those three, in this order and only when present::
 
-    "parts": [{"type":"text","text":...} | {"type":"image","media_type":...,"data":...}]
-    "steps": [{"type":"call","id":...,"name":...,"arguments":...}
-              | {"type":"result","call_id":...,"content":...}]
+    "parts": [part, ...]    (text, image, document: ``ledgerlab.journal.rich``)
+    "steps": [step, ...]    (call, result, error, text, reasoning: the same)
 
-``parts`` only when the question is a tuple of parts (``data`` is the image's
-standard base64); ``steps`` only when there are tool rounds. ``question`` stays a
+``parts`` only when the question is a tuple of parts; ``steps`` only when there are
+tool rounds. ``question`` stays a
 string, the question's text (``Turn.text``), so the Java reference, which reads only
 ``id``, ``question`` and ``answer``, still opens the file. A facts file uses the same
 line with the payload ``{"id":...,"text":...,"origin":...}``.
@@ -33,16 +32,13 @@ from dataclasses import dataclass
 
 from ..checks import InvalidText, InvalidTurn, check_id, id_tag
 from ..encoders import ENCODERS
-from ..images import Image
-from ..turns import Fact, ToolCall, ToolResult, Turn, question_text
+from ..turns import Fact, Turn
+from .rich import (Pairs, check_strings, decode_question, decode_steps, part_payload,
+                   step_payload)
 
 RECORD_KEYS = ["id", "question", "answer"]
 # What a richer turn adds after RECORD_KEYS, in this order, each only when present.
 RICH_KEYS = ["parts", "steps"]
-# The keys of each kind of part and step object, exactly, in order.
-PART_KEYS = {"text": ["type", "text"], "image": ["type", "media_type", "data"]}
-STEP_KEYS = {"call": ["type", "id", "name", "arguments"],
-             "result": ["type", "call_id", "content"]}
 FACT_KEYS = ["id", "text", "origin"]
 _HEX_DIGITS = frozenset(b"0123456789abcdef")
 # Every record line starts with the base64 of '{"id":"'.
@@ -98,95 +94,6 @@ class Kind:
         return "{" + ", ".join(self.keys) + "".join(f"[, {key}]" for key in self.optional) + "}"
 
 
-def _json_type(value: object) -> str:
-    """What a decoded JSON value is, as JSON names it (never its content)."""
-    if isinstance(value, _Pairs):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "number"
-
-
-def check_strings(pairs: list, where: str) -> None:
-    """Refuse a value of ``pairs`` that is not a JSON string, naming its key."""
-    for key, value in pairs:
-        if not isinstance(value, str):
-            raise ValueError(f"payload {where}{key} must be a string, not a JSON "
-                             f"{_json_type(value)}")
-
-
-def _objects(value: object, key: str, shapes: dict[str, list[str]]) -> list[tuple[str, list]]:
-    """A payload's ``parts`` or ``steps``: a non-empty array of objects, each of one of
-    ``shapes`` (by its ``type``), with exactly that shape's keys, in order, all strings.
-    Return each object's type and its pairs."""
-    if not isinstance(value, list) or isinstance(value, _Pairs):
-        raise ValueError(f"payload {key} must be an array, not a JSON {_json_type(value)}")
-    if not value:
-        raise ValueError(f"payload {key} is an empty array (the encoder leaves the key out)")
-    items = []
-    for number, item in enumerate(value, 1):
-        where = f"{key}[{number}]"
-        if not isinstance(item, _Pairs):
-            raise ValueError(f"payload {where} must be an object, not a JSON {_json_type(item)}")
-        kind = item[0][1] if item and item[0][0] == "type" else None
-        if not isinstance(kind, str) or kind not in shapes:
-            raise ValueError(f"payload {where} is not a "
-                             f"{' or '.join(f'{{type: {name}}}' for name in shapes)} object")
-        if [name for name, _ in item] != shapes[kind]:
-            raise ValueError(f"payload {where} is not a {{{', '.join(shapes[kind])}}} object")
-        check_strings(item, where + ".")
-        items.append((kind, item))
-    return items
-
-
-def _image_data(text: str, where: str) -> bytes:
-    """An image's bytes from its base64, which must be exactly what the encoder writes."""
-    try:
-        data = base64.b64decode(text, validate=True)
-    except ValueError:  # binascii.Error, or a character that is not ASCII
-        raise ValueError(f"payload {where}.data is not valid base64") from None
-    if base64.b64encode(data).decode("ascii") != text:
-        raise ValueError(f"payload {where}.data is not canonical base64")
-    return data
-
-
-def _question(question: str, value: object) -> tuple:
-    """The question's parts from the payload's ``parts``; its ``question`` must be their text."""
-    parts: list[str | Image] = []
-    for number, (kind, pairs) in enumerate(_objects(value, "parts", PART_KEYS), 1):
-        fields = dict(pairs)
-        if kind == "text":
-            parts.append(fields["text"])
-        else:
-            data = _image_data(fields["data"], f"parts[{number}]")
-            try:
-                parts.append(Image(fields["media_type"], data))
-            except InvalidTurn as error:
-                raise ValueError(f"payload parts[{number}] is not a valid image: {error}") from None
-    parts = tuple(parts)
-    if question_text(parts) != question:
-        raise ValueError("payload question is not the text of its parts")
-    return parts
-
-
-def _steps(value: object) -> tuple:
-    steps = []
-    for number, (kind, pairs) in enumerate(_objects(value, "steps", STEP_KEYS), 1):
-        fields = dict(pairs)
-        try:
-            steps.append(ToolCall(fields["id"], fields["name"], fields["arguments"])
-                         if kind == "call" else ToolResult(fields["call_id"], fields["content"]))
-        except (InvalidText, InvalidTurn) as error:
-            raise ValueError(f"payload steps[{number}] is invalid: {error}") from None
-    return tuple(steps)
-
-
 def _turn_record(pairs: list, digest: str) -> Record:
     check_strings(pairs[:len(RECORD_KEYS)], "")
     fields = dict(pairs)
@@ -194,8 +101,8 @@ def _turn_record(pairs: list, digest: str) -> Record:
     try:
         check_id(turn_id)
         if "parts" in fields:
-            question = _question(question, fields["parts"])
-        steps = _steps(fields["steps"]) if "steps" in fields else ()
+            question = decode_question(question, fields["parts"])
+        steps = decode_steps(fields["steps"]) if "steps" in fields else ()
         # The Turn checks the texts, and that the rounds pair up.
         turn = Turn(question, answer, steps)
     except (InvalidText, InvalidTurn) as error:
@@ -232,10 +139,6 @@ class LineStatus:
     lines: int = 1
 
 
-class _Pairs(list):
-    """A JSON object's key/value pairs, told apart from a JSON array."""
-
-
 def encode_record(turn_id: str, question: str | tuple, answer: str, steps: tuple = ()) -> bytes:
     """The journal line for one turn, newline included.
 
@@ -261,16 +164,9 @@ def turn_payload(turn_id: str, turn: Turn) -> dict:
     (``question`` is the question's text), then ``parts`` and ``steps`` when present."""
     payload: dict = {"id": turn_id, "question": turn.text, "answer": turn.answer}
     if not isinstance(turn.question, str):
-        payload["parts"] = [
-            {"type": "text", "text": part} if isinstance(part, str) else
-            {"type": "image", "media_type": part.media_type, "data": part.base64}
-            for part in turn.question]
+        payload["parts"] = [part_payload(part) for part in turn.question]
     if turn.steps:
-        payload["steps"] = [
-            {"type": "call", "id": step.id, "name": step.name, "arguments": step.arguments}
-            if isinstance(step, ToolCall) else
-            {"type": "result", "call_id": step.call_id, "content": step.content}
-            for step in turn.steps]
+        payload["steps"] = [step_payload(step) for step in turn.steps]
     return payload
 
 
@@ -306,12 +202,12 @@ def decode_record(line: bytes, kind: Kind = TURNS) -> Record | FactRecord:
     if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
         raise ValueError("checksum mismatch")
     try:
-        pairs = json.loads(payload.decode("utf-8"), object_pairs_hook=_Pairs)
+        pairs = json.loads(payload.decode("utf-8"), object_pairs_hook=Pairs)
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ValueError("payload is not UTF-8 JSON") from None
     except RecursionError:  # a checksum-valid payload can still be hostile
         raise ValueError("payload JSON is nested too deeply") from None
-    if type(pairs) is not _Pairs or not kind.fits([key for key, _ in pairs]):
+    if type(pairs) is not Pairs or not kind.fits([key for key, _ in pairs]):
         raise ValueError(f"payload is not an {kind.shape()} object")
     return kind.build(pairs, digest.decode("ascii"))
 

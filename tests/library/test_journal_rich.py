@@ -124,9 +124,12 @@ def test_a_plain_turn_is_still_the_142_byte_reference_record(log):
 # --- The payload: keys, their order, and what each holds ---------------------------------------
 def test_the_rich_payload_is_the_documented_keys_in_order():
     assert RECORD_KEYS == ["id", "question", "answer"] and RICH_KEYS == ["parts", "steps"]
-    assert PART_KEYS == {"text": ["type", "text"], "image": ["type", "media_type", "data"]}
+    assert PART_KEYS == {"text": ["type", "text"], "image": ["type", "media_type", "data"],
+                         "document": ["type", "media_type", "data"]}  # then filename, if any
     assert STEP_KEYS == {"call": ["type", "id", "name", "arguments"],
-                         "result": ["type", "call_id", "content"]}
+                         "result": ["type", "call_id", "content"],
+                         "error": ["type", "call_id", "content"],
+                         "text": ["type", "text"], "reasoning": ["type", "dialect", "item"]}
     turn = Turn(("what is this?", Image("image/gif", gif())), "a cat",
                 (call("c1", "see", "{}"), result("c1", "whiskers")))
     assert payload_of(encode_turn("r", turn)).decode() == (
@@ -180,22 +183,27 @@ def gson_jar():
     return found if isinstance(found, str) else (found[-1] if found else None)
 
 
-@pytest.mark.slow  # compiles and runs Java
-def test_gson_reads_a_rich_record_as_its_text_and_final_answer(log, tmp_path):
-    """The reference's reading, by real gson where a JDK and a gson jar are at hand."""
+def gson_reads(log, tmp_path) -> str:
+    """What real gson reads of the journal at ``log`` (id, question, answer per line); the
+    test is skipped where no JDK and gson jar are at hand."""
     jar, javac, java = gson_jar(), shutil.which("javac"), shutil.which("java")
     if not (jar and javac and java):
         pytest.skip("needs javac, java and a gson jar (LEDGERLAB_GSON_JAR)")
     source = tmp_path / "GsonReader.java"
     source.write_text(GSON_READER)
     subprocess.run([javac, "-cp", jar, "-d", str(tmp_path), str(source)], check=True)
+    return subprocess.run([java, "-cp", f"{tmp_path}{os.pathsep}{jar}", "GsonReader", str(log)],
+                          capture_output=True, text=True, encoding="utf-8", check=True).stdout
+
+
+@pytest.mark.slow  # compiles and runs Java
+def test_gson_reads_a_rich_record_as_its_text_and_final_answer(log, tmp_path):
+    """The reference's reading, by real gson where a JDK and a gson jar are at hand."""
     with Journal(log) as journal:
         journal.commit("two", "第二问", "第二答")
         journal.commit("rich", ("look", Image("image/png", png()), "here"), "final",
                        steps=(call("c1"), result("c1")))
-    out = subprocess.run([java, "-cp", f"{tmp_path}{os.pathsep}{jar}", "GsonReader", str(log)],
-                         capture_output=True, text=True, encoding="utf-8", check=True).stdout
-    assert out == "two\t第二问\t第二答\nrich\tlook\\nhere\tfinal\n"
+    assert gson_reads(log, tmp_path) == "two\t第二问\t第二答\nrich\tlook\\nhere\tfinal\n"
 
 
 # --- Round trips -----------------------------------------------------------------------------
@@ -306,6 +314,9 @@ def _padding_changed(data: str) -> str:
     return data[:-2] + alphabet[alphabet.index(last) + 1] + "="
 
 
+NOT_A_PART = "payload parts[1] is not a {type: text} or {type: image} or {type: document} object"
+NOT_A_STEP = ("payload steps[1] is not a {type: call} or {type: result} or {type: error} or "
+              "{type: text} or {type: reasoning} object")
 REFUSED = {
     # the keys: their order, one too many, one repeated, one missing
     "parts before answer": (swapped_keys("answer", "parts"), "payload is not an {id, question, "
@@ -318,15 +329,15 @@ REFUSED = {
                                "payload parts[2] is not a {type, media_type, data} object"),
     "a part's keys reordered": (changed('"type":"text","text":"' + SECRET + '"',
                                         '"text":"' + SECRET + '","type":"text"'),
-                                "payload parts[1] is not a {type: text} or {type: image} object"),
+                                NOT_A_PART),
     "a key missing in a step": (changed(',"content":"found"', ""),
                                 "payload steps[3] is not a {type, call_id, content} object"),
     "an extra key in a step": (changed('"name":"lookup"', '"name":"lookup","input":{}'),
                                "payload steps[1] is not a {type, id, name, arguments} object"),
     "an unknown part type": (changed('"type":"text"', '"type":"audio"'),
-                             "payload parts[1] is not a {type: text} or {type: image} object"),
+                             NOT_A_PART),
     "an unknown step type": (changed('"type":"call"', '"type":"tool_use"'),
-                             "payload steps[1] is not a {type: call} or {type: result} object"),
+                             NOT_A_STEP),
     # wrong types, all the way down
     "parts an object": (changed('"parts":[', '"parts":{"x":[').replace('],"steps"', ']},"steps"'),
                         "payload parts must be an array, not a JSON object"),
@@ -341,7 +352,7 @@ REFUSED = {
     "a step an array": (changed(RESULT1, '["result","c1","found"]'),
                         "payload steps[3] must be an object, not a JSON array"),
     "a part's type a number": (changed('"type":"text"', '"type":1'),
-                               "payload parts[1] is not a {type: text} or {type: image} object"),
+                               NOT_A_PART),
     "a part's type an array": (changed('"type":"text"', '"type":["text"]'),
                                "payload parts[1] is not a"),
     "text a number": (changed('"text":"' + SECRET + '"', '"text":7'),

@@ -15,6 +15,7 @@ from ledgerlab import (LIMITS, Fact, Image, InvalidRequest, InvalidTurn, Provide
                        ProviderTool, Tool, ToolCall, ToolResult, Turn, check_request,
                        request_body, request_bytes, select, select_reference)
 from ledgerlab.rules import RULES
+from test_rich_steps import RULES_TESTED as RICH_RULES_TESTED
 from test_rules import BROKEN
 
 OA, AN = "openai-chat", "anthropic-messages"
@@ -286,12 +287,12 @@ def test_every_rule_key_is_exercised_here_or_in_test_rules():
             "first-user", "non-empty"}
     # built at their limits in test_provider_limits.py: too-many-messages (100,000),
     # image-bytes (50 MB), too-many-calls (128 in one message)
-    assert {case[2] for case in BROKEN} | here | {
+    assert {case[2] for case in BROKEN} | here | RICH_RULES_TESTED | {
         "too-many-messages", "image-bytes", "too-many-calls"} == set(RULES)
 
 
 def test_every_limit_has_a_source():
-    assert set(LIMITS) == {OA, AN}
+    assert set(LIMITS) == {OA, AN, "openai-responses"}
     for limits in LIMITS.values():
         assert set(limits) == set(LIMITS[OA])
         assert all(limit.source for limit in limits.values())

@@ -330,18 +330,21 @@ def test_cutting_a_rich_body_between_messages_is_caught(request):
     system_text, history, current, options = request
     dialect = options["dialect"]
     body = json.loads(request_bytes(system_text, history, current, **options))
-    for index, message in enumerate(body["messages"]):
+    key = "input" if dialect == "openai-responses" else "messages"
+    for index, message in enumerate(body[key]):
         content = message.get("content")
-        pairing = "tool_calls" in message or message["role"] == "tool" or (
+        pairing = "tool_calls" in message or message.get("role") == "tool" or message.get(
+            "type") in ("function_call", "function_call_output") or (
             isinstance(content, list) and any(
                 block.get("type") in ("tool_use", "tool_result") for block in content))
         if not pairing:
             continue
-        cut = dict(body, messages=body["messages"][:index] + body["messages"][index + 1:])
+        cut = dict(body, **{key: body[key][:index] + body[key][index + 1:]})
         with pytest.raises(InvalidRequest) as info:
             check_request(json.dumps(cut), dialect)
         assert info.value.rule in ("tool-after-call", "calls-answered", "result-follows-use",
-                                   "use-answered", "results-first", "first-user", "body")
+                                   "use-answered", "results-first", "first-user", "body",
+                                   "call-has-output", "output-has-call")
 
 
 @pytest.mark.parametrize("payload", [

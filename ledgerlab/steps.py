@@ -1,0 +1,353 @@
+"""The steps of a turn's tool rounds: what the assistant did before its final answer.
+
+A round is, in order: optionally the provider's reasoning (``Reasoning``, kept exactly as the
+provider returned it), optionally the assistant's text beside its calls (``AssistantText``),
+one or more ``ToolCall`` made together, then one ``ToolResult`` for each of them (in any
+order). ``check_steps`` refuses steps that are not whole rounds, so a call never travels
+without its result, nor reasoning without the call it preceded.
+
+Each value is frozen and checked when made; its repr shows sizes and id tags only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .checks import InvalidText, InvalidTurn, check_id, check_text, id_tag
+from .images import Image
+
+# The widest of the providers' patterns for a tool's name (Anthropic's; OpenAI's allows 64
+# characters, which a request in its dialect checks: ``ledgerlab.limits``).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def check_tool_name(name: object, field_name: str = "name") -> str:
+    check_text(name, field_name)
+    if not TOOL_NAME.fullmatch(name):
+        raise InvalidTurn(f"{field_name} must be 1 to 128 of A-Z a-z 0-9 _ - "
+                          f"(got {len(name)} characters)")
+    return name
+
+
+def refuse_constant(name: str) -> object:
+    """``json.loads``' ``parse_constant``: NaN and Infinity are not JSON, whatever Python
+    accepts."""
+    raise ValueError(f"{name} is not JSON")
+
+
+MAX_NESTING = 100  # levels of objects and arrays in arguments and schemas
+
+
+def _nesting(value: object) -> int:
+    """How many levels of objects and arrays ``value`` nests (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def json_object(value: object, field_name: str) -> dict:
+    """``value`` (a dict, or the JSON text of an object) as a new dict; InvalidTurn if it is not
+    one JSON object (NaN and Infinity are not JSON, and neither provider takes them)."""
+    try:
+        if isinstance(value, str):
+            check_text(value, field_name)
+            parsed = json.loads(value, parse_constant=refuse_constant)
+        elif isinstance(value, Mapping):
+            parsed = json.loads(json.dumps(value, allow_nan=False))  # a deep, JSON-only copy
+        else:
+            raise TypeError(f"{field_name} must be a dict or JSON text, not {type(value).__name__}")
+    except (ValueError, RecursionError) as error:
+        if isinstance(error, InvalidText):
+            raise
+        raise InvalidTurn(f"{field_name} is not valid JSON ({type(error).__name__})") from None
+    if not isinstance(parsed, dict):
+        raise InvalidTurn(f"{field_name} must be a JSON object, not a JSON {type(parsed).__name__}")
+    if _nesting(parsed) > MAX_NESTING:  # what is accepted must be writable, whatever the stack
+        raise InvalidTurn(f"{field_name} nests deeper than {MAX_NESTING} levels")
+    try:  # an escaped lone surrogate parses, and 1e999 parses as inf: no wire carries either
+        json.dumps(parsed, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidText(f"{field_name} holds a lone surrogate") from None
+    except ValueError:
+        raise InvalidTurn(f"{field_name} holds a number out of JSON's range") from None
+    return parsed
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """The assistant asking for a tool: the call's id, the tool's name, and its arguments
+    as the JSON text of an object (what OpenAI sends; Anthropic sends the object)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def __post_init__(self) -> None:
+        check_id(self.id, "call id")
+        check_tool_name(self.name, "tool name")
+        check_text(self.arguments, "arguments")  # the JSON text, as OpenAI sends it
+        json_object(self.arguments, "arguments")
+
+    @property
+    def input(self) -> dict:
+        """The arguments as an object (a new one each time): what Anthropic's tool_use sends."""
+        return json.loads(self.arguments)
+
+    def __repr__(self) -> str:
+        return (f"ToolCall({id_tag(self.id)}, name={len(self.name)} chars, "
+                f"arguments={len(self.arguments.encode())} bytes)")
+
+
+def content_text(content: str | tuple) -> str:
+    """A result's (or a question's) text: itself, or its text parts joined by newlines."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part for part in content if isinstance(part, str))
+
+
+def content_bytes(content: str | tuple) -> int:
+    """The bytes a result's content holds: its text's UTF-8, and each image's raw bytes."""
+    if isinstance(content, str):
+        return len(content.encode())
+    return sum(len(part.encode()) if isinstance(part, str) else len(part.data)
+               for part in content)
+
+
+def check_content(value: object, field_name: str, kinds: tuple[type, ...]) -> str | tuple:
+    """A question's or a result's content: a str, or a non-empty tuple of parts, each a str
+    or one of ``kinds`` (a str subclass, numpy.str_ say, is kept as its str)."""
+    names = " and ".join(["str", *(kind.__name__ for kind in kinds)])
+    if isinstance(value, str):
+        return str.__str__(check_text(value, field_name))
+    if not isinstance(value, tuple):
+        raise InvalidText(f"{field_name} must be str or a tuple of {names} parts, "
+                          f"not {type(value).__name__}")
+    if not value:
+        raise InvalidTurn(f"{field_name} has no parts")
+    for number, part in enumerate(value, 1):
+        if isinstance(part, str):
+            check_text(part, f"{field_name} part {number}")
+        elif not isinstance(part, kinds):
+            raise InvalidText(f"{field_name} part {number} must be {names.replace(' and ', ' or ')}"
+                              f", not {type(part).__name__}")
+    return tuple(str.__str__(part) if isinstance(part, str) else part for part in value)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool returned for the call whose id is ``call_id``.
+
+    ``content`` is text, or a tuple of text and ``Image`` parts (Anthropic's tool_result
+    blocks and the Responses API's function_call_output take images; OpenAI Chat's tool
+    message takes text parts only, so a request in its dialect refuses one with an image).
+    ``is_error`` says the tool failed: Anthropic's ``"is_error": true`` (the key is left out
+    when False); the OpenAI dialects have no such field and send the content as it is.
+    """
+
+    call_id: str
+    content: str | tuple
+    is_error: bool = False
+
+    def __post_init__(self) -> None:
+        check_id(self.call_id, "call_id")
+        object.__setattr__(self, "content", check_content(self.content, "content", (Image,)))
+        if not isinstance(self.is_error, bool):
+            raise TypeError(f"is_error must be a bool, not {type(self.is_error).__name__}")
+
+    @property
+    def text(self) -> str:
+        """The content's text (its text parts joined by newlines)."""
+        return content_text(self.content)
+
+    @property
+    def images(self) -> tuple[Image, ...]:
+        return () if isinstance(self.content, str) else tuple(
+            part for part in self.content if isinstance(part, Image))
+
+    def __repr__(self) -> str:
+        images = f", images={len(self.images)}" if self.images else ""
+        error = ", is_error" if self.is_error else ""
+        return (f"ToolResult({id_tag(self.call_id)}, content={content_bytes(self.content)} "
+                f"bytes{images}{error})")
+
+
+@dataclass(frozen=True)
+class AssistantText:
+    """The assistant's text beside its tool calls, in the same message, before the calls
+    (what a model says while it calls: "Let me look that up")."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", str.__str__(check_text(self.text, "text")))
+        if not self.text.strip():  # Anthropic refuses a blank text block; no provider needs one
+            raise InvalidText("an assistant text beside tool calls must not be blank")
+
+    def __repr__(self) -> str:
+        return f"AssistantText({len(self.text.encode())} bytes)"
+
+
+# The item types each dialect's reasoning takes, and the keys each must carry (a minimal
+# shape: the rest of the item is the provider's and is kept as given). OpenAI Chat has no
+# reasoning items: a body in its dialect leaves every Reasoning out.
+REASONING_TYPES = {
+    "anthropic-messages": {"thinking": ("signature",), "redacted_thinking": ("data",)},
+    "openai-responses": {"reasoning": ("id",)},
+}
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """The provider's reasoning before a round's calls, exactly as it returned it: an
+    Anthropic ``thinking`` block (with its ``signature``) or ``redacted_thinking`` block
+    (with its ``data``), or an OpenAI Responses ``reasoning`` item (its ``id``,
+    ``encrypted_content``, ``summary``). ``dialect`` is the one it belongs to.
+
+    Opaque: ``item`` may be given as a dict or as JSON text and is kept as compact JSON
+    text (key order and values as given), sent back unchanged in its own dialect's
+    requests, before the calls it preceded, and left out of another dialect's. Never edit
+    one: the providers refuse a changed or dropped one (a signature no longer matching).
+    """
+
+    item: str
+    dialect: str
+
+    def __post_init__(self) -> None:
+        check_text(self.dialect, "dialect")
+        kinds = REASONING_TYPES.get(self.dialect)
+        if kinds is None:
+            raise InvalidTurn(f"a Reasoning belongs to one of {', '.join(REASONING_TYPES)} "
+                              f"(OpenAI Chat has no reasoning items)")
+        item = json_object(self.item, "item")
+        kind = item.get("type")
+        if kind not in kinds:
+            raise InvalidTurn(f"a {self.dialect} Reasoning's type must be one of "
+                              f"{', '.join(kinds)}")
+        for key in kinds[kind]:
+            if not isinstance(item.get(key), str) or not item[key]:
+                raise InvalidTurn(f"a {kind} item needs its {key!r}, a non-empty string")
+        if kind == "thinking" and not isinstance(item.get("thinking"), str):
+            raise InvalidTurn("a thinking item needs its 'thinking', a string")
+        if kind == "reasoning" and not isinstance(item.get("summary"), list):
+            raise InvalidTurn("a reasoning item needs its 'summary', a list")
+        object.__setattr__(self, "item",
+                           json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+
+    @property
+    def kind(self) -> str:
+        """The item's type: ``thinking``, ``redacted_thinking`` or ``reasoning``."""
+        return self.as_dict["type"]
+
+    @property
+    def as_dict(self) -> dict:
+        """The item as an object (a new one each time)."""
+        return json.loads(self.item)
+
+    def __repr__(self) -> str:
+        if not isinstance(self.item, str):  # a failed __post_init__, shown in its traceback
+            return f"Reasoning({type(self.item).__name__})"
+        return f"Reasoning({self.dialect}, {self.kind}, {len(self.item.encode())} bytes)"
+
+
+STEP_TYPES = (Reasoning, AssistantText, ToolCall, ToolResult)
+
+
+def check_steps(steps: object, field_name: str = "steps") -> tuple:
+    """``steps`` as a tuple, if it is whole rounds: optionally Reasoning (before any text),
+    optionally one AssistantText, one or more ToolCall, then one ToolResult for each of the
+    calls (in any order), and so on. A call left unanswered, a result for a call its round
+    did not make, an id used twice in the turn, reasoning or text with no call after it,
+    or two Responses reasoning items in one round (each must be followed by its own item)
+    is refused."""
+    if isinstance(steps, (str, bytes)) or not isinstance(steps, Sequence):
+        raise TypeError(f"{field_name} must be a sequence of ToolCall and ToolResult")
+    steps = tuple(steps)
+    seen: set[str] = set()
+    waiting: set[str] = set()  # the calls of the open round not yet answered
+    answering = False  # the open round's results have begun
+    rounds = 0
+    opening: list = []  # the open round's Reasoning and AssistantText, before its calls
+    for number, step in enumerate(steps, 1):
+        if isinstance(step, (Reasoning, AssistantText)):
+            what = "reasoning" if isinstance(step, Reasoning) else "text"
+            if waiting:
+                raise InvalidTurn(f"{field_name}: step {number} ({what}) comes before round "
+                                  f"{rounds} has answered its {len(waiting)} call(s)")
+            if not opening:
+                rounds += 1
+            if any(isinstance(other, AssistantText) for other in opening):
+                raise InvalidTurn(f"{field_name}: step {number} ({what}) follows round "
+                                  f"{rounds}'s text: reasoning comes first, then one text")
+            if isinstance(step, Reasoning) and step.dialect == "openai-responses" and any(
+                    isinstance(other, Reasoning) and other.dialect == step.dialect
+                    for other in opening):
+                raise InvalidTurn(f"{field_name}: round {rounds} has two openai-responses "
+                                  f"reasoning items (each must be followed by its own item)")
+            opening.append(step)
+        elif isinstance(step, ToolCall):
+            if answering:
+                raise InvalidTurn(f"{field_name}: round {rounds} leaves {len(waiting)} "
+                                  f"call(s) unanswered before step {number} calls again")
+            if not waiting and not opening:
+                rounds += 1
+            opening = []
+            if step.id in seen:
+                raise InvalidTurn(f"{field_name}: call id {id_tag(step.id)} is used twice")
+            seen.add(step.id)
+            waiting.add(step.id)
+        elif isinstance(step, ToolResult):
+            if step.call_id not in waiting:
+                raise InvalidTurn(f"{field_name}: step {number} answers {id_tag(step.call_id)}, "
+                                  f"which is not an unanswered call of its round")
+            waiting.discard(step.call_id)
+            answering = bool(waiting)
+        else:
+            raise TypeError(f"{field_name} must be Reasoning, AssistantText, ToolCall and "
+                            f"ToolResult, not {type(step).__name__}")
+    if waiting:
+        raise InvalidTurn(f"{field_name}: round {rounds} leaves {len(waiting)} call(s) "
+                          f"unanswered")
+    if opening:
+        raise InvalidTurn(f"{field_name}: round {rounds} has reasoning or text but no call "
+                          f"(the final text is the turn's answer)")
+    return steps
+
+
+class Round(NamedTuple):
+    """One round of checked steps: its reasoning, its text (or None), its calls, its results."""
+
+    reasoning: tuple
+    text: AssistantText | None
+    calls: tuple
+    results: tuple
+
+
+def full_rounds(steps: tuple) -> tuple[Round, ...]:
+    """Checked steps as rounds, each with its reasoning and text."""
+    rounds, current = [], None
+    for step in steps:
+        if current is None or (current[3] and not isinstance(step, ToolResult)):
+            current = ([], [None], [], [])
+            rounds.append(current)
+        if isinstance(step, Reasoning):
+            current[0].append(step)
+        elif isinstance(step, AssistantText):
+            current[1][0] = step
+        else:
+            current[2 if isinstance(step, ToolCall) else 3].append(step)
+    return tuple(Round(tuple(reasoning), text[0], tuple(calls), tuple(results))
+                 for reasoning, text, calls, results in rounds)
+
+
+def rounds_of(steps: tuple) -> tuple[tuple[tuple[ToolCall, ...], tuple[ToolResult, ...]], ...]:
+    """Checked steps as rounds: (the calls made together, the results that answer them)."""
+    return tuple((round_.calls, round_.results) for round_ in full_rounds(steps))
