@@ -1,13 +1,13 @@
 """The course layer: it imports the library (``ledgerlab``) and is never imported by it.
 
-- ``fixtures``: the article's conversations, notebook 08's facts and notebook 09's tool
+- ``fixtures``: the article's conversations, notebook 08's facts and notebook 10's tool
   turns and images, as data;
 - ``scenario``: the boundary table, the bad slice, the projection scenario and its audit;
 - ``measures``: what the charts, explorers and quizzes measure (no matplotlib);
 - ``charts`` and ``widgets``: the figures and the explorers, built on ``measures``;
-- ``toolturns`` and ``toolcharts``: what notebook 09 measures (no matplotlib), and its figure;
+- ``toolturns`` and ``toolcharts``: what notebook 10 measures (no matplotlib), and its figure;
 - ``feedback``, ``questions``, ``exercises``: the checks, hints and solutions;
-- ``benchmark``: the benchmark results notebook 10 shows (package data);
+- ``benchmark``: the benchmark results notebook 11 shows (package data);
 - ``grading``: the graded edition and its autograder;
 - ``paths``: the one place that names folders of a checkout, and what an install does
   without them;

@@ -43,7 +43,7 @@ OKABE_ITO = {
     "black": "#000000",
 }
 ENVELOPE_COLOUR = "#BBBBBB"  # neutral grey: punctuation, not content
-TOOLS_COLOUR = "#666666"  # dark grey: the tool schemas, sent with every request (notebook 09)
+TOOLS_COLOUR = "#666666"  # dark grey: the tool schemas, sent with every request (notebook 10)
 SYSTEM_COLOUR = OKABE_ITO["blue"]
 QUESTION_COLOUR = OKABE_ITO["vermillion"]
 TURN_COLOURS = tuple(OKABE_ITO[name] for name in

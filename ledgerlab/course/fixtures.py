@@ -1,5 +1,5 @@
 """The course's fixtures, as data: the article's conversations, notebook 08's facts and
-notebook 09's tool turns and images.
+notebook 10's tool turns and images.
 
 Everything the course measures comes from here, so the notebooks, the quizzes, the
 exercises, the tests and the ``ledgerlab-course`` command all measure the same data.
@@ -87,7 +87,7 @@ TOOL_QUESTION = NEXT_STEP_QUESTION
 # The next question's tool loop, in progress: the model asked for the deadline, the result is in.
 LOOP_STEPS = (ToolCall("call_2", "lookup_project", '{"field":"deadline"}'),
               ToolResult("call_2", "Friday"))
-# Quiz 09's second tool.
+# Quiz 10's second tool.
 TICKET_TOOL = Tool(
     "open_ticket", "Open a support ticket for the project.",
     {"type": "object",

@@ -68,21 +68,21 @@ LESSONS = (
     Lesson(8, "08-pinned-facts.ipynb", "Pinned facts: explicit origins and budgets", 35,
            "The article's open trade-off: keep an early fact in every request with its origin "
            "and a budget of its own, and delete it with the turn it came from."),
-    Lesson(9, "09-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 44,
+    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 44,
            "The article's question answered through a tool: a message-count slice orphans the "
            "tool result and the provider refuses it, the whole-turn rule keeps the pair; what "
            "tool schemas, a second dialect and an image cost; a tool loop in progress."),
-    Lesson(10, "10-exercises.ipynb", "Exercises", 62,
+    Lesson(11, "11-exercises.ipynb", "Exercises", 62,
            "Nine exercises: the article's own, in two parts, four more, 07's token window, 08's "
-           "pinned facts and 09's tool messages, each with `check()`, `hint()` and "
+           "pinned facts and 10's tool messages, each with `check()`, `hint()` and "
            "`solution()`."),
-    Lesson(11, "11-solutions.ipynb", "Solutions", 7,
+    Lesson(12, "12-solutions.ipynb", "Solutions", 7,
            "Every exercise answered, every check passing."),
 )
 
 
 def lesson(number: int) -> Lesson:
-    """The lesson numbered ``number`` (0 to 11)."""
+    """The lesson numbered ``number`` (0 to 12)."""
     found = [each for each in LESSONS if each.number == number]
     if not found:
         raise KeyError(f"the course has no notebook {number!r}: they are 0 to {len(LESSONS) - 1}")
@@ -117,7 +117,7 @@ def navigation(number: int) -> str:
 
 
 def table(first: int = 0, folder: str = "") -> str:
-    """The table of notebooks ``first`` to 11 (the README's and ``00-contents``'), each linked
+    """The table of notebooks ``first`` to 12 (the README's and ``00-contents``'), each linked
     from ``folder``."""
     rows = [f"| {each.link(folder)} | {each.minutes} | {each.teaches} |"
             for each in LESSONS if each.number >= first]

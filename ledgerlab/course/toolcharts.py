@@ -1,4 +1,4 @@
-"""Notebook 09's figure: the two slices of a history with a tool round, message by message.
+"""Notebook 10's figure: the two slices of a history with a tool round, message by message.
 
 Drawn as ``charts.slice_chart`` draws notebook 02's (solid is sent, hatched dropped, one
 colour per turn, the budget dashed), with the tool schemas as a segment of their own and the

@@ -1,4 +1,4 @@
-"""What notebook 09 measures: tool turns, the message-count slice of them, and their costs.
+"""What notebook 10 measures: tool turns, the message-count slice of them, and their costs.
 
 A stored turn with a tool round is four messages or more in an ``openai-chat`` request:
 the question ``U1``, the assistant's calls ``C1``, a tool result ``R1`` for each call, the

@@ -1,4 +1,4 @@
-"""10's benchmark chart is shown as every chart of the course is: alt text and a caption."""
+"""11's benchmark chart is shown as every chart of the course is: alt text and a caption."""
 
 import html
 import re

@@ -158,7 +158,7 @@ class Clock:
 def test_the_graders_reading_counts_against_the_notebooks_time_limit(tmp_path, monkeypatch,
                                                                      reading, left):
     path = tmp_path / "slow.ipynb"
-    path.write_text(outputs_notebook(10))
+    path.write_text(outputs_notebook(11))
     clock, validate = Clock(), nbformat.validate
 
     def slow(notebook, *args, **kwargs):

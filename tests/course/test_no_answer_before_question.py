@@ -1,6 +1,6 @@
 """No answer before its question, anywhere a learner looks (issue 38, section 1).
 
-For every prediction, quiz question and exercise in notebooks 01 to 10, the test gathers
+For every prediction, quiz question and exercise in notebooks 01 to 11, the test gathers
 what a learner has seen by the time they answer: the earlier cells' source in the learner
 copy (learner/, with the import cell and the cell they edit, so checker names count), the
 earlier outputs and chart captions of the executed notebook (notebooks/, which the slides and
@@ -25,7 +25,7 @@ from ledgerlab.course import exercises, questions
 from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = [f"{n:02d}" for n in range(1, 11)]
+LESSONS = [f"{n:02d}" for n in range(1, 12)]
 
 # The words that state each answer, by notebook and question ("predict04", "quiz[2]", "q7").
 # Regular expressions, matched case-insensitively. A live explorer is named here too: above
@@ -40,10 +40,10 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("05", "predict05_torn"): (r"\d+\s+torn tail",),
     ("06", "quiz[1]"): (r"writes nothing",),
     ("07", "predict07_tokens"): (r"TwoLimitsExplorer\(",),
-    ("09", "predict09_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
+    ("10", "predict10_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
                                r"current question and its tool rounds",  # BudgetError's words
                                r"mandatory input\*\*:[^\n]*tool loop in progress"),
-    ("09", "predict09_tools"): (r"toolcharts\.\w+\(",),
+    ("10", "predict10_tools"): (r"toolcharts\.\w+\(",),
 }
 # Checker names that state an answer, in any notebook: a question is named by its number or
 # by neutral words (issue 38: `predict04_first` and `predict04_second` gave both away).
@@ -218,7 +218,7 @@ def test_a_choice_cannot_be_guessed_after_one_not_yet():
     assert not found, found
 
 
-@pytest.mark.parametrize("number", LESSONS[:9])
+@pytest.mark.parametrize("number", LESSONS[:10])
 def test_the_site_folds_each_predictions_answer(number):
     """On the site (built from notebooks/) the cell after a prediction's check shows the answer:
     Jupyter Book folds its output behind a click (the `hide-output` tag)."""

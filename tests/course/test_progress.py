@@ -88,7 +88,7 @@ def test_the_table_lists_every_checked_item_and_what_was_answered(in_a_kernel):
     assert rows[("04 · The boundary table", "quiz 3")] == ("yes", "yes")
     assert rows[("04 · The boundary table", "quiz 2")] == ("yes", "not yet")
     assert rows[("04 · The boundary table", "quiz 1")] == ("no", "")
-    assert rows[("10 · Exercises", "exercise 2")] == ("yes", "not yet")
+    assert rows[("11 · Exercises", "exercise 2")] == ("yes", "not yet")
     shown = contents.progress_table()
     assert shown.summary.startswith("3 of ") and ", 1 right" in shown.summary
     assert "<td>not yet</td>" in shown._repr_html_() and "quiz 2" in repr(shown)

@@ -31,8 +31,8 @@ def test_the_manifest_lists_the_course_notebooks_in_order():
         path.name for path in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
     assert [lesson.number for lesson in LESSONS] == list(range(len(LESSONS)))
     assert all(lesson.file.startswith(f"{lesson.number:02}-") for lesson in LESSONS)
-    with pytest.raises(KeyError, match="0 to 11"):
-        syllabus.lesson(12)
+    with pytest.raises(KeyError, match="0 to 12"):
+        syllabus.lesson(13)
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: f"{lesson.number:02}")
@@ -49,7 +49,7 @@ def test_the_links_run_through_the_course_in_order():
         "Previous: [04 · The boundary table](04-the-boundary-table.ipynb) · "
         "[Contents](00-contents.ipynb) · Next: [06 · The costs of a ledger]"
         "(06-the-costs-of-a-ledger.ipynb)")
-    assert syllabus.navigation(11).endswith("· [Contents](00-contents.ipynb)")
+    assert syllabus.navigation(12).endswith("· [Contents](00-contents.ipynb)")
 
 
 def every_text():
@@ -92,8 +92,8 @@ def test_readme_and_contents_give_one_total_the_sum_and_say_how_it_is_measured()
 
 
 def test_the_questions_take_their_titles_from_the_manifest():
-    assert list(questions.NOTEBOOK_QUESTIONS) == [heading(number) for number in range(1, 10)]
-    for number in range(1, 10):
+    assert list(questions.NOTEBOOK_QUESTIONS) == [heading(number) for number in range(1, 11)]
+    for number in range(1, 11):
         quiz = getattr(questions, f"quiz{number:02}")
         assert quiz.title == heading(number)
         assert repr(quiz).splitlines()[0] == f"Check your understanding: {heading(number)}"
@@ -155,7 +155,7 @@ def test_the_generator_mends_a_copy_that_differs():
     texts = markdown(pinned)
     wrong = [texts[0].replace(pinned.heading, "08 · Pinned facts").replace(
         f"about {pinned.minutes} minutes", "about 30 minutes"), *texts[1:-1],
-        texts[-1].replace("09 · Tool turns: whole turns in real APIs", "09 · Tool turns")]
+        texts[-1].replace("10 · Tool turns: whole turns in real APIs", "10 · Tool turns")]
     assert wrong != texts and generator.notebook_markdown(pinned, wrong) == texts
     row = f"| {pinned.link('learner/')} | {pinned.minutes} |"
     assert generator.readme(README.replace(row, "| [08 · Pinned facts](learner/08-pinned-facts"

@@ -22,7 +22,7 @@ def source(number, cell):
     return "".join(notebook(number)[cell - 1]["source"])
 
 
-REFERENCE = re.compile(r"\b(0\d) · (\d+)(?:–(\d+))?")
+REFERENCE = re.compile(r"\b(\d\d) · (\d+)(?:–(\d+))?")
 
 
 def test_every_cell_reference_is_inside_its_notebook():
@@ -33,7 +33,7 @@ def test_every_cell_reference_is_inside_its_notebook():
 
 
 def test_every_pause_points_at_a_prediction_and_its_check():
-    pauses = re.findall(r"\*\*(?:[Pp]ause at )?(0\d) · (\d+)–(\d+)", GUIDE)
+    pauses = re.findall(r"\*\*(?:[Pp]ause at )?(\d\d) · (\d+)–(\d+)", GUIDE)
     assert len(pauses) >= 10
     for number, prompt, check in pauses:
         assert "**Predict" in source(number, int(prompt)) or "**Think" in source(number, int(prompt))
@@ -63,7 +63,7 @@ def test_each_plan_runs_from_its_start_to_its_end_without_gaps(heading, length):
 def test_the_whole_course_gives_each_notebook_its_own_minutes():
     assert len(SESSIONS) == 2
     rows = [row for heading, _ in SESSIONS for row in plan(heading)]
-    assert [where for _, _, where in rows] == [f"{n:02}" for n in range(10)]
+    assert [where for _, _, where in rows] == [f"{n:02}" for n in range(11)]
     for start, end, where in rows:
         assert end - start == syllabus.lesson(int(where)).minutes, where
 
@@ -80,14 +80,14 @@ def plan_rows(heading):
 def test_each_pause_has_three_minutes_of_its_row(heading, length):
     """A pause is read, guessed, checked and talked over: about three minutes of its row."""
     for minutes, what in plan_rows(heading):
-        pauses = len(re.findall(r"\*\*(?:[Pp]ause at )?0\d · \d+–\d+", what))
+        pauses = len(re.findall(r"\*\*(?:[Pp]ause at )?\d\d · \d+–\d+", what))
         assert minutes >= 3 * pauses, (heading, what[:60])
 
 
 def test_the_90_minute_session_covers_the_whole_lesson_with_slack_and_a_pause_at_most_in_each():
     heading = "## The whole lesson in one 90-minute session"
     rows = plan(heading)
-    assert [where.split(" ·")[0] for _, _, where in rows] == [f"{n:02}" for n in range(10)] + ["slack"]
+    assert [where.split(" ·")[0] for _, _, where in rows] == [f"{n:02}" for n in range(11)] + ["slack"]
     start, end, _ = rows[-1]
     assert 10 <= end - start <= 15
     assert all(what.lower().count("pause at") <= 1 for _, what in plan_rows(heading))

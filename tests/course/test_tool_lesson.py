@@ -1,4 +1,4 @@
-"""Notebook 09's course layer: its fixture and images, what toolturns measures, the chart, and
+"""Notebook 10's course layer: its fixture and images, what toolturns measures, the chart, and
 exercise 9 (right answers accepted, each named mistake named, graded like the others)."""
 
 import copy
@@ -115,7 +115,7 @@ def test_a_count_slice_is_refused_exactly_when_it_starts_on_a_result(last):
 
 
 def test_in_anthropics_shape_the_slice_is_refused_until_it_starts_on_a_question():
-    """09 · 29 and quiz 3: the slice opens on a tool result in a user message, then on the
+    """10 · 29 and quiz 3: the slice opens on a tool result in a user message, then on the
     answer A1 (first-user); the first one accepted starts on U2 and is the whole-turn body."""
     anthropic = "anthropic-messages"
     slices = {last: toolturns.count_sliced(*REQUEST, last, dialect=anthropic) for last in (5, 4, 3)}

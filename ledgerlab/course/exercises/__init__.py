@@ -12,7 +12,7 @@ This package is the one source of truth for the exercises: the notebook's answer
 cells are named by each checker's parameters, and ``ledgerlab.course.grading`` builds the
 solutions notebook and the graded edition from it. The exercises are split by the
 fixture they use: ``boundary`` (1 to 5, and 7), ``scenario`` (6 and 8) and ``pairing``
-(9, notebook 09's tool turns); every name a notebook or the grader uses is importable from
+(9, notebook 10's tool turns); every name a notebook or the grader uses is importable from
 here.
 
 What exercises 1 to 8 ask about is a ``variants.Variant``: the article's fixture, or in a

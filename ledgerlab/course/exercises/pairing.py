@@ -1,4 +1,4 @@
-"""Exercise 9, on notebook 09's tool turns: find the messages a provider refuses for pairing.
+"""Exercise 9, on notebook 10's tool turns: find the messages a provider refuses for pairing.
 
 The learner writes ``find_orphans(messages)``: given an ``openai-chat`` message list (what
 ``request_body(...)["messages"]`` holds, or a slice of it), the indices of the messages
@@ -69,7 +69,7 @@ def _swapped_ids() -> list[dict]:
 
 
 TOOL_MESSAGES = _messages(fixtures.TOOL_HISTORY)  # well formed: nothing to find
-SLICED_MESSAGES = TOOL_MESSAGES[:1] + TOOL_MESSAGES[-5:]  # notebook 09's message-count slice
+SLICED_MESSAGES = TOOL_MESSAGES[:1] + TOOL_MESSAGES[-5:]  # notebook 10's message-count slice
 _PARALLEL = _messages((fixtures.PARALLEL_TURN, fixtures.TOOL_HISTORY[1]))
 _CALL_ONLY = {"role": "assistant", "content": None, "tool_calls": [
     {"id": "call_7", "type": "function",

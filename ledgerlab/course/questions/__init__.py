@@ -1,4 +1,4 @@
-"""Predictions and check-your-understanding questions for notebooks 01 to 09.
+"""Predictions and check-your-understanding questions for notebooks 01 to 10.
 
 A notebook asks before it shows: the learner writes an answer in place of ``...``
 and ``check(answer)`` says whether it is right. Every expected answer is computed
@@ -9,7 +9,7 @@ reveal; the feedback names it without giving the answer, which only
 ``solution()`` shows. The framework is ``ledgerlab.course.feedback``.
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
-here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``tools`` 09's.
+here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``tools`` 10's.
 The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()`` followed by the
 rubrics (``grading.rubrics.teacher_key``). Nothing here
 draws: the questions measure with ``ledgerlab.course.measures`` (and ``toolturns``) and
@@ -25,16 +25,16 @@ from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide
                      quiz07, quiz08)
 from .projection import (predict01, predict02, predict02_count, predict03, predict04,
                          predict04_first, predict04_second, quiz01, quiz02, quiz03, quiz04)
-from .tools import (predict09, predict09_dialect, predict09_image, predict09_loop, predict09_tools,
-                    quiz09)
+from .tools import (predict10, predict10_dialect, predict10_image, predict10_loop, predict10_tools,
+                    quiz10)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
            "predict04_first", "predict04_second", "predict04", "quiz04", "predict05_narrow",
            "predict05", "predict05_wide", "predict05_torn", "quiz05", "predict06", "quiz06",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
-           "predict09", "predict09_tools", "predict09_dialect", "predict09_image",
-           "predict09_loop", "quiz09"]
+           "predict10", "predict10_tools", "predict10_dialect", "predict10_image",
+           "predict10_loop", "quiz10"]
 
 
 def _name_for_progress() -> None:
@@ -65,9 +65,9 @@ NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (s
     heading(6): (("Predict", predict06), ("Quiz", quiz06)),
     heading(7): (("Predict", predict07), ("Predict", predict07_tokens), ("Quiz", quiz07)),
     heading(8): (("Predict", predict08), ("Predict", predict08_turns), ("Quiz", quiz08)),
-    heading(9): (("Predict", predict09), ("Predict", predict09_tools),
-                 ("Predict", predict09_dialect), ("Predict", predict09_image),
-                 ("Predict", predict09_loop), ("Quiz", quiz09)),
+    heading(10): (("Predict", predict10), ("Predict", predict10_tools),
+                 ("Predict", predict10_dialect), ("Predict", predict10_image),
+                 ("Predict", predict10_loop), ("Quiz", quiz10)),
 }
 
 
@@ -88,7 +88,7 @@ def answer_key() -> str:
              "For teachers. Generated from `ledgerlab/course/questions/` by "
              "`python tools/answer_key.py`; every answer is computed from the library, and "
              "`make test` fails if this file drifts from it. Exercise answers are in "
-             "`notebooks/11-solutions.ipynb`.", ""]
+             "`notebooks/12-solutions.ipynb`.", ""]
     for notebook, parts in NOTEBOOK_QUESTIONS.items():
         lines += [f"## {notebook}", "", "| where | question | answer |", "|---|---|---|"]
         for label, part in parts:

@@ -1,4 +1,4 @@
-"""Predictions and the quiz for notebook 09: tool turns, images and two dialects.
+"""Predictions and the quiz for notebook 10: tool turns, images and two dialects.
 
 The article's question answered through a lookup tool (``fixtures.TOOL_HISTORY``): what the
 message-count slice of it breaks in each dialect, what the tool schemas cost in every request,
@@ -101,9 +101,9 @@ def _screenshot_tiles(width: int, height: int) -> int:
 TWO_TOOLS = (fixtures.LOOKUP_TOOL, fixtures.TICKET_TOOL)
 
 
-# --- 09 · Tool turns ----------------------------------------------------------------------
+# --- 10 · Tool turns ----------------------------------------------------------------------
 
-predict09 = Question(
+predict10 = Question(
     "check_request refuses the message-count slice. How many messages must be dropped from "
     "the front of it (after the system message) before check_request accepts it?",
     _drops_until_accepted,
@@ -120,7 +120,7 @@ predict09 = Question(
                       0: "check_request already refused this slice: something must go."},
 )
 
-predict09_tools = Question(
+predict10_tools = Question(
     "The lookup tool's schema travels in every request. How many bytes does it add to the "
     "request, whatever turns are kept?",
     lambda: toolturns.tools_bytes(),
@@ -140,7 +140,7 @@ predict09_tools = Question(
                       "cookbook's estimate); the budget counts bytes."},
 )
 
-predict09_dialect = Question(
+predict10_dialect = Question(
     "The same history, the same tool and a 1024-token reply reserve (reserve_tokens=1024, "
     "Anthropic's required max_tokens): how many bytes is the request in 'anthropic-messages'?",
     lambda: _dialect_bytes(ANTHROPIC),
@@ -160,7 +160,7 @@ predict09_dialect = Question(
                       "lesson's reply reserve is 1024 tokens, written in the body."},
 )
 
-predict09_image = Question(
+predict10_image = Question(
     f"The photo travels in the current question, so it is mandatory input. Under a "
     f"{IMAGE_WINDOW}-token window, what is the smallest byte budget at which select sends the "
     f"request?",
@@ -183,7 +183,7 @@ predict09_image = Question(
                       "tokens; the budget asked for is in bytes."},
 )
 
-predict09_loop = Question(
+predict10_loop = Question(
     "The loop is in progress: its round (the call and its result) follows the current "
     "question. What is the smallest byte budget at which select sends a request for that "
     "question?",
@@ -207,7 +207,7 @@ predict09_loop = Question(
                       "two; stored turns can be dropped whole, the newest too."},
 )
 
-quiz09 = Questionnaire(heading(9), [
+quiz10 = Questionnaire(heading(10), [
     Question("Add a second tool, fixtures.TICKET_TOOL. How many bytes do the two tools add to "
              "every request (openai-chat, gson)?",
              lambda: toolturns.tools_bytes(TWO_TOOLS),
