@@ -81,4 +81,11 @@ SOLUTIONS = {
         '\n'
         'q9.check(find_orphans)'
     ),
+    'q10': (
+        'system, turns, question = MEMORY   # not history: that name is exercise 1\'s answer\n'
+        '# the request that sends the evidence, the summary and the newest turn, measured whole\n'
+        'summary_budget = len(request_bytes(system, turns[-1:], question, evidence=[EVIDENCE],\n'
+        '                                   summaries=[SUMMARY]))\n'
+        'q10.check(summary_budget)   # the article\'s fixture: 167 + 91 + 79 + 105'
+    ),
 }

@@ -55,6 +55,9 @@ SOLUTIONS_RECAP = f"""## Recap
 - A tool result must answer, by id, a call of the assistant message its run follows, and every
   call must be answered there: one pass over the messages finds both kinds of orphan
   (exercise 9).
+- The evidence and a summary are paid before the turns, and a summary is sent only while every
+  turn it covers is dropped: the smallest budget for both and the newest turn is the request
+  that holds the three, measured whole (exercise 10).
 
 ---
 
@@ -75,10 +78,11 @@ def solutions_notebook():
         cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
         cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
                      "request_tokens, select\n"
-                     "from ledgerlab.course.exercises import (EXERCISE_FACTS, GROW_BUDGET, HISTORY,\n"
-                     "                                        PINNED, QUESTION, SYSTEM, WINDOW_RESERVE,\n"
+                     "from ledgerlab.course.exercises import (EVIDENCE, EXERCISE_FACTS, GROW_BUDGET,\n"
+                     "                                        HISTORY, MEMORY, PINNED, QUESTION,\n"
+                     "                                        SUMMARY, SYSTEM, WINDOW_RESERVE,\n"
                      "                                        grown_question, torn_journal,\n"
-                     "                                        q1, q2, q3, q4, q5, q6, q7, q8, q9)",
+                     "                                        q1, q2, q3, q4, q5, q6, q7, q8, q9, q10)",
              "solutions-imports"),
     ]
     for exercise in EXERCISES:

@@ -26,8 +26,8 @@ from matplotlib.ticker import StrMethodFormatter
 from ledgerlab import BudgetError, DEFAULT_MAX_BYTES, Selection, Turn, byte_breakdown, select
 
 from .chartstyle import chart_style, styled
-from .display import facts as count_facts, join_labels, turns
-from .measures import (Measure, Segment, Split, TextTokens, TwoLimits, budget_split, count_slice,
+from .display import join_labels, split_steps, turns
+from .measures import (Measure, Segment, TextTokens, TwoLimits, budget_split, count_slice,
                        message_labels, message_segments, slice_problems, suffix_sizes,
                        whole_turn_flags)
 
@@ -438,37 +438,19 @@ SPLIT_PARTS = (("mandatory input", SYSTEM_COLOUR, None), ("facts", FACTS_COLOUR,
                ("turns", OKABE_ITO["orange"], None))
 
 
-def _split_steps(rows: Sequence[Split | None]) -> list[str]:
-    """Where the request changes as the budget grows: one phrase per change."""
-    steps, last = [], None
-    for row in rows:
-        if row is None or (row.facts_kept, row.turns_kept) == last:
-            continue
-        last = row.facts_kept, row.turns_kept
-        steps.append(f"from {row.budget}: {count_facts(row.facts_kept)} ({row.facts} bytes), "
-                     f"{turns(row.turns_kept)} ({row.turns} bytes), {row.sent} sent")
-    return steps
-
-
-@styled
-def budget_split_chart(system: str, history: Sequence[Turn], current: str, facts: Sequence,
-                       budgets: range, *, max_fact_bytes: int | None = None,
-                       budget: int | None = None, encoder: str = "gson") -> Chart:
-    """The bytes sent against the budget, stacked: mandatory input, facts (dotted), turns.
-
-    A dashed diagonal is the budget itself (what is sent never crosses it), grey marks
-    the budgets that are rejected, and ``budget`` is a dotted vertical line.
-    """
-    rows = budget_split(system, history, current, facts, budgets,
-                        max_fact_bytes=max_fact_bytes, encoder=encoder)
+def split_figure(budgets: range, rows: Sequence, parts: Sequence[tuple], *,
+                 budget: int | None, encoder: str, title: str) -> Figure:
+    """The bytes sent against the budget, stacked by part (``(label, colour, hatch, value)``,
+    ``value(row)`` its bytes; ``rows[i]`` is what ``budgets[i]`` sends, None if rejected): a
+    dashed diagonal is the budget (what is sent never crosses it), grey the rejected budgets,
+    ``budget`` a dotted line. Notebook 08's chart has three parts, notebook 09's five."""
     figure, ax = _new_figure(9, 3.8)
     sent = [row for row in rows if row is not None]
-    x = [row.budget for row in sent]
-    stacks = ax.stackplot(x, [r.mandatory for r in sent], [r.facts for r in sent],
-                          [r.turns for r in sent], step="post",
-                          colors=[colour for _, colour, _ in SPLIT_PARTS],
-                          labels=[label for label, _, _ in SPLIT_PARTS], edgecolor="white")
-    for stack, (_, _, hatch) in zip(stacks, SPLIT_PARTS):
+    stacks = ax.stackplot([row.budget for row in sent],
+                          *[[value(row) for row in sent] for _, _, _, value in parts],
+                          step="post", colors=[colour for _, colour, _, _ in parts],
+                          labels=[label for label, _, _, _ in parts], edgecolor="white")
+    for stack, (_, _, hatch, _) in zip(stacks, parts):
         stack.set_hatch(hatch)
     ax.plot([budgets[0], budgets[-1]], [budgets[0], budgets[-1]], color=BUDGET_COLOUR,
             linestyle="--", linewidth=1, label="the budget (sent never crosses it)")
@@ -479,22 +461,38 @@ def budget_split_chart(system: str, history: Sequence[Turn], current: str, facts
     if budget is not None:
         ax.axvline(budget, color=BUDGET_COLOUR, linestyle=":", linewidth=1.5,
                    label=f"budget {budget} bytes")
-    ax.set_xlim(budgets[0], budgets[-1])
-    ax.set_ylim(0, budgets[-1] * 1.05)
-    ax.set_xlabel(f"budget (bytes, {encoder} encoder)")
-    ax.set_ylabel("bytes sent")
-    cap = "no facts cap" if max_fact_bytes is None else f"facts cap {max_fact_bytes} bytes"
-    ax.set_title(f"How the budget splits: {len(facts)} facts pinned, {cap}")
+    ax.set(xlim=(budgets[0], budgets[-1]), ylim=(0, budgets[-1] * 1.05), title=title,
+           xlabel=f"budget (bytes, {encoder} encoder)", ylabel="bytes sent")
     _below(ax)
-    start = (f"rejected below {sent[0].budget} bytes, then " if rejected and sent else
-             "every budget rejected" if not sent else "")
+    return figure
+
+
+def split_start(rows: Sequence) -> str:
+    """How a split's description begins: where the rejected budgets end, if any."""
+    first = next((row for row in rows if row is not None), None)
+    return ("every budget rejected" if first is None else
+            f"rejected below {first.budget} bytes, then " if rows[0] is None else "")
+
+
+@styled
+def budget_split_chart(system: str, history: Sequence[Turn], current: str, facts: Sequence,
+                       budgets: range, *, max_fact_bytes: int | None = None,
+                       budget: int | None = None, encoder: str = "gson") -> Chart:
+    """The bytes sent against the budget, stacked: mandatory input, facts (dotted), turns."""
+    rows = budget_split(system, history, current, facts, budgets,
+                        max_fact_bytes=max_fact_bytes, encoder=encoder)
+    cap = "no facts cap" if max_fact_bytes is None else f"facts cap {max_fact_bytes} bytes"
+    values = (lambda r: r.mandatory, lambda r: r.facts, lambda r: r.turns)
+    figure = split_figure(budgets, rows, [(*part, f) for part, f in zip(SPLIT_PARTS, values)],
+                          budget=budget, encoder=encoder,
+                          title=f"How the budget splits: {len(facts)} facts pinned, {cap}")
     marked = ""
     if budget is not None:
         row = next((r for r in rows if r is not None and r.budget == budget), None)
         marked = (f" Marked, {budget} bytes: " + ("rejected." if row is None else
                   f"mandatory {row.mandatory} + facts {row.facts} + turns {row.turns} = "
                   f"{row.sent} bytes."))
-    steps = "; ".join(_split_steps(rows))
+    steps = "; ".join(split_steps(rows))
     return Chart(figure, (
         f"Stacked area of the bytes sent against the budget, {budgets[0]} to {budgets[-1]} "
-        f"bytes, {len(facts)} facts pinned, {cap}: {start}{steps}.{marked}"))
+        f"bytes, {len(facts)} facts pinned, {cap}: {split_start(rows)}{steps}.{marked}"))

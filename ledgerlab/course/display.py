@@ -29,3 +29,16 @@ def join_labels(labels: Sequence[str]) -> str:
         return "(nothing)"
     return " | ".join(" ".join(group)
                       for _, group in groupby(labels, key=lambda label: label.lstrip("UA")))
+
+
+def split_steps(rows: Sequence) -> list[str]:
+    """Where notebook 08's split (``measures.Split`` rows, None where rejected) changes as
+    the budget grows: one phrase per change."""
+    steps, last = [], None
+    for row in rows:
+        if row is None or (row.facts_kept, row.turns_kept) == last:
+            continue
+        last = row.facts_kept, row.turns_kept
+        steps.append(f"from {row.budget}: {facts(row.facts_kept)} ({row.facts} bytes), "
+                     f"{turns(row.turns_kept)} ({row.turns} bytes), {row.sent} sent")
+    return steps

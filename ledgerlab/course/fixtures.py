@@ -1,5 +1,5 @@
-"""The course's fixtures, as data: the article's conversations, notebook 08's facts and
-notebook 10's tool turns and images.
+"""The course's fixtures, as data: the article's conversations, notebook 08's facts, notebook
+09's summary and evidence, and notebook 10's tool turns and images.
 
 Everything the course measures comes from here, so the notebooks, the quizzes, the
 exercises, the tests and the ``ledgerlab-course`` command all measure the same data.
@@ -26,7 +26,7 @@ import struct
 import zlib
 from functools import lru_cache
 
-from ledgerlab import Fact, Image, Tool, ToolCall, ToolResult, Turn
+from ledgerlab import Evidence, Fact, Image, Summary, Tool, ToolCall, ToolResult, Turn
 
 # --- The boundary fixture (notebooks 03, 04 and 07): 140, 235, 308 bytes --------------
 BOUNDARY_SYSTEM = "只根据已知信息回答。"
@@ -67,7 +67,19 @@ PINNED_FACTS = (
 DEADLINE_FACT = Fact("deadline", "The deadline is Friday.", origin="one")
 LANGUAGE_FACT = Fact("language", "Reply in English.", origin="two")
 
-# --- The tool fixture (09): the article's question answered through a tool; 464, 908 bytes ---
+# --- The memory fixture (09): the scenario's three turns, a summary of the first two, evidence -----------
+# The journal of the article's step 3 (turn three is the fixed local reply), asked the wide
+# question, whose answer only turn one holds. The summary is short, as a summary is: shorter
+# than turn two, so there are budgets where it and turn three fit and turn two does not.
+MEMORY_TURNS = SCENARIO_TURNS + (("three", Turn(NEXT_STEP_QUESTION, LOCAL_FIXTURE_REPLY)),)
+MEMORY_HISTORY = tuple(turn for _, turn in MEMORY_TURNS)
+MEMORY_IDS = tuple(turn_id for turn_id, _ in MEMORY_TURNS)
+MEMORY_QUESTION = WIDE_QUESTION
+EARLY_SUMMARY = Summary("early", "Code ORCHID-17, Java 8 client.", covers=("one", "two"))
+# Retrieved from outside the ledger: it names its source, and it does not hold ORCHID-17.
+TLS_EVIDENCE = Evidence("tls-note", "Java 8 clients need TLS 1.2.", source="docs/java8-clients.md")
+
+# --- The tool fixture (10): the article's question answered through a tool; 464, 908 bytes ---
 # The wide question of the scenario, answered by looking the code up, then turn two as in
 # the scenario; the next question is the scenario's. One tool, in every request.
 TOOL_SYSTEM = "Use only the supplied conversation and tools."

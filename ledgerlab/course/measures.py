@@ -295,3 +295,43 @@ def budget_split(system: str, history: Sequence[Turn], current: str, facts: Sequ
                           chosen.size - mandatory - chosen.fact_bytes, chosen.facts_kept,
                           chosen.kept))
     return rows
+
+
+class MemorySplit(NamedTuple):
+    """The request ``select`` sends under one budget with facts, evidence and summaries, cut
+    into its five parts (bytes) and what each part holds (notebook 09)."""
+
+    budget: int
+    mandatory: int  # the envelope, the system message and the question
+    facts: int  # Selection.fact_bytes
+    evidence: int  # Selection.evidence_bytes
+    summaries: int  # Selection.summary_bytes
+    turns: int  # the kept turns
+    counts: tuple[int, int, int, int]  # facts kept, evidence kept, summaries sent, turns kept
+
+    @property
+    def sent(self) -> int:
+        return self.mandatory + self.facts + self.evidence + self.summaries + self.turns
+
+
+def memory_split(system: str, history: Sequence[Turn], current: str, budgets: Sequence[int], *,
+                 facts: Sequence = (), evidence: Sequence = (), summaries: Sequence = (),
+                 ids: Sequence[str] | None = None, **caps) -> list[MemorySplit | None]:
+    """``select`` with facts, evidence and summaries under each budget, cut into its parts;
+    None where rejected. ``caps``: ``max_fact_bytes``, ``max_evidence_bytes``,
+    ``max_summary_bytes``, as ``select`` takes them."""
+    mandatory = len(request_bytes(system, [], current))
+    rows: list[MemorySplit | None] = []
+    for budget in budgets:
+        try:
+            chosen = select(system, history, current, budget, facts=facts, evidence=evidence,
+                            summaries=summaries, ids=ids, **caps)
+        except BudgetError:
+            rows.append(None)
+            continue
+        memory = chosen.fact_bytes + chosen.evidence_bytes + chosen.summary_bytes
+        rows.append(MemorySplit(budget, mandatory, chosen.fact_bytes, chosen.evidence_bytes,
+                                chosen.summary_bytes, chosen.size - mandatory - memory,
+                                (chosen.facts_kept, chosen.evidence_kept,
+                                 len(chosen.summary_ids), chosen.kept)))
+    return rows

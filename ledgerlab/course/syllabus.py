@@ -68,13 +68,17 @@ LESSONS = (
     Lesson(8, "08-pinned-facts.ipynb", "Pinned facts: explicit origins and budgets", 35,
            "The article's open trade-off: keep an early fact in every request with its origin "
            "and a budget of its own, and delete it with the turn it came from."),
+    Lesson(9, "09-summaries-and-evidence.ipynb", "Summaries and evidence: memory with origins", 36,
+           "A summary of early turns carries ORCHID-17 back within a summaries budget, never "
+           "beside a turn it covers; evidence cited by its source; how one budget splits five "
+           "ways; `derived_from`, then `forget` deletes the summary with the turn."),
     Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 44,
            "The article's question answered through a tool: a message-count slice orphans the "
            "tool result and the provider refuses it, the whole-turn rule keeps the pair; what "
            "tool schemas, a second dialect and an image cost; a tool loop in progress."),
-    Lesson(11, "11-exercises.ipynb", "Exercises", 62,
-           "Nine exercises: the article's own, in two parts, four more, 07's token window, 08's "
-           "pinned facts and 10's tool messages, each with `check()`, `hint()` and "
+    Lesson(11, "11-exercises.ipynb", "Exercises", 68,
+           "Ten exercises: the article's own, in two parts, four more, 07's token window, 08's "
+           "pinned facts, 10's tool messages and 09's summary, each with `check()`, `hint()` and "
            "`solution()`."),
     Lesson(12, "12-solutions.ipynb", "Solutions", 7,
            "Every exercise answered, every check passing."),

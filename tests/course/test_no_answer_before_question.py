@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from ledgerlab.course import exercises, questions
+from ledgerlab.course.exercises.memory import summary_figures
 from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +41,12 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("05", "predict05_torn"): (r"\d+\s+torn tail",),
     ("06", "quiz[1]"): (r"writes nothing",),
     ("07", "predict07_tokens"): (r"TwoLimitsExplorer\(",),
+    ("09", "predict09_room"): (r"never (sends|travels)[^.]* beside",
+                               r"only (when|while) every turn it covers"),
+    ("09", "predict09_forget"): (r"derived_from\(", r"deletes? (it|the summar\w*|every summar\w*)",
+                                 r"goes with"),
+    **{(number, "q10"): (rf"(?<!\d){summary_figures(exercises.ARTICLE)['answer']}(?!\d)",)
+       for number in ("09", "11")},
     ("10", "predict10_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
                                r"current question and its tool rounds",  # BudgetError's words
                                r"mandatory input\*\*:[^\n]*tool loop in progress"),

@@ -21,7 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ledgerlab import Fact, Turn, encode_record, request_bytes
+from ledgerlab import Fact, Summary, Turn, encode_record, request_bytes
 
 from .. import fixtures
 
@@ -47,6 +47,8 @@ class Variant:
     window_reserve: int  # exercise 7: the tokens kept for the reply
     pinned: tuple[str, tuple[Turn, ...], str]  # exercise 8: system, history, question
     facts: tuple[Fact, ...]  # exercise 8: the facts pinned
+    memory: tuple[str, tuple[Turn, Turn, Turn], str]  # exercise 10: system, history, question
+    summary: Summary  # exercise 10: the summary of turns one and two
 
     def __repr__(self) -> str:  # the texts are fixtures, but a repr stays short
         return f"Variant({self.key or 'the article'!r})"
@@ -64,6 +66,8 @@ ARTICLE = Variant(
     window_reserve=20,
     pinned=(fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION),
     facts=fixtures.PINNED_FACTS + (fixtures.DEADLINE_FACT,),
+    memory=(fixtures.SCENARIO_SYSTEM, fixtures.MEMORY_HISTORY, fixtures.MEMORY_QUESTION),
+    summary=fixtures.EARLY_SUMMARY,
 )
 
 # The variants' texts. A variant's system message is several of these sentences, so that its
@@ -92,6 +96,16 @@ THIRD_FACTS = (("deadline", "Friday"), ("deadline", "3 March"), ("deadline", "ne
                ("meeting room", "B-204"), ("meeting room", "会议室 3"),
                ("build server", "ci-07"), ("build server", "ci-12"))
 RESERVES = (8, 12, 16, 24, 32, 40, 48)
+# Exercise 10's summaries of turns one and two (not the article's): shorter than any variant's
+# turn two, as a summary is shorter than what it covers, so a summary and the newest turn can
+# fit where turn two and the newest cannot; of many lengths, so that the answers spread.
+SUMMARY_TEXTS = ("ORCHID-17.", "Code: ORCHID-17 🌸", "コード ORCHID-17、Java 8。",
+                 "Κωδικός ORCHID-17, Java 8.", "项目代码 ORCHID-17，Java 8。",
+                 "Projet ORCHID-17, client Java 8 ☕", "Código ORCHID-17; cliente Java 8 📘",
+                 "ORCHID-17 — Java 8 client, code noted.", "Код ORCHID-17, клиент на Java 8.",
+                 "Der Code ist ORCHID-17; der Client läuft auf Java 8.",
+                 "Le code du projet est ORCHID-17 ; le client tourne sous Java 8.",
+                 "The user's project is ORCHID-17 and their client runs on Java 8 ☕.")
 
 
 def normalized(name: str) -> str:
@@ -161,7 +175,23 @@ def variant(key: str) -> Variant:
         torn_after=rng.between(8, torn_length - 2), window_reserve=rng.choice(RESERVES),
         pinned=(fixtures.SCENARIO_SYSTEM, (fixtures.SCENARIO_HISTORY[0], pinned_turn),
                 fixtures.NEXT_STEP_QUESTION),
-        facts=fixtures.PINNED_FACTS + (third,))
+        facts=fixtures.PINNED_FACTS + (third,),
+        # Drawn last, so that the earlier exercises' variants are what they were before it.
+        memory=(fixtures.SCENARIO_SYSTEM, (fixtures.SCENARIO_HISTORY[0], pinned_turn,
+                                           rng.choice(TORN)), fixtures.MEMORY_QUESTION),
+        summary=_summary(rng, pinned_turn))
+
+
+def _summary(rng: _Draws, turn_two: Turn) -> Summary:
+    """Exercise 10's summary of turns one and two: a text whose summary costs less than turn
+    two, so that the summary and the newest turn fit where turn two and the newest do not."""
+    system, question = fixtures.SCENARIO_SYSTEM, fixtures.MEMORY_QUESTION
+    bare = len(request_bytes(system, [], question))
+    two = len(request_bytes(system, [turn_two], question)) - bare
+    fits = [text for text in SUMMARY_TEXTS
+            if len(request_bytes(system, [], question, summaries=[
+                Summary("early", text, covers=fixtures.MEMORY_IDS[:2])])) - bare < two]
+    return Summary("early", rng.choice(fits), covers=fixtures.MEMORY_IDS[:2])
 
 
 # --- The variant a learner's checks use ------------------------------------------------

@@ -9,7 +9,8 @@ reveal; the feedback names it without giving the answer, which only
 ``solution()`` shows. The framework is ``ledgerlab.course.feedback``.
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
-here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``tools`` 10's.
+here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``memory`` 09's,
+``tools`` 10's.
 The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()`` followed by the
 rubrics (``grading.rubrics.teacher_key``). Nothing here
 draws: the questions measure with ``ledgerlab.course.measures`` (and ``toolturns``) and
@@ -23,6 +24,7 @@ from ..syllabus import heading
 from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide, predict06,
                      predict07, predict07_tokens, predict08, predict08_turns, quiz05, quiz06,
                      quiz07, quiz08)
+from .memory import predict09, predict09_forget, predict09_room, quiz09
 from .projection import (predict01, predict02, predict02_count, predict03, predict04,
                          predict04_first, predict04_second, quiz01, quiz02, quiz03, quiz04)
 from .tools import (predict10, predict10_dialect, predict10_image, predict10_loop, predict10_tools,
@@ -33,6 +35,7 @@ __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict04_first", "predict04_second", "predict04", "quiz04", "predict05_narrow",
            "predict05", "predict05_wide", "predict05_torn", "quiz05", "predict06", "quiz06",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
+           "predict09", "predict09_room", "predict09_forget", "quiz09",
            "predict10", "predict10_tools", "predict10_dialect", "predict10_image",
            "predict10_loop", "quiz10"]
 
@@ -65,6 +68,8 @@ NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (s
     heading(6): (("Predict", predict06), ("Quiz", quiz06)),
     heading(7): (("Predict", predict07), ("Predict", predict07_tokens), ("Quiz", quiz07)),
     heading(8): (("Predict", predict08), ("Predict", predict08_turns), ("Quiz", quiz08)),
+    heading(9): (("Predict", predict09), ("Predict", predict09_room),
+                ("Predict", predict09_forget), ("Quiz", quiz09)),
     heading(10): (("Predict", predict10), ("Predict", predict10_tools),
                  ("Predict", predict10_dialect), ("Predict", predict10_image),
                  ("Predict", predict10_loop), ("Quiz", quiz10)),
