@@ -75,7 +75,7 @@ class LazyOrder:
     """
 
     def __init__(self, summaries: Sequence[Summary], ids: Sequence[str], window: int) -> None:
-        self.ids, self.low, self.index = ids, len(ids), {}
+        self.ids, self.low, self.index, self.summaries = ids, len(ids), {}, summaries
         self.pool = list(enumerate(summaries))  # (given, summary): not placed yet
         self.items: list[tuple[int, Summary]] = []  # newest first, as ``summary_order``
         self.seen: set[str] = set()  # every id the items cover
@@ -112,9 +112,9 @@ class LazyOrder:
             self.seen.update(summary.covers)
             self.covers += len(summary.covers)
         self.items += [(newest, summary) for newest, _, summary in placed]
-        if not low:  # every id is indexed now: check every placed summary's older covers
+        if not low:  # every id is indexed now: check every summary, as summary_order does
             known = self.index.__contains__
-            wrong = next((summary for _, summary in self.items
+            wrong = next((summary for summary in self.summaries
                           if not all(map(known, summary.covers))), None)
             if wrong is not None:
                 raise _not_among_ids(wrong, self.index)
@@ -128,9 +128,7 @@ class LazyOrder:
         """Place the summaries covering the next block of older ids, if one of them can fit
         ``room`` bytes; False when none is left or none could. CoverNotInHistory for one
         whose covers are not all among ``ids``."""
-        while self.pool and self.least <= room:
-            if not self.low:
-                raise _not_among_ids(self.pool[0][1], self.index)
+        while self.pool and self.least <= room:  # (once every id is indexed, the pool is empty)
             placed = len(self.items)
             self._place_block()
             if len(self.items) > placed:
