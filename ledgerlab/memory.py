@@ -16,7 +16,7 @@ text (nor a source, which may be a private path or address).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .checks import check_id, check_text, id_tag
@@ -46,11 +46,17 @@ class Summary:
     id: str
     text: str
     covers: tuple[str, ...]
+    # No request writes its line in fewer bytes: select skips a summary that cannot fit
+    # without writing its line.
+    _least_bytes: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check_id(self.id)
         check_text(self.text, "text")
         object.__setattr__(self, "covers", check_covers(self.covers))
+        # "[turns: ", the ids joined by ", ", "] ", the text: escaping only adds bytes.
+        least = 8 + sum(map(len, self.covers)) + 2 * len(self.covers) + len(self.text.encode())
+        object.__setattr__(self, "_least_bytes", least)
 
     def __repr__(self) -> str:
         # Ids and text may be private: tags and sizes only.

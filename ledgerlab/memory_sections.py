@@ -8,6 +8,7 @@ turn (``SummaryPlan``), and the longest prefix of evidence lines within bytes an
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 
 from .checks import id_tag
 from .memory import Summary
@@ -21,6 +22,22 @@ class CoverNotInHistory(ValueError):
     ``ids`` does not name the history's turns one for one. Nothing is selected."""
 
 
+def check_ids(history_length: int, options: RequestOptions) -> None:
+    """CoverNotInHistory unless ``ids`` is there to place the summaries, one id per turn."""
+    if options.ids is None:
+        raise CoverNotInHistory("summaries need ids= (the history's turn ids, in order) to "
+                                "know which turns they cover")
+    if len(options.ids) != history_length:
+        raise CoverNotInHistory(f"ids names {len(options.ids)} turns but the history has "
+                                f"{history_length}")
+
+
+def _not_among_ids(summary: Summary, index: dict) -> CoverNotInHistory:
+    missing = next(turn_id for turn_id in summary.covers if turn_id not in index)
+    return CoverNotInHistory(f"summary {id_tag(summary.id)} covers {id_tag(missing)}, "
+                             f"which is not among ids")
+
+
 def summary_order(history_length: int, options: RequestOptions) -> list[tuple]:
     """The summaries in the order they are tried: ``(newest, summary)`` each, ``newest`` the
     index of the newest turn it covers, newest first (on a tie, the one given later).
@@ -28,12 +45,7 @@ def summary_order(history_length: int, options: RequestOptions) -> list[tuple]:
     summaries, ids = options.summaries, options.ids
     if not summaries:
         return []
-    if ids is None:
-        raise CoverNotInHistory("summaries need ids= (the history's turn ids, in order) to "
-                                "know which turns they cover")
-    if len(ids) != history_length:
-        raise CoverNotInHistory(f"ids names {len(ids)} turns but the history has "
-                                f"{history_length}")
+    check_ids(history_length, options)
     index = dict(zip(ids, range(len(ids))))  # C speed: ids may be a long history's
     if len(index) != len(ids):
         raise CoverNotInHistory("ids names a turn more than once")
@@ -42,52 +54,138 @@ def summary_order(history_length: int, options: RequestOptions) -> list[tuple]:
         try:
             newest = max(map(place, summary.covers))
         except KeyError:
-            missing = next(turn_id for turn_id in summary.covers if turn_id not in index)
-            raise CoverNotInHistory(f"summary {id_tag(summary.id)} covers {id_tag(missing)}, "
-                                    f"which is not among ids") from None
+            raise _not_among_ids(summary, index) from None
         order.append((newest, given, summary))
     order.sort(key=lambda item: (-item[0], -item[1]))
     return [(newest, summary) for newest, _, summary in order]
 
 
+class LazyOrder:
+    """``summary_order``'s order, placed only as far as the greedy pass reads it.
+
+    ``select`` can keep at most ``window`` turns (the newest that fit without summaries), so
+    those ids are indexed up front, with a block of older ones: a summary covering one of
+    them gets its exact newest index from them, since every newer id is indexed too. The
+    others cover only older turns; they are candidates for every k tried, and come after,
+    placed a block of older ids at a time (``extend``) when a pass reaches them. So a long
+    history's ids are indexed only as far back as the summaries tried reach, not all of
+    them on every call. Covers are checked as they are placed: a summary no pass reaches
+    (the section is full before it) is not checked, as ``select`` does not check an older
+    item of the history it never looks at.
+    """
+
+    def __init__(self, summaries: Sequence[Summary], ids: Sequence[str], window: int) -> None:
+        self.ids, self.low, self.index, self.summaries = ids, len(ids), {}, summaries
+        self.pool = list(enumerate(summaries))  # (given, summary): not placed yet
+        self.items: list[tuple[int, Summary]] = []  # newest first, as ``summary_order``
+        self.seen: set[str] = set()  # every id the items cover
+        self.covers = 0  # how many ids the items cover, counted with repeats
+        # Four times the window at first (the summaries sent usually reach a little
+        # further back than the turns they replace), then twice as far each time.
+        self.step = 4 * max(window, 1024)
+        self._place_block()
+        # The first ``near`` items cover a turn that may be kept: the candidates among them
+        # depend on k; every later item is a candidate for every k.
+        first_kept = len(ids) - window
+        self.near = sum(1 for newest, _ in self.items if newest >= first_kept)
+
+    def _place_block(self) -> None:
+        """Index the next block of older ids and place the summaries that cover one."""
+        low = max(0, self.low - self.step)
+        self.index.update(zip(self.ids[low:self.low], range(low, self.low)))
+        self.low, self.step = low, 2 * self.step
+        if len(self.index) != len(self.ids) - low:
+            raise CoverNotInHistory("ids names a turn more than once")
+        placed, pool, get = [], [], self.index.get
+        outside = self.index.keys().isdisjoint
+        for given, summary in self.pool:
+            if outside(summary.covers):
+                pool.append((given, summary))
+            else:  # every id newer than its newest is indexed: that index is exact
+                placed.append((max(map(get, summary.covers, repeat(-1))), given, summary))
+        self.pool = pool
+        # The fewest bytes a line of the pool can take: no block is placed for a pass whose
+        # room left is below it (it could take none of them).
+        self.least = min((summary._least_bytes for _, summary in pool), default=0)
+        placed.sort(key=lambda item: (-item[0], -item[1]))
+        for _, _, summary in placed:
+            self.seen.update(summary.covers)
+            self.covers += len(summary.covers)
+        self.items += [(newest, summary) for newest, _, summary in placed]
+        if not low:  # every id is indexed now: check every summary, as summary_order does
+            known = self.index.__contains__
+            wrong = next((summary for summary in self.summaries
+                          if not all(map(known, summary.covers))), None)
+            if wrong is not None:
+                raise _not_among_ids(wrong, self.index)
+
+    @property
+    def overlapping(self) -> bool:
+        """Do two of the items placed cover the same turn? If not, no pass needs to look."""
+        return len(self.seen) != self.covers
+
+    def extend(self, room: int) -> bool:
+        """Place the summaries covering the next block of older ids, if one of them can fit
+        ``room`` bytes; False when none is left or none could. CoverNotInHistory for one
+        whose covers are not all among ``ids``."""
+        while self.pool and self.least <= room:  # (once every id is indexed, the pool is empty)
+            placed = len(self.items)
+            self._place_block()
+            if len(self.items) > placed:
+                return True
+        return False
+
+
 class SummaryPlan:
     """The summaries ``select`` takes for a first kept turn: ``taken(start)``.
 
-    ``order`` is ``summary_order``'s. The candidates for a start are those whose newest
-    covered turn is before it: a tail of ``order``, growing as start grows. The greedy
-    pass is made again only when that tail changes (each line written and counted once),
-    so a walk over every k costs one pass per summary that joins, not one per k.
+    ``order`` is a ``LazyOrder``. The candidates for a start are those whose newest covered
+    turn is before it: a tail of the order, growing as start grows. The greedy pass is made
+    again only when that tail changes (each line written and counted once), and it stops as
+    soon as the room left is below any summary's least line; so a walk over every k costs
+    one short pass per summary that joins, not one per k.
     """
 
-    def __init__(self, writer, order: list, cap: int | None, room: int,
+    def __init__(self, writer, order: LazyOrder, cap: int | None, room: int,
                  tokens: tuple | None, overhead: int) -> None:
         self.order, self.cap, self.room, self.overhead = order, cap, room, overhead
         self.count, self.token_room = tokens if tokens is not None else (None, None)
         self.separator = len(writer.fact_separator)
         self.line = writer.line
-        self.lines: dict[str, bytes] = {}  # by summary id: written when first tried
-        self.costs: dict[str, tuple[int, int]] = {}
-        self.position, self.result = len(order), None
+        self.lines: dict[int, bytes] = {}  # by id() of the summary: written when first tried
+        self.costs: dict[int, tuple[int, int]] = {}
+        self.position, self.result = order.near, None
 
     def taken(self, start: int) -> tuple[list[Summary], int, int]:
         """The summaries taken (newest first), their bytes and their tokens."""
-        position = self.position
-        while position and self.order[position - 1][0] < start:
+        position, items = self.position, self.order.items
+        while position and items[position - 1][0] < start:
             position -= 1
         if self.result is None or position != self.position:
             self.position, self.result = position, self._greedy(position)
         return self.result
 
     def _greedy(self, position: int) -> tuple[list[Summary], int, int]:
-        taken, covered, size, tokens = [], set(), 0, 0
+        taken, size, tokens = [], 0, 0
+        order, items = self.order, self.order.items
+        covered = set() if order.overlapping else None  # None: no two items overlap
         limit = self.room if self.cap is None else min(self.cap, self.room)
-        for _, summary in self.order[position:]:
-            turns = summary.covers
+        # A line adds its separator, or the section's overhead if it is the first.
+        while position < len(items) or order.extend(
+                limit - size - (self.separator if taken else self.overhead)):
+            summary = items[position][1]
+            position += 1
+            if covered is None and order.overlapping:  # an extension placed an overlap
+                covered = set().union(*(item.covers for item in taken))
             # The bytes first: the cheapest test, and the one most candidates fail once the
-            # section is full (any order of the tests skips the same ones).
+            # section is full (any order of the tests skips the same ones); a line that
+            # cannot fit is not written.
+            extra = self.separator if taken else self.overhead
+            if size + extra + summary._least_bytes > limit:
+                continue
             line = self.length(summary)
             more = size + (line + self.separator if taken else line + self.overhead)
-            if more > limit or not covered.isdisjoint(turns):
+            if more > limit or (covered is not None and not covered.isdisjoint(summary.covers)):
                 continue
             if self.count is not None:
                 alone, with_newline = self._costs(summary)
@@ -97,21 +195,26 @@ class SummaryPlan:
                     continue
                 tokens = cost
             taken.append(summary)
-            covered.update(turns)
+            if covered is not None:
+                covered.update(summary.covers)
             size = more
         return taken, size, tokens
 
     def length(self, summary: Summary) -> int:
         """The bytes of a summary's escaped line."""
-        line = self.lines.get(summary.id)
+        line = self.lines.get(id(summary))
         if line is None:
-            line = self.lines[summary.id] = self.line(summary_line(summary))
+            line = self.lines[id(summary)] = self.line(summary_line(summary))
         return len(line)
 
+    def written(self, summary: Summary) -> bytes:
+        """A summary's escaped line, as the pass wrote it."""
+        return self.lines[id(summary)]
+
     def _costs(self, summary: Summary) -> tuple[int, int]:
-        costs = self.costs.get(summary.id)
+        costs = self.costs.get(id(summary))
         if costs is None:
-            costs = self.costs[summary.id] = self.count.line_costs(summary_line(summary))
+            costs = self.costs[id(summary)] = self.count.line_costs(summary_line(summary))
         return costs
 
 

@@ -47,7 +47,8 @@ from .checks import check_int
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
 from .limits import RequestTally, check_budget
 from .memory import Summary
-from .memory_sections import SummaryPlan, lines_that_fit, lines_within_tokens, summary_order
+from .memory_sections import (LazyOrder, SummaryPlan, check_ids, lines_that_fit,
+                              lines_within_tokens, summary_order)
 from .shapes import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
 from .token_rules import TokenCount, request_basis
 from .tokens import MessageCounter, counter
@@ -319,7 +320,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     cap = options.max_fact_bytes
     if not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
-    order = summary_order(len(history), options)
+    if options.summaries:
+        check_ids(len(history), options)
     tally = _provider_limits(options, budget, current)
     facts, reserve_tokens = options.facts, options.reserve_tokens
     writer = request_writer(options.encoder, options.dialect)
@@ -392,7 +394,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
         turn_size += len(piece)
         pieces.append(piece)
     summary_lines, summary_bytes, summary_ids = [], 0, ()
-    if order:
+    if options.summaries:
+        order = LazyOrder(options.summaries, options.ids, len(pieces))
         plan = SummaryPlan(writer, order, options.max_summary_bytes, budget - size,
                             None if room is None else (count, room - tokens),
                             writer.section_overhead(2, (bool(lines), bool(shown)), system))
@@ -412,12 +415,13 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             tokens += summary_tokens
         taken = taken[::-1]  # sent oldest first
         summary_ids = tuple(summary.id for summary in taken)
-        summary_lines = [plan.lines[summary.id] for summary in taken]
+        summary_lines = [plan.written(summary) for summary in taken]
         head = writer.head(options.model, system, reserve_tokens, lines, evidence_lines,
                            summary_lines)
     else:
         head = base
-    memory.update(summary_ids=summary_ids, summaries_dropped=len(order) - len(summary_ids),
+    memory.update(summary_ids=summary_ids,
+                  summaries_dropped=len(options.summaries) - len(summary_ids),
                   summary_bytes=summary_bytes)
     if room is not None:
         tokens += turn_tokens

@@ -216,3 +216,66 @@ def test_byte_breakdown_names_each_section_and_adds_up(dialect):
     chosen = select(system, [], current, 10_000, ids=[], **{**memory, "summaries": ()})
     assert (parts["facts"], parts["evidence"]) == (chosen.fact_bytes, chosen.evidence_bytes)
     assert "summaries" not in byte_breakdown(system, history, current)
+
+
+# --- Long histories: select places the summaries a block of ids at a time -------------
+
+def test_the_lazy_order_is_summary_order_read_a_block_at_a_time():
+    import random
+
+    from ledgerlab.memory_sections import LazyOrder, summary_order
+    from ledgerlab.options import RequestOptions
+
+    ids = [f"t{index}" for index in range(12_000)]
+    for seed in range(12):
+        pick = random.Random(seed)
+        summaries = []
+        for number in range(pick.randint(1, 60)):
+            end = pick.randrange(len(ids))  # nested, overlapping, spread over every block
+            span = ids[max(0, end - pick.randint(1, 300)):end + 1]
+            covers = pick.sample(span, min(len(span), pick.randint(1, 8)))
+            summaries.append(Summary(f"s{number}", "text", tuple(covers)))
+        window = pick.choice([0, 1, 50, 1_500, 12_000])
+        order = LazyOrder(summaries, ids, window)
+        while order.extend(room=1 << 30):
+            pass
+        expected = summary_order(len(ids), RequestOptions(ids=ids, summaries=summaries))
+        assert order.items == expected
+        assert order.near == sum(1 for newest, _ in expected if newest >= len(ids) - window)
+        assert order.overlapping == (len({c for s in summaries for c in s.covers})
+                                     != sum(len(s.covers) for s in summaries))
+
+
+def test_a_long_history_sends_the_summaries_the_rule_takes():
+    # 20,000 turns, a summary of each 50, a few of long spans and overlaps: the blocks of
+    # older ids are placed as the passes reach them, and the result is the rule's.
+    turns = [Turn(f"q{index} 🙂", f"a{index} " + "x" * (index % 40)) for index in range(20_000)]
+    ids = [f"t{index}" for index in range(len(turns))]
+    summaries = [Summary(f"s{n}", f"Turns {n * 50}.. said ORCHID-{n}.",
+                         tuple(ids[n * 50:(n + 1) * 50])) for n in range(400)]
+    summaries += [Summary("wide", "Everything early.", tuple(ids[:19_000:1000])),
+                  Summary("pair", "Two turns.", (ids[19_990], ids[5]))]
+    for budget, cap in ((40_000, 20_000), (60_000, None), (9_000, 3_000)):
+        chosen = select("sys", turns, "now?", budget, ids=ids, summaries=summaries,
+                        max_summary_bytes=cap)
+        assert chosen.summary_ids
+        kept = turns[len(turns) - chosen.kept:]
+        sent = greedy("sys", "now?", chosen.kept, ids, summaries, dict(facts=[], evidence=[]),
+                      cap, budget, None, "o200k_base")
+        assert [summary.id for summary in sent] == list(chosen.summary_ids)
+        assert chosen.payload == request_bytes("sys", kept, "now?", summaries=sent)
+        more = chosen.kept + 1
+        its = greedy("sys", "now?", more, ids, summaries, dict(facts=[], evidence=[]), cap,
+                     budget, None, "o200k_base")
+        assert len(request_bytes("sys", turns[len(turns) - more:], "now?",
+                                 summaries=its)) > budget
+
+
+def test_a_cover_outside_ids_is_found_when_a_pass_reaches_it():
+    turns = [Turn(f"q{index}", f"a{index}") for index in range(6_000)]
+    ids = [f"t{index}" for index in range(len(turns))]
+    lost = Summary("lost", "Old.", ("t1", "gone"))
+    with pytest.raises(CoverNotInHistory, match="not among ids"):
+        select("sys", turns, "now?", 2_000, ids=ids, summaries=[lost])
+    with pytest.raises(CoverNotInHistory, match="more than once"):
+        select("sys", turns, "now?", 2_000, ids=ids[:-1] + ["t0"], summaries=[lost])
