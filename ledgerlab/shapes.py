@@ -1,8 +1,9 @@
 """The request in each dialect's documented shape: its one definition.
 
 A dialect is a ``Shape``: one method per piece of a request, returning that piece as a
-JSON object (the body around the messages, a user message and its parts, a tool call,
-its result, a round of them, the final answer, a tool's entry). ``wire.request_body``
+JSON object (the body around the messages, a user message and its parts, a document, a
+tool call, its result, a round of them with its reasoning and text, the final answer, a
+tool's entry). ``wire.request_body``
 builds a request from these methods with its values; ``wire.RequestWriter`` calls the
 same methods with holes (``hole(name)``) and serializes them with its encoder, so its
 templates are these shapes' punctuation and cannot drift from them. A new dialect, or a
@@ -14,11 +15,17 @@ new kind of piece, is written here once.
 - ``"anthropic-messages"``, Anthropic Messages: ``system`` and the required
   ``max_tokens`` are fields, a round ``tool_use`` blocks then a user message of
   ``tool_result`` blocks, an image a base64 source block. Anthropic refuses empty or
-  whitespace-only text (``NON_EMPTY``), so such a question or answer raises InvalidText.
+  whitespace-only text (``NON_EMPTY``), so such a question or answer raises InvalidText;
+- ``"openai-responses"``, OpenAI's Responses API: ``instructions`` and ``input`` items
+  (``OpenAIResponses`` says why the system is ``instructions`` and the memory sections
+  ``developer`` messages).
+
+A round's ``Reasoning`` goes, as given, into the requests of its own dialect and no other
+(``kept_reasoning``); OpenAI Chat has none.
 
 Memory beyond the facts has its own sections, after the facts and before the turns, in
-both dialects where the facts go (a further ``system`` message; a further system text
-block): the evidence (``evidence_line``: ``[source: where] text``), then the summaries
+every dialect where the facts go (a further ``system`` message; a further system text
+block; a further ``developer`` message): the evidence (``evidence_line``: ``[source: where] text``), then the summaries
 (``summary_line``: ``[turns: id, id] text``), oldest first, so they sit next to the
 turns they stand for and the order stays chronological. A request without them is the
 same bytes as before they existed.
@@ -360,8 +367,10 @@ def message_count(shape: Shape, turn: Turn | None = None, steps: tuple = ()) -> 
     and its rounds ``steps``, puts in the dialect's messages array."""
     if turn is not None:
         return 1 + message_count(shape, steps=turn.steps)
-    return 1 + sum(len(shape.round(round_.calls, round_.results, kept_reasoning(shape, round_),
-                                   round_.text)) for round_ in full_rounds(steps))
+    # Only how many: a stand-in for each kept reasoning item, not its parsed object.
+    return 1 + sum(len(shape.round(round_.calls, round_.results, [None] * sum(
+        item.dialect == shape.name for item in round_.reasoning), round_.text))
+        for round_ in full_rounds(steps))
 
 
 def kept_reasoning(shape: Shape, round_) -> list[dict]:

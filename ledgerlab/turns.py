@@ -1,8 +1,8 @@
 """What a conversation holds: turns, their tool rounds and images, and pinned facts.
 
 A ``Turn`` is the user's question, everything the assistant did before its final
-answer (``steps``: rounds of tool calls, each followed by the results that answer
-them), and that answer. Selection keeps or drops whole turns, so a call never
+answer (``steps``: rounds of tool calls, each after the reasoning and text that preceded
+them and followed by the results that answer them: ``ledgerlab.steps``), and that answer. Selection keeps or drops whole turns, so a call never
 travels without its results, nor a result without its call: a ``Turn`` whose
 rounds do not pair up is refused when it is made.
 
@@ -184,9 +184,11 @@ def least_content_bytes(content: str | tuple) -> int:
 class Turn:
     """One confirmed exchange: the user's question, the assistant's tool rounds, its answer.
 
-    ``question`` is a str, or a tuple of parts (str and Image). ``steps`` is what the
-    assistant did before answering, in order: one or more ToolCall made together,
-    then a ToolResult for each, then optionally another round. With no steps and a
+    ``question`` is a str, or a tuple of parts (str, Image and Document). ``steps`` is what
+    the assistant did before answering, in order: optionally Reasoning and one
+    AssistantText, one or more ToolCall made together, then a ToolResult for each, then
+    optionally another round (``check_steps``). A Reasoning travels with its turn: the turn
+    is whole only with it. With no steps and a
     str question a Turn is the article's question-and-answer pair.
     """
 

@@ -9,7 +9,7 @@ bytes are: ``request_body`` builds the request as an object from the dialect's s
 the same bytes piece by piece from templates made of that same shape, and ``select``
 measures and joins only the pieces it keeps.
 
-Two dialects, as the providers document them (``shapes`` has their pieces):
+Three dialects, as the providers document them (``shapes`` has their pieces):
 
 - ``"openai-chat"`` (the default, the article's shape), OpenAI Chat Completions:
   ``{"model", "messages": [...], "tools": [...]}``. The system message is the first
@@ -21,9 +21,17 @@ Two dialects, as the providers document them (``shapes`` has their pieces):
   text blocks when there are facts); a round is an ``assistant`` message of
   ``tool_use`` blocks and then a ``user`` message of ``tool_result`` blocks.
   ``max_tokens`` is required there: it is ``reserve_tokens``, the reply's share.
+- ``"openai-responses"``, OpenAI Responses: ``{"model", "instructions", "input": [...],
+  "tools": [...]}``. The system is ``instructions``; facts, evidence and summaries are
+  ``developer`` messages at the start of ``input``; a round is its ``reasoning`` item, its
+  text as an assistant message, ``function_call`` and ``function_call_output`` items.
+
+A round may open with the provider's reasoning and the assistant's text beside its calls
+(``ledgerlab.steps``); a result may hold images and be an error; a question may hold a PDF
+(``ledgerlab.documents``).
 
 Evidence and summaries (``ledgerlab.memory``) are further sections after the facts, in
-both dialects (``shapes`` says where and why); without them a request is unchanged.
+every dialect (``shapes`` says where and why); without them a request is unchanged.
 
 With no tools, steps or images, an ``openai-chat`` request is exactly the article's.
 
