@@ -39,7 +39,7 @@ from .checks import InvalidText, InvalidTurn, id_tag
 from .images import Image
 from .limits import ProviderLimitError, limit, name_pattern
 from .memory import Evidence, Summary
-from .steps import full_rounds, rounds_of
+from .steps import full_rounds
 from .turns import ProviderTool, ToolCall, ToolResult, Turn
 
 
@@ -318,12 +318,14 @@ def tool_entry(shape: Shape, tool) -> dict:
     return shape.tool(tool.name, tool.description, tool.schema)
 
 
-def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> None:
+def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = (),
+                       rounds: tuple | None = None) -> None:
     """InvalidTurn if a call or a tool breaks a rule of ``dialect`` (``ledgerlab.limits``:
     its call id pattern and length, its tool name pattern, calls per message, tools per
     request, a provider tool of another dialect) or a result holds what the dialect does
     not take (an image where results are text; a blank text part where text must not be
-    blank), so that no body of it is built."""
+    blank), so that no body of it is built. ``rounds`` are the steps' ``full_rounds``
+    where the caller has them."""
     shape = SHAPES[dialect]
     for step in steps:
         if type(step) is ToolResult and type(step.content) is tuple:
@@ -335,7 +337,8 @@ def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> No
     id_pattern, id_length = name_pattern(dialect, "call_id_pattern"), limit(dialect,
                                                                          "call_id_length")
     names, most_calls = name_pattern(dialect, "tool_name"), limit(dialect, "calls_per_message")
-    for calls, _ in rounds_of(steps):
+    for round_ in full_rounds(steps) if rounds is None else rounds:
+        calls = round_.calls
         if most_calls is not None and len(calls) > most_calls:
             raise ProviderLimitError(dialect, "calls_per_message", len(calls),
                                      "tool calls in one message")
@@ -365,12 +368,11 @@ def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> No
 def message_count(shape: Shape, turn: Turn | None = None, steps: tuple = ()) -> int:
     """How many messages a turn (its question, rounds and answer), or a current question
     and its rounds ``steps``, puts in the dialect's messages array."""
-    if turn is not None:
-        return 1 + message_count(shape, steps=turn.steps)
+    rounds = full_rounds(steps) if turn is None else turn.full_rounds
     # Only how many: a stand-in for each kept reasoning item, not its parsed object.
     return 1 + sum(len(shape.round(round_.calls, round_.results, [None] * sum(
         item.dialect == shape.name for item in round_.reasoning), round_.text))
-        for round_ in full_rounds(steps))
+        for round_ in rounds) + (turn is not None)
 
 
 def kept_reasoning(shape: Shape, round_) -> list[dict]:
@@ -450,7 +452,7 @@ def conversation(shape: Shape, turns: Sequence[Turn], current: str | tuple,
         if shape.refuses_empty_text:
             refuse_empty(turn.question, turn.answer)
         if turn.steps:
-            refuse_for_dialect(shape.name, turn.steps)
+            refuse_for_dialect(shape.name, turn.steps, rounds=turn.full_rounds)
         messages.append(shape.user(question_content(shape, turn.question)))
         messages.extend(round_messages(shape, turn.steps))
         messages.append(shape.answer(turn.answer))

@@ -20,7 +20,7 @@ from .checks import InvalidTurn, check_id, check_text, id_tag
 from .documents import Document
 from .images import Image
 from .steps import (AssistantText, Reasoning, ToolCall, ToolResult, check_content,
-                    check_steps, check_tool_name, content_text, json_object, rounds_of)
+                    check_steps, check_tool_name, content_text, full_rounds, json_object)
 
 
 @dataclass(frozen=True)
@@ -198,11 +198,14 @@ class Turn:
     # Fewer bytes than any encoder writes for it (every character is at least one byte):
     # ``select`` stops at a turn this bound already rules out, without encoding it.
     _least_bytes: int = field(init=False, compare=False, repr=False)
+    # The steps as rounds, made once: every request of the turn walks them.
+    _full_rounds: tuple = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "question", check_question(self.question))
         check_text(self.answer, "answer")
         object.__setattr__(self, "steps", check_steps(self.steps))
+        object.__setattr__(self, "_full_rounds", full_rounds(self.steps))
         least = (len(self.answer) + least_content_bytes(self.question)
                  + sum(map(least_step_bytes, self.steps)))
         object.__setattr__(self, "_least_bytes", least)
@@ -237,7 +240,12 @@ class Turn:
     @property
     def rounds(self) -> tuple:
         """The steps as rounds: (calls made together, the results that answer them)."""
-        return rounds_of(self.steps)
+        return tuple((round_.calls, round_.results) for round_ in self._full_rounds)
+
+    @property
+    def full_rounds(self) -> tuple:
+        """The steps as ``Round``s: each round's reasoning, text, calls and results."""
+        return self._full_rounds
 
     def __repr__(self) -> str:
         # Conversation text is private: show sizes only.

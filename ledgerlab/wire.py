@@ -242,16 +242,16 @@ class RequestWriter:
         """A reasoning item as given, in this encoder's JSON (its keys in their order)."""
         return self.json_text(json.loads(item))
 
-    def rounds(self, steps: tuple) -> str:
+    def rounds(self, steps: tuple, rounds: tuple | None = None) -> str:
         """Checked tool rounds as messages, each with the separator before it: the round's
         template, with its calls, results and reasoning (this dialect's) joined in their
-        holes, and its text."""
+        holes, and its text (``rounds``: the steps' ``full_rounds``, where at hand)."""
         if not steps:
             return ""
         item, quote, call, results = self.item, self.quote, self.call.fill, self.results
         arguments = quote if self.arguments_as_text else self.input_text
         out = []
-        for round_ in full_rounds(steps):
+        for round_ in full_rounds(steps) if rounds is None else rounds:
             reasoning = [self.reasoning_text(step.item) for step in round_.reasoning
                          if step.dialect == self.dialect]
             texts = (item.join([call((quote(step.id), quote(step.name),
@@ -335,9 +335,10 @@ class RequestWriter:
             before, middle, after = self.plain.parts
             return self.finish(f"{before}{quote(turn.question)}{middle}{quote(turn.answer)}{after}")
         if turn.steps:
-            refuse_for_dialect(self.dialect, turn.steps)
+            refuse_for_dialect(self.dialect, turn.steps, rounds=turn.full_rounds)
         return self.finish(self.frame(
-            self.user_message(turn.question) + self.rounds(turn.steps) + self.item
+            self.user_message(turn.question) + self.rounds(turn.steps, turn.full_rounds)
+            + self.item
             + self.answer.fill((quote(turn.answer),))))
 
     def fact_line(self, fact: Fact) -> bytes:
