@@ -48,10 +48,10 @@ class RequestOptions:
     or ``ProviderTool`` for an entry in the dialect's own shape."""
     current_steps: Sequence = ()
     """The tool rounds of the turn in progress, after the current question (mandatory
-    input): ``ToolCall`` and ``ToolResult`` in whole rounds."""
+    input): ``Reasoning``, ``AssistantText``, ``ToolCall`` and ``ToolResult`` in whole rounds."""
     facts: Sequence[Fact] = ()
-    """Pinned facts, in priority order: a second system message (OpenAI) or system text
-    block (Anthropic), one ``[origin] text`` line each."""
+    """Pinned facts, in priority order: a second system message (OpenAI Chat), system text
+    block (Anthropic) or developer message (Responses), one ``[origin] text`` line each."""
     max_fact_bytes: int | None = None
     """The most bytes the facts may add to the body (None: no cap of their own)."""
     ids: Sequence[str] | None = None

@@ -1,8 +1,9 @@
 """The request in each dialect's documented shape: its one definition.
 
 A dialect is a ``Shape``: one method per piece of a request, returning that piece as a
-JSON object (the body around the messages, a user message and its parts, a tool call,
-its result, a round of them, the final answer, a tool's entry). ``wire.request_body``
+JSON object (the body around the messages, a user message and its parts, a document, a
+tool call, its result, a round of them with its reasoning and text, the final answer, a
+tool's entry). ``wire.request_body``
 builds a request from these methods with its values; ``wire.RequestWriter`` calls the
 same methods with holes (``hole(name)``) and serializes them with its encoder, so its
 templates are these shapes' punctuation and cannot drift from them. A new dialect, or a
@@ -14,11 +15,17 @@ new kind of piece, is written here once.
 - ``"anthropic-messages"``, Anthropic Messages: ``system`` and the required
   ``max_tokens`` are fields, a round ``tool_use`` blocks then a user message of
   ``tool_result`` blocks, an image a base64 source block. Anthropic refuses empty or
-  whitespace-only text (``NON_EMPTY``), so such a question or answer raises InvalidText.
+  whitespace-only text (``NON_EMPTY``), so such a question or answer raises InvalidText;
+- ``"openai-responses"``, OpenAI's Responses API: ``instructions`` and ``input`` items
+  (``OpenAIResponses`` says why the system is ``instructions`` and the memory sections
+  ``developer`` messages).
+
+A round's ``Reasoning`` goes, as given, into the requests of its own dialect and no other
+(``kept_reasoning``); OpenAI Chat has none.
 
 Memory beyond the facts has its own sections, after the facts and before the turns, in
-both dialects where the facts go (a further ``system`` message; a further system text
-block): the evidence (``evidence_line``: ``[source: where] text``), then the summaries
+every dialect where the facts go (a further ``system`` message; a further system text
+block; a further ``developer`` message): the evidence (``evidence_line``: ``[source: where] text``), then the summaries
 (``summary_line``: ``[turns: id, id] text``), oldest first, so they sit next to the
 turns they stand for and the order stays chronological. A request without them is the
 same bytes as before they existed.
@@ -32,7 +39,7 @@ from .checks import InvalidText, InvalidTurn, id_tag
 from .images import Image
 from .limits import ProviderLimitError, limit, name_pattern
 from .memory import Evidence, Summary
-from .steps import full_rounds, rounds_of
+from .steps import full_rounds
 from .turns import ProviderTool, ToolCall, ToolResult, Turn
 
 
@@ -311,12 +318,14 @@ def tool_entry(shape: Shape, tool) -> dict:
     return shape.tool(tool.name, tool.description, tool.schema)
 
 
-def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> None:
+def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = (),
+                       rounds: tuple | None = None) -> None:
     """InvalidTurn if a call or a tool breaks a rule of ``dialect`` (``ledgerlab.limits``:
     its call id pattern and length, its tool name pattern, calls per message, tools per
     request, a provider tool of another dialect) or a result holds what the dialect does
     not take (an image where results are text; a blank text part where text must not be
-    blank), so that no body of it is built."""
+    blank), so that no body of it is built. ``rounds`` are the steps' ``full_rounds``
+    where the caller has them."""
     shape = SHAPES[dialect]
     for step in steps:
         if type(step) is ToolResult and type(step.content) is tuple:
@@ -328,7 +337,8 @@ def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> No
     id_pattern, id_length = name_pattern(dialect, "call_id_pattern"), limit(dialect,
                                                                          "call_id_length")
     names, most_calls = name_pattern(dialect, "tool_name"), limit(dialect, "calls_per_message")
-    for calls, _ in rounds_of(steps):
+    for round_ in full_rounds(steps) if rounds is None else rounds:
+        calls = round_.calls
         if most_calls is not None and len(calls) > most_calls:
             raise ProviderLimitError(dialect, "calls_per_message", len(calls),
                                      "tool calls in one message")
@@ -358,10 +368,11 @@ def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = ()) -> No
 def message_count(shape: Shape, turn: Turn | None = None, steps: tuple = ()) -> int:
     """How many messages a turn (its question, rounds and answer), or a current question
     and its rounds ``steps``, puts in the dialect's messages array."""
-    if turn is not None:
-        return 1 + message_count(shape, steps=turn.steps)
-    return 1 + sum(len(shape.round(round_.calls, round_.results, kept_reasoning(shape, round_),
-                                   round_.text)) for round_ in full_rounds(steps))
+    rounds = full_rounds(steps) if turn is None else turn.full_rounds
+    # Only how many: a stand-in for each kept reasoning item, not its parsed object.
+    return 1 + sum(len(shape.round(round_.calls, round_.results, [None] * sum(
+        item.dialect == shape.name for item in round_.reasoning), round_.text))
+        for round_ in rounds) + (turn is not None)
 
 
 def kept_reasoning(shape: Shape, round_) -> list[dict]:
@@ -441,7 +452,7 @@ def conversation(shape: Shape, turns: Sequence[Turn], current: str | tuple,
         if shape.refuses_empty_text:
             refuse_empty(turn.question, turn.answer)
         if turn.steps:
-            refuse_for_dialect(shape.name, turn.steps)
+            refuse_for_dialect(shape.name, turn.steps, rounds=turn.full_rounds)
         messages.append(shape.user(question_content(shape, turn.question)))
         messages.extend(round_messages(shape, turn.steps))
         messages.append(shape.answer(turn.answer))

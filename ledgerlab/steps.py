@@ -347,7 +347,3 @@ def full_rounds(steps: tuple) -> tuple[Round, ...]:
     return tuple(Round(tuple(reasoning), text[0], tuple(calls), tuple(results))
                  for reasoning, text, calls, results in rounds)
 
-
-def rounds_of(steps: tuple) -> tuple[tuple[tuple[ToolCall, ...], tuple[ToolResult, ...]], ...]:
-    """Checked steps as rounds: (the calls made together, the results that answer them)."""
-    return tuple((round_.calls, round_.results) for round_ in full_rounds(steps))

@@ -1,8 +1,8 @@
 """What a conversation holds: turns, their tool rounds and images, and pinned facts.
 
 A ``Turn`` is the user's question, everything the assistant did before its final
-answer (``steps``: rounds of tool calls, each followed by the results that answer
-them), and that answer. Selection keeps or drops whole turns, so a call never
+answer (``steps``: rounds of tool calls, each after the reasoning and text that preceded
+them and followed by the results that answer them: ``ledgerlab.steps``), and that answer. Selection keeps or drops whole turns, so a call never
 travels without its results, nor a result without its call: a ``Turn`` whose
 rounds do not pair up is refused when it is made.
 
@@ -20,7 +20,7 @@ from .checks import InvalidTurn, check_id, check_text, id_tag
 from .documents import Document
 from .images import Image
 from .steps import (AssistantText, Reasoning, ToolCall, ToolResult, check_content,
-                    check_steps, check_tool_name, content_text, json_object, rounds_of)
+                    check_steps, check_tool_name, content_text, full_rounds, json_object)
 
 
 @dataclass(frozen=True)
@@ -184,9 +184,11 @@ def least_content_bytes(content: str | tuple) -> int:
 class Turn:
     """One confirmed exchange: the user's question, the assistant's tool rounds, its answer.
 
-    ``question`` is a str, or a tuple of parts (str and Image). ``steps`` is what the
-    assistant did before answering, in order: one or more ToolCall made together,
-    then a ToolResult for each, then optionally another round. With no steps and a
+    ``question`` is a str, or a tuple of parts (str, Image and Document). ``steps`` is what
+    the assistant did before answering, in order: optionally Reasoning and one
+    AssistantText, one or more ToolCall made together, then a ToolResult for each, then
+    optionally another round (``check_steps``). A Reasoning travels with its turn: the turn
+    is whole only with it. With no steps and a
     str question a Turn is the article's question-and-answer pair.
     """
 
@@ -196,11 +198,14 @@ class Turn:
     # Fewer bytes than any encoder writes for it (every character is at least one byte):
     # ``select`` stops at a turn this bound already rules out, without encoding it.
     _least_bytes: int = field(init=False, compare=False, repr=False)
+    # The steps as rounds, made once: every request of the turn walks them.
+    _full_rounds: tuple = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "question", check_question(self.question))
         check_text(self.answer, "answer")
         object.__setattr__(self, "steps", check_steps(self.steps))
+        object.__setattr__(self, "_full_rounds", full_rounds(self.steps))
         least = (len(self.answer) + least_content_bytes(self.question)
                  + sum(map(least_step_bytes, self.steps)))
         object.__setattr__(self, "_least_bytes", least)
@@ -235,7 +240,12 @@ class Turn:
     @property
     def rounds(self) -> tuple:
         """The steps as rounds: (calls made together, the results that answer them)."""
-        return rounds_of(self.steps)
+        return tuple((round_.calls, round_.results) for round_ in self._full_rounds)
+
+    @property
+    def full_rounds(self) -> tuple:
+        """The steps as ``Round``s: each round's reasoning, text, calls and results."""
+        return self._full_rounds
 
     def __repr__(self) -> str:
         # Conversation text is private: show sizes only.

@@ -9,7 +9,7 @@ bytes are: ``request_body`` builds the request as an object from the dialect's s
 the same bytes piece by piece from templates made of that same shape, and ``select``
 measures and joins only the pieces it keeps.
 
-Two dialects, as the providers document them (``shapes`` has their pieces):
+Three dialects, as the providers document them (``shapes`` has their pieces):
 
 - ``"openai-chat"`` (the default, the article's shape), OpenAI Chat Completions:
   ``{"model", "messages": [...], "tools": [...]}``. The system message is the first
@@ -21,9 +21,17 @@ Two dialects, as the providers document them (``shapes`` has their pieces):
   text blocks when there are facts); a round is an ``assistant`` message of
   ``tool_use`` blocks and then a ``user`` message of ``tool_result`` blocks.
   ``max_tokens`` is required there: it is ``reserve_tokens``, the reply's share.
+- ``"openai-responses"``, OpenAI Responses: ``{"model", "instructions", "input": [...],
+  "tools": [...]}``. The system is ``instructions``; facts, evidence and summaries are
+  ``developer`` messages at the start of ``input``; a round is its ``reasoning`` item, its
+  text as an assistant message, ``function_call`` and ``function_call_output`` items.
+
+A round may open with the provider's reasoning and the assistant's text beside its calls
+(``ledgerlab.steps``); a result may hold images and be an error; a question may hold a PDF
+(``ledgerlab.documents``).
 
 Evidence and summaries (``ledgerlab.memory``) are further sections after the facts, in
-both dialects (``shapes`` says where and why); without them a request is unchanged.
+every dialect (``shapes`` says where and why); without them a request is unchanged.
 
 With no tools, steps or images, an ``openai-chat`` request is exactly the article's.
 
@@ -234,16 +242,16 @@ class RequestWriter:
         """A reasoning item as given, in this encoder's JSON (its keys in their order)."""
         return self.json_text(json.loads(item))
 
-    def rounds(self, steps: tuple) -> str:
+    def rounds(self, steps: tuple, rounds: tuple | None = None) -> str:
         """Checked tool rounds as messages, each with the separator before it: the round's
         template, with its calls, results and reasoning (this dialect's) joined in their
-        holes, and its text."""
+        holes, and its text (``rounds``: the steps' ``full_rounds``, where at hand)."""
         if not steps:
             return ""
         item, quote, call, results = self.item, self.quote, self.call.fill, self.results
         arguments = quote if self.arguments_as_text else self.input_text
         out = []
-        for round_ in full_rounds(steps):
+        for round_ in full_rounds(steps) if rounds is None else rounds:
             reasoning = [self.reasoning_text(step.item) for step in round_.reasoning
                          if step.dialect == self.dialect]
             texts = (item.join([call((quote(step.id), quote(step.name),
@@ -327,9 +335,10 @@ class RequestWriter:
             before, middle, after = self.plain.parts
             return self.finish(f"{before}{quote(turn.question)}{middle}{quote(turn.answer)}{after}")
         if turn.steps:
-            refuse_for_dialect(self.dialect, turn.steps)
+            refuse_for_dialect(self.dialect, turn.steps, rounds=turn.full_rounds)
         return self.finish(self.frame(
-            self.user_message(turn.question) + self.rounds(turn.steps) + self.item
+            self.user_message(turn.question) + self.rounds(turn.steps, turn.full_rounds)
+            + self.item
             + self.answer.fill((quote(turn.answer),))))
 
     def fact_line(self, fact: Fact) -> bytes:
