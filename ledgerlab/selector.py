@@ -6,9 +6,8 @@ request fits. The kept turns are always a contiguous suffix of the history (a
 large recent turn is never skipped to pack an older short one), the history is
 never changed, and if the mandatory part alone does not fit, BudgetError.
 
-With ``max_tokens`` the request must also fit a token limit, with
-``reserve_tokens`` kept free for the reply: "fits" means both limits hold.
-Tokens are counted by ``ledgerlab.tokens`` (OpenAI's cookbook rule).
+With ``max_tokens`` the request must also fit a token limit (counted by ``ledgerlab.tokens``,
+an estimate), with ``reserve_tokens`` kept free for the reply: "fits" means both limits hold.
 
 Pinned facts come first, in priority order: the longest prefix of them that fits
 ``max_fact_bytes`` (and leaves room for the mandatory input, under both limits)
