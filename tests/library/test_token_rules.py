@@ -12,24 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledgerlab import (Image, ProviderTool, Selection, TokenCount, Tool, Turn, byte_breakdown,
+from ledgerlab import (ProviderTool, Selection, TokenCount, Tool, Turn, byte_breakdown,
                        image_tokens, request_bytes, request_tokens, select, select_reference,
                        text_tokens, tool_tokens)
 from ledgerlab.token_rules import (ANTHROPIC_TOOL_PROMPT, anthropic_image_tokens,
                                    anthropic_tool_prompt, openai_image_tokens, request_basis)
+from test_image_tokens import sized
 from tiers import examples
 
 OPENAI, ANTHROPIC = "openai-chat", "anthropic-messages"
 TOOL = Tool("lookup", "Look a key up.", {"type": "object", "properties": {
     "key": {"type": "string", "description": "The key."}}})
-
-
-def sized(width: int, height: int) -> Image:
-    """An Image of that size without making a file: its header is all the rules read."""
-    image = object.__new__(Image)
-    object.__setattr__(image, "width", width)
-    object.__setattr__(image, "height", height)
-    return image
 
 
 # --- Anthropic's image rule: the vision guide's own figures --------------------------------
