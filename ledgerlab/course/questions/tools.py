@@ -286,6 +286,14 @@ quiz10 = Questionnaire(heading(10), [
                                "slice that keeps a stored turn is accepted too.",
                                len(_openai_slice()): "that is the openai-chat slice: "
                                "measure the body in anthropic-messages."}),
+    Discussion("Why is a tool loop in progress mandatory input, rather than the first thing to "
+               "trim?",
+               "its round answers the question being asked now: the model needs the result "
+               "to go on, a result without its call is refused, and a call without its result "
+               "makes the model call again. Stored turns can be dropped whole and brought back "
+               "from the ledger later; the round in progress cannot be dropped without "
+               "breaking this request. When it does not fit, the honest answer is "
+               "BudgetError."),
     Question("The same loop in openai-responses, with its reasoning item "
              "(fixtures.RESPONSES_LOOP): how many bytes does the item add to the request?",
              lambda: reasoning.reasoning_bytes(reasoning.RESPONSES),
@@ -305,12 +313,4 @@ quiz10 = Questionnaire(heading(10), [
                  "size.",
                  0: "the item must travel back with the call it preceded: openai-chat leaves "
                     "reasoning out, openai-responses does not."}),
-    Discussion("Why is a tool loop in progress mandatory input, rather than the first thing to "
-               "trim?",
-               "its round answers the question being asked now: the model needs the result "
-               "to go on, a result without its call is refused, and a call without its result "
-               "makes the model call again. Stored turns can be dropped whole and brought back "
-               "from the ledger later; the round in progress cannot be dropped without "
-               "breaking this request. When it does not fit, the honest answer is "
-               "BudgetError."),
 ])
