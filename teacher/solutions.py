@@ -93,8 +93,8 @@ SOLUTIONS = {
         '# select keeps whole turns, newest first: the request with the newest turn alone,\n'
         '# its reasoning item included, in the dialect the item belongs to\n'
         'reasoned_budget = len(request_bytes(system, turns[-1:], question,\n'
-        '                                    tools=[fixtures.LOOKUP_TOOL],\n'
-        '                                    dialect="openai-responses"))\n'
+        '                                    dialect="openai-responses",\n'
+        '                                    tools=[fixtures.LOOKUP_TOOL]))\n'
         'q11.check(reasoned_budget)'
     ),
 }
