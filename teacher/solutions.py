@@ -88,4 +88,13 @@ SOLUTIONS = {
         '                                   summaries=[SUMMARY]))\n'
         'q10.check(summary_budget)   # the article\'s fixture: 167 + 91 + 79 + 105'
     ),
+    'q11': (
+        'system, turns, question = REASONED\n'
+        '# select keeps whole turns, newest first: the request with the newest turn alone,\n'
+        '# its reasoning item included, in the dialect the item belongs to\n'
+        'reasoned_budget = len(request_bytes(system, turns[-1:], question,\n'
+        '                                    dialect="openai-responses",\n'
+        '                                    tools=[fixtures.LOOKUP_TOOL]))\n'
+        'q11.check(reasoned_budget)'
+    ),
 }

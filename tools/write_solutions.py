@@ -58,6 +58,8 @@ SOLUTIONS_RECAP = f"""## Recap
 - The evidence and a summary are paid before the turns, and a summary is sent only while every
   turn it covers is dropped: the smallest budget for both and the newest turn is the request
   that holds the three, measured whole (exercise 10).
+- A turn's reasoning item travels with it: the smallest budget that keeps the turn is the request
+  that holds it whole, in the dialect the item belongs to (exercise 11).
 
 ---
 
@@ -78,11 +80,13 @@ def solutions_notebook():
         cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
         cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
                      "request_tokens, select\n"
+                     "from ledgerlab.course import fixtures\n"
                      "from ledgerlab.course.exercises import (EVIDENCE, EXERCISE_FACTS, GROW_BUDGET,\n"
                      "                                        HISTORY, MEMORY, PINNED, QUESTION,\n"
-                     "                                        SUMMARY, SYSTEM, WINDOW_RESERVE,\n"
-                     "                                        grown_question, torn_journal,\n"
-                     "                                        q1, q2, q3, q4, q5, q6, q7, q8, q9, q10)",
+                     "                                        REASONED, SUMMARY, SYSTEM,\n"
+                     "                                        WINDOW_RESERVE, grown_question,\n"
+                     "                                        torn_journal, q1, q2, q3, q4, q5, q6,\n"
+                     "                                        q7, q8, q9, q10, q11)",
              "solutions-imports"),
     ]
     for exercise in EXERCISES:

@@ -26,7 +26,7 @@ import struct
 import zlib
 from functools import lru_cache
 
-from ledgerlab import Evidence, Fact, Image, Summary, Tool, ToolCall, ToolResult, Turn
+from ledgerlab import Evidence, Fact, Image, Reasoning, Summary, Tool, ToolCall, ToolResult, Turn
 
 # --- The boundary fixture (notebooks 03, 04 and 07): 140, 235, 308 bytes --------------
 BOUNDARY_SYSTEM = "只根据已知信息回答。"
@@ -140,3 +140,32 @@ def screenshot() -> Image:
 
 
 PHOTO_QUESTION_TEXT = "What does this photo of the whiteboard say?"
+
+# --- Reasoning between tool calls (10): the loop in progress, after the model reasoned ---
+# STAND-INS, made up here and never fetched from a provider: a real signature and a real
+# encrypted_content are opaque blobs the provider makes and checks; these only have their
+# shape (base64 text of a plausible length), so no API would accept them.
+THINKING_BLOCK = {  # an Anthropic thinking block, as the Messages API returns it
+    "type": "thinking",
+    "thinking": "The user asks for the next step. The project's deadline decides it, and "
+                "the record holds it: call lookup_project with field deadline.",
+    "signature": "EqQBCkgIBxABGAIiQHN0YW5kLWluIHNpZ25hdHVyZTogbm90IGZyb20gYW55IHByb3ZpZGVy"
+                 "LCBtYWRlIHVwIGZvciB0aGUgY291cnNlEgxsZWRnZXJsYWIgZml4dHVyZRoMc3RhbmQtaW4="}
+REASONING_ITEM = {  # an OpenAI Responses reasoning item, as returned with store=false
+    "type": "reasoning",
+    "id": "rs_0c6e2f4a8b1d3e5f7a9c0b2d4e6f8a1c",
+    "summary": [],
+    "encrypted_content": "gAAAAABpL2stc3RhbmQtaW4gZW5jcnlwdGVkX2NvbnRlbnQsIG1hZGUgdXAgZm9y"
+                         "IHRoZSBsZWRnZXJsYWIgY291cnNlLCBub3QgZnJvbSBPcGVuQUk6IG5vIEFQSSB3aWxs"
+                         "IGFjY2VwdCBpdA=="}
+THINKING = Reasoning(THINKING_BLOCK, "anthropic-messages")
+RESPONSES_REASONING = Reasoning(REASONING_ITEM, "openai-responses")
+# The same loop in progress as LOOP_STEPS, with the reasoning that came before its call.
+THINKING_LOOP = (THINKING, *LOOP_STEPS)
+RESPONSES_LOOP = (RESPONSES_REASONING, *LOOP_STEPS)
+# What the application adds to an Anthropic body to turn thinking on (ledgerlab does not).
+THINKING_ON = {"type": "enabled", "budget_tokens": 2048}
+# Once the loop ends, its turn is stored with its reasoning; then the next question.
+REASONED_TURN = Turn(TOOL_QUESTION, "Ship by Friday: that is the deadline.", steps=RESPONSES_LOOP)
+REASONED_HISTORY = (*TOOL_HISTORY, REASONED_TURN)
+REASONED_QUESTION = "Who should I tell?"

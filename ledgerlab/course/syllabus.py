@@ -72,15 +72,16 @@ LESSONS = (
            "A summary of early turns carries ORCHID-17 back within a summaries budget, never "
            "beside a turn it covers; evidence cited by its source; how one budget splits five "
            "ways; `derived_from`, then `forget` deletes the summary with the turn."),
-    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 44,
+    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 63,
            "The article's question answered through a tool: a message-count slice orphans the "
            "tool result and the provider refuses it, the whole-turn rule keeps the pair; what "
-           "tool schemas, a second dialect and an image cost; a tool loop in progress."),
-    Lesson(11, "11-exercises.ipynb", "Exercises", 68,
-           "Ten exercises: the article's own, in two parts, four more, 07's token window, 08's "
-           "pinned facts, 10's tool messages and 09's summary, each with `check()`, `hint()` and "
-           "`solution()`."),
-    Lesson(12, "12-solutions.ipynb", "Solutions", 7,
+           "tool schemas, a second dialect and an image cost; a tool loop in progress; reasoning "
+           "between tool calls, which a trimmer may not drop or edit."),
+    Lesson(11, "11-exercises.ipynb", "Exercises", 75,
+           "Eleven exercises: the article's own, in two parts, four more, 07's token window, 08's "
+           "pinned facts, 10's tool messages, 09's summary and 10's turn with its reasoning, each "
+           "with `check()`, `hint()` and `solution()`."),
+    Lesson(12, "12-solutions.ipynb", "Solutions", 9,
            "Every exercise answered, every check passing."),
 )
 

@@ -23,6 +23,7 @@ import pytest
 
 from ledgerlab.course import exercises, questions
 from ledgerlab.course.exercises.memory import summary_figures
+from ledgerlab.course.exercises.reasoning import reasoned_figures
 from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +52,11 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
                                r"current question and its tool rounds",  # BudgetError's words
                                r"mandatory input\*\*:[^\n]*tool loop in progress"),
     ("10", "predict10_tools"): (r"toolcharts\.\w+\(",),
+    ("10", "predict10_reasoning"): (r"reasoning_bytes\(", r"(thinking )?block adds? \d+"),
+    ("10", "quiz[5]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
+                        r"item adds? \d+"),
+    **{(number, "q11"): (rf"(?<!\d){reasoned_figures(exercises.ARTICLE)['answer']}(?!\d)",)
+       for number in ("10", "11")},
 }
 # Checker names that state an answer, in any notebook: a question is named by its number or
 # by neutral words (issue 38: `predict04_first` and `predict04_second` gave both away).

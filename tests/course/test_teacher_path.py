@@ -124,9 +124,9 @@ def test_the_platforms_file_names_are_matched_to_the_roster_and_the_rest_listed(
 def test_the_grades_say_who_earned_what_and_why(path):
     rows = path["rows"]
     assert sorted(rows) == sorted(f"{file}.ipynb" for file in FILES)
-    assert (rows["ada-lovelace.ipynb"]["score"], rows["ada-lovelace.ipynb"]["note"]) == ("10", "")
+    assert (rows["ada-lovelace.ipynb"]["score"], rows["ada-lovelace.ipynb"]["note"]) == ("11", "")
     for file in ("zoe-ni-bhriain", "alan-turing"):  # exercise 1's budget fits the full request
-        assert (rows[f"{file}.ipynb"]["score"], rows[f"{file}.ipynb"]["q1"]) == ("9", "0")
+        assert (rows[f"{file}.ipynb"]["score"], rows[f"{file}.ipynb"]["q1"]) == ("10", "0")
     grace = rows["grace-hopper.ipynb"]
     assert grace["q3"] == grace["q9"] == "1" and int(grace["score"]) <= 4
     assert grace["note"] == ("the notebook holds ada-lovelace's variant key, not grace-hopper's: "
@@ -172,14 +172,14 @@ def test_the_gradebooks_are_as_canvas_and_moodle_import_them(path):
     assert canvas[1] == ["Points Possible", "", "", "", "", str(len(EXERCISES))]
     scores = {row[0]: (row[1], row[5]) for row in canvas[2:]}
     grace = path["rows"]["grace-hopper.ipynb"]["score"]
-    assert scores == {"Ada Lovelace": ("101", "10"), "Grace Hopper": ("102", grace),
-                      "Zoë Ní Bhriain": ("103", "9"), "Alan Turing": ("", "9"),
+    assert scores == {"Ada Lovelace": ("101", "11"), "Grace Hopper": ("102", grace),
+                      "Zoë Ní Bhriain": ("103", "10"), "Alan Turing": ("", "10"),
                       "Katherine Johnson": ("", "0")}
     moodle = read_csv(reports.teacher_file(path["out"], "moodle"))
     assert moodle[0] == ["Identifier", "Full name", "Grade", "Maximum Grade",
                          "Last modified (grade)", "Feedback comments"]
-    assert [row[:4] for row in moodle[1:]] == [["Participant 555", "Alan Turing", "9", "10"]]
-    assert moodle[1][5] == "Exercises right: 2, 3, 4, 5, 6, 7, 8, 9, 10"
+    assert [row[:4] for row in moodle[1:]] == [["Participant 555", "Alan Turing", "10", "11"]]
+    assert moodle[1][5] == "Exercises right: 2, 3, 4, 5, 6, 7, 8, 9, 10, 11"
 
 
 @pytest.mark.slow  # runs kernels

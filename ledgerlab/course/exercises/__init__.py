@@ -12,10 +12,11 @@ This package is the one source of truth for the exercises: the notebook's answer
 cells are named by each checker's parameters, and ``ledgerlab.course.grading`` builds the
 solutions notebook and the graded edition from it. The exercises are split by the
 fixture they use: ``boundary`` (1 to 5, and 7), ``scenario`` (6 and 8), ``pairing``
-(9, notebook 10's tool turns) and ``memory`` (10, notebook 09's summary and evidence); every
+(9, notebook 10's tool turns), ``memory`` (10, notebook 09's summary and evidence) and
+``reasoning`` (11, notebook 10's reasoning between tool calls); every
 name a notebook or the grader uses is importable from here.
 
-What exercises 1 to 8 and 10 ask about is a ``variants.Variant``: the article's fixture, or in a
+What exercises 1 to 8, 10 and 11 ask about is a ``variants.Variant``: the article's fixture, or in a
 graded class each student's own (``use_variant``). ``SYSTEM``, ``QUESTION``, ``HISTORY`` and
 the other names below that depend on it are read from the variant in use when they are
 imported, so the graded notebook calls ``use_variant`` before its imports.
@@ -27,10 +28,11 @@ from .boundary import (HIDDEN_JAVA_TEXTS, JAVA_TEXTS, MUCH_LARGER, SMILE, WINDOW
                        grown_question, q1, q2, q3, q4, q5, q7, unit_mistake)
 from .memory import EVIDENCE, MEMORY_IDS, q10
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
+from .reasoning import q11, reasoned
 from .scenario import q6, q8, reopened, torn_journal
 from .variants import ARTICLE, Variant, VariantError, active, use_variant, variant, variant_key
 
-EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10)
+EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11)
 # What the graded edition grades, by the names its answers are reported under.
 GRADED = {exercise.name: exercise for exercise in EXERCISES}
 
@@ -41,6 +43,7 @@ _FROM_VARIANT = {
     "WINDOW_RESERVE": lambda v: v.window_reserve, "TORN_AFTER": lambda v: v.torn_after,
     "PINNED": lambda v: v.pinned, "EXERCISE_FACTS": lambda v: v.facts,
     "MEMORY": lambda v: v.memory, "SUMMARY": lambda v: v.summary,
+    "REASONED": reasoned,
 }
 
 
@@ -52,8 +55,9 @@ def __getattr__(name: str):
 
 __all__ = ["ARTICLE", "EVIDENCE", "EXERCISES", "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
            "HIDDEN_JAVA_TEXTS", "HISTORY", "JAVA_TEXTS", "MEMORY", "MEMORY_IDS", "MUCH_LARGER",
-           "PINNED", "QUESTION", "SLICED_MESSAGES", "SMILE", "SUMMARY", "SYSTEM",
+           "PINNED", "QUESTION", "REASONED", "SLICED_MESSAGES", "SMILE", "SUMMARY", "SYSTEM",
            "TOOL_MESSAGES", "TORN_AFTER", "Variant",
            "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active",
-           "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "reopened",
+           "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11",
+           "reopened",
            "torn_journal", "unit_mistake", "use_variant", "variant", "variant_key"]

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..exercises import ARTICLE, Variant, variant, variant_key
 from ..exercises.boundary import grow_answer, java_gap, requests_full, window_figures
 from ..exercises.memory import summary_figures
+from ..exercises.reasoning import reasoned_figures
 from ..exercises.scenario import facts_figures, reopened, torn_journal
 from ..exercises.variants import normalized
 
@@ -152,7 +153,8 @@ def expected(v: Variant) -> dict[str, tuple]:
     (its history is the learner's own). Grading's, not the learner's: it is no check."""
     return {"q2": (grow_answer(v),), "q4": (java_gap(v).start,), "q5": (requests_full(v),),
             "q6": reopened(torn_journal(v)), "q7": (window_figures(v)["answer"],),
-            "q8": (facts_figures(v)["answer"],), "q10": (summary_figures(v)["answer"],)}
+            "q8": (facts_figures(v)["answer"],), "q10": (summary_figures(v)["answer"],),
+            "q11": (reasoned_figures(v)["answer"],)}
 
 
 @cache

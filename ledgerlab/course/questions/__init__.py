@@ -27,8 +27,8 @@ from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide
 from .memory import predict09, predict09_forget, predict09_room, quiz09
 from .projection import (predict01, predict02, predict02_count, predict03, predict04,
                          predict04_first, predict04_second, quiz01, quiz02, quiz03, quiz04)
-from .tools import (predict10, predict10_dialect, predict10_image, predict10_loop, predict10_tools,
-                    quiz10)
+from .tools import (predict10, predict10_dialect, predict10_image, predict10_loop,
+                    predict10_reasoning, predict10_tools, quiz10)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
@@ -37,7 +37,7 @@ __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
            "predict09", "predict09_room", "predict09_forget", "quiz09",
            "predict10", "predict10_tools", "predict10_dialect", "predict10_image",
-           "predict10_loop", "quiz10"]
+           "predict10_loop", "predict10_reasoning", "quiz10"]
 
 
 def _name_for_progress() -> None:
@@ -72,7 +72,8 @@ NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (s
                 ("Predict", predict09_forget), ("Quiz", quiz09)),
     heading(10): (("Predict", predict10), ("Predict", predict10_tools),
                  ("Predict", predict10_dialect), ("Predict", predict10_image),
-                 ("Predict", predict10_loop), ("Quiz", quiz10)),
+                 ("Predict", predict10_loop), ("Predict", predict10_reasoning),
+                 ("Quiz", quiz10)),
 }
 
 

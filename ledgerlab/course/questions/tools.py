@@ -3,7 +3,7 @@
 The article's question answered through a lookup tool (``fixtures.TOOL_HISTORY``): what the
 message-count slice of it breaks in each dialect, what the tool schemas cost in every request,
 the same history in both dialects, an image's bytes against its tokens, and a tool loop in
-progress. Each asks for a number, not one of a few words: after one "Not yet", a choice
+progress, and the reasoning a model returns between tool calls. Each asks for a number, not one of a few words: after one "Not yet", a choice
 between two or three words leaves the answer. Every answer is measured from the library
 (``select``, ``request_bytes``, ``ledgerlab.course.toolturns``) when it is checked.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from ledgerlab import (BudgetError, get_encoder, request_bytes, request_tokens, select,
                        tool_tokens)
 
-from .. import fixtures, toolturns
+from .. import fixtures, reasoning, toolturns
 from ..feedback import Discussion, Question, Questionnaire
 from ..syllabus import heading
 
@@ -207,6 +207,34 @@ predict10_loop = Question(
                       "two; stored turns can be dropped whole, the newest too."},
 )
 
+def _item_bytes(reasoned) -> int:
+    """A reasoning item's own JSON text, as the request carries it, without a comma."""
+    return len(reasoned.item.encode())
+
+
+predict10_reasoning = Question(
+    "With thinking on, the loop's assistant message starts with the thinking block the model "
+    "returned (fixtures.THINKING_LOOP). How many bytes does the block add to the "
+    "anthropic-messages request?",
+    lambda: reasoning.reasoning_bytes(reasoning.ANTHROPIC),
+    explanation="the whole block travels back as the API returned it: its type, the thinking "
+                "text, the signature, the keys and quotes around them, and the comma that "
+                "joins it to the tool_use block after it. It is opaque: counted in bytes, "
+                "never shortened.",
+    hint="build the request with current_steps=fixtures.THINKING_LOOP and with "
+         "fixtures.LOOP_STEPS, in anthropic-messages, and compare: everything in the block "
+         "travels, not only its text.",
+    mistakes=lambda: {
+        _item_bytes(fixtures.THINKING): "that is the block alone; in the content array a "
+                                        "comma joins it to the tool_use block after it.",
+        len(fixtures.THINKING_BLOCK["thinking"].encode()): "that is the thinking text alone; "
+        "its signature, its type and the JSON around them travel too.",
+        len(fixtures.THINKING_BLOCK["signature"]): "that is the signature alone; the "
+        "thinking text travels too, unchanged.",
+        0: "with thinking on, the block goes back to the provider: nothing in the loop in "
+           "progress may be left out."},
+)
+
 quiz10 = Questionnaire(heading(10), [
     Question("Add a second tool, fixtures.TICKET_TOOL. How many bytes do the two tools add to "
              "every request (openai-chat, gson)?",
@@ -266,4 +294,23 @@ quiz10 = Questionnaire(heading(10), [
                "from the ledger later; the round in progress cannot be dropped without "
                "breaking this request. When it does not fit, the honest answer is "
                "BudgetError."),
+    Question("The same loop in openai-responses, with its reasoning item "
+             "(fixtures.RESPONSES_LOOP): how many bytes does the item add to the request?",
+             lambda: reasoning.reasoning_bytes(reasoning.RESPONSES),
+             explanation="the item goes back as the API returned it, encrypted_content, id "
+                         "and empty summary included, as one more item of input before the "
+                         "function_call, joined by a comma. Its size is its own: another "
+                         "dialect's reasoning is another object.",
+             hint="build the request with current_steps=fixtures.RESPONSES_LOOP and with "
+                  "fixtures.LOOP_STEPS, in openai-responses, and compare.",
+             mistakes=lambda: {
+                 _item_bytes(fixtures.RESPONSES_REASONING): "that is the item alone; in the "
+                 "input array a comma joins it to the items around it.",
+                 len(fixtures.REASONING_ITEM["encrypted_content"]): "that is the "
+                 "encrypted_content alone; the item's type, id, summary and keys travel too.",
+                 reasoning.reasoning_bytes(reasoning.ANTHROPIC): "that is the Anthropic "
+                 "thinking block's cost: the Responses item is another object, of its own "
+                 "size.",
+                 0: "the item must travel back with the call it preceded: openai-chat leaves "
+                    "reasoning out, openai-responses does not."}),
 ])
