@@ -8,7 +8,8 @@ turn (``SummaryPlan``), and the longest prefix of evidence lines within bytes an
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import compress, repeat
+from operator import not_
 
 from .checks import id_tag
 from .memory import Summary
@@ -97,15 +98,15 @@ class LazyOrder:
         self.low, self.step = low, 2 * self.step
         if len(self.index) != len(self.ids) - low:
             raise CoverNotInHistory("ids names a turn more than once")
-        placed, pool, get = [], [], self.index.get
-        outside = self.index.keys().isdisjoint
-        for given, summary in self.pool:
-            if outside(summary.covers):
-                pool.append((given, summary))
-            else:  # every id newer than its newest is indexed: that index is exact
-                where = list(map(get, summary.covers, repeat(-1)))
-                placed.append((max(where), given, min(where), summary))
-        self.pool = pool
+        placed, get = [], self.index.get
+        # Which summaries cover no indexed id, tested in one C-level map over the pool.
+        apart = list(map(self.index.keys().isdisjoint,
+                         [summary.covers for _, summary in self.pool]))
+        for given, summary in compress(self.pool, map(not_, apart)):
+            # Every id newer than its newest is indexed: that index is exact.
+            where = list(map(get, summary.covers, repeat(-1)))
+            placed.append((max(where), given, min(where), summary))
+        self.pool = pool = list(compress(self.pool, apart))
         # The fewest bytes a line of the pool can take: no block is placed for a pass whose
         # room left is below it (it could take none of them).
         self.least = min((summary._least_bytes for _, summary in pool), default=0)
