@@ -8,7 +8,8 @@ turn (``SummaryPlan``), and the longest prefix of evidence lines within bytes an
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import compress, repeat
+from operator import not_
 
 from .checks import id_tag
 from .memory import Summary
@@ -78,8 +79,9 @@ class LazyOrder:
         self.ids, self.low, self.index, self.summaries = ids, len(ids), {}, summaries
         self.pool = list(enumerate(summaries))  # (given, summary): not placed yet
         self.items: list[tuple[int, Summary]] = []  # newest first, as ``summary_order``
-        self.seen: set[str] = set()  # every id the items cover
-        self.covers = 0  # how many ids the items cover, counted with repeats
+        # The oldest index any item covers (-1: one covers an id not indexed yet), and
+        # whether two items' spans (newest to oldest index) may share a turn.
+        self.floor, self.overlapping = len(ids), False
         # Four times the window at first (the summaries sent usually reach a little
         # further back than the turns they replace), then twice as far each time.
         self.step = 4 * max(window, 1024)
@@ -96,33 +98,31 @@ class LazyOrder:
         self.low, self.step = low, 2 * self.step
         if len(self.index) != len(self.ids) - low:
             raise CoverNotInHistory("ids names a turn more than once")
-        placed, pool, get = [], [], self.index.get
-        outside = self.index.keys().isdisjoint
-        for given, summary in self.pool:
-            if outside(summary.covers):
-                pool.append((given, summary))
-            else:  # every id newer than its newest is indexed: that index is exact
-                placed.append((max(map(get, summary.covers, repeat(-1))), given, summary))
-        self.pool = pool
+        placed, get = [], self.index.get
+        # Which summaries cover no indexed id, tested in one C-level map over the pool.
+        apart = list(map(self.index.keys().isdisjoint,
+                         [summary.covers for _, summary in self.pool]))
+        for given, summary in compress(self.pool, map(not_, apart)):
+            # Every id newer than its newest is indexed: that index is exact.
+            where = list(map(get, summary.covers, repeat(-1)))
+            placed.append((max(where), given, min(where), summary))
+        self.pool = pool = list(compress(self.pool, apart))
         # The fewest bytes a line of the pool can take: no block is placed for a pass whose
         # room left is below it (it could take none of them).
         self.least = min((summary._least_bytes for _, summary in pool), default=0)
         placed.sort(key=lambda item: (-item[0], -item[1]))
-        for _, _, summary in placed:
-            self.seen.update(summary.covers)
-            self.covers += len(summary.covers)
-        self.items += [(newest, summary) for newest, _, summary in placed]
+        # Newest first, an item's span meets an earlier one's only if its newest index is
+        # not below every earlier oldest: spans apart, the covers are too (no set built).
+        for newest, _, oldest, _ in placed:
+            self.overlapping = self.overlapping or newest >= self.floor
+            self.floor = min(self.floor, oldest)
+        self.items += [(newest, summary) for newest, _, _, summary in placed]
         if not low:  # every id is indexed now: check every summary, as summary_order does
             known = self.index.__contains__
             wrong = next((summary for summary in self.summaries
                           if not all(map(known, summary.covers))), None)
             if wrong is not None:
                 raise _not_among_ids(wrong, self.index)
-
-    @property
-    def overlapping(self) -> bool:
-        """Do two of the items placed cover the same turn? If not, no pass needs to look."""
-        return len(self.seen) != self.covers
 
     def extend(self, room: int) -> bool:
         """Place the summaries covering the next block of older ids, if one of them can fit
@@ -156,6 +156,25 @@ class SummaryPlan:
         self.costs: dict[int, tuple[int, int]] = {}
         self.position, self.result = order.near, None
 
+    def beside_turns(self, pieces: list[bytes], costs: list[int], total: int, turn_size: int,
+                     turn_tokens: int) -> tuple[list[Summary], int, int, int, int]:
+        """The rule's k: the most of the newest turns (``pieces``, newest first, and their
+        token ``costs`` when tokens count, ``turn_size`` and ``turn_tokens`` in all) that fit
+        beside the summaries taken for them. Cuts ``pieces`` to those k; returns the summaries
+        (oldest first, as sent), their bytes and tokens, and the k turns' bytes and tokens."""
+        kept = len(pieces)
+        while True:
+            taken, size, tokens = self.taken(total - kept)
+            if size + turn_size <= self.room and (self.count is None
+                                                  or tokens + turn_tokens <= self.token_room):
+                break
+            kept -= 1  # k = 0 always fits: a pass takes only what fits without turns
+            turn_size -= len(pieces[kept])
+            if self.count is not None:
+                turn_tokens -= costs[kept]
+        del pieces[kept:]
+        return taken[::-1], size, tokens, turn_size, turn_tokens
+
     def taken(self, start: int) -> tuple[list[Summary], int, int]:
         """The summaries taken (newest first), their bytes and their tokens."""
         position, items = self.position, self.order.items
@@ -168,7 +187,7 @@ class SummaryPlan:
     def _greedy(self, position: int) -> tuple[list[Summary], int, int]:
         taken, size, tokens = [], 0, 0
         order, items = self.order, self.order.items
-        covered = set() if order.overlapping else None  # None: no two items overlap
+        covered = set() if order.overlapping else None  # None: no two spans meet
         limit = self.room if self.cap is None else min(self.cap, self.room)
         # A line adds its separator, or the section's overhead if it is the first.
         while position < len(items) or order.extend(

@@ -370,7 +370,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     # The newest turns that fit beside facts and evidence: summaries only add to a request,
     # so no more turns than these can fit beside them.
     pieces, turn_costs, turn_size, turn_tokens = [], [], 0, 0
-    turn_bytes = writer.turn
+    turn_bytes, messages_allowed = writer.turn, tally.max_messages
     for turn in reversed(history):
         if type(turn) is Turn and size + turn_size + turn._least_bytes > budget:
             break  # it cannot fit, whatever its encoding: no need to write it
@@ -381,44 +381,33 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             cost = count.turn(turn)
             if tokens + turn_tokens + cost > room:
                 break
-        if turn.plain:  # the hot path: a question and an answer, no image
+        if turn.plain:  # the hot path: two messages, no image, so only their count can break
             tally.messages += 2
+            if messages_allowed is not None and tally.messages > messages_allowed:
+                break
         else:
             tally.add(turn.images + turn.result_images, message_count(shape, turn))
-        if tally.broken():  # a provider's count (images, messages) that more turns only grow
-            break
+            if tally.broken():  # a provider's count (images, messages) more turns only grow
+                break
         if room is not None:
             turn_tokens += cost
             turn_costs.append(cost)
         turn_size += len(piece)
         pieces.append(piece)
-    summary_lines, summary_bytes, summary_ids = [], 0, ()
+    summary_ids, summary_bytes = (), 0
     if options.summaries:
-        order = LazyOrder(options.summaries, options.ids, len(pieces))
-        plan = SummaryPlan(writer, order, options.max_summary_bytes, budget - size,
-                            None if room is None else (count, room - tokens),
-                            writer.section_overhead(2, (bool(lines), bool(shown)), system))
-        kept, total = len(pieces), len(history)
-        while True:
-            taken, summary_bytes, summary_tokens = plan.taken(total - kept)
-            if (size + summary_bytes + turn_size <= budget
-                    and (room is None or tokens + summary_tokens + turn_tokens <= room)):
-                break
-            kept -= 1  # k = 0 always fits: the plan takes only what fits without turns
-            turn_size -= len(pieces[kept])
-            if room is not None:
-                turn_tokens -= turn_costs[kept]
-        del pieces[kept:]
+        plan = SummaryPlan(writer, LazyOrder(options.summaries, options.ids, len(pieces)),
+                           options.max_summary_bytes, budget - size,
+                           None if room is None else (count, room - tokens),
+                           writer.section_overhead(2, (bool(lines), bool(shown)), system))
+        taken, summary_bytes, summary_tokens, turn_size, turn_tokens = plan.beside_turns(
+            pieces, turn_costs, len(history), turn_size, turn_tokens)
         size += summary_bytes
         if room is not None:
             tokens += summary_tokens
-        taken = taken[::-1]  # sent oldest first
         summary_ids = tuple(summary.id for summary in taken)
-        summary_lines = [plan.written(summary) for summary in taken]
-        head = writer.head(options.model, system, reserve_tokens, lines, evidence_lines,
-                           summary_lines)
-    else:
-        head = base
+        base = writer.head(options.model, system, reserve_tokens, lines, evidence_lines,
+                           [plan.written(summary) for summary in taken])
     memory.update(summary_ids=summary_ids,
                   summaries_dropped=len(options.summaries) - len(summary_ids),
                   summary_bytes=summary_bytes)
@@ -427,7 +416,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     pieces.reverse()
     refuse_reused_ids(options.dialect, history[len(history) - len(pieces):],
                       options.current_steps)
-    return Selection(b"".join([head, *pieces, tail]), len(pieces),
+    return Selection(b"".join([base, *pieces, tail]), len(pieces),
                      len(history) - len(pieces), budget,
                      None if tokens is None else _labelled(tokens, options), **memory)
 

@@ -331,7 +331,8 @@ class RequestWriter:
         if self.refuses_empty_text:
             refuse_empty(turn.question, turn.answer)
         quote = self.quote
-        if turn.plain:  # as fill would, without its call: the question's hole comes first
+        if not turn.steps and isinstance(turn.question, str):  # plain, as fill writes it,
+            # without its call (the question's hole comes first)
             before, middle, after = self.plain.parts
             return self.finish(f"{before}{quote(turn.question)}{middle}{quote(turn.answer)}{after}")
         if turn.steps:

@@ -242,8 +242,20 @@ def test_the_lazy_order_is_summary_order_read_a_block_at_a_time():
         expected = summary_order(len(ids), RequestOptions(ids=ids, summaries=summaries))
         assert order.items == expected
         assert order.near == sum(1 for newest, _ in expected if newest >= len(ids) - window)
-        assert order.overlapping == (len({c for s in summaries for c in s.covers})
-                                     != sum(len(s.covers) for s in summaries))
+        # The passes test overlaps when two spans (oldest to newest covered index) meet:
+        # always when two summaries share a turn, never when every span is apart.
+        where = {turn_id: index for index, turn_id in enumerate(ids)}
+        spans = sorted((min(map(where.get, s.covers)), max(map(where.get, s.covers)))
+                       for s in summaries)
+        meet = any(low <= high for (_, high), (low, _) in zip(spans, spans[1:]))
+        assert order.overlapping == meet
+        if len({c for s in summaries for c in s.covers}) != sum(len(s.covers) for s in summaries):
+            assert order.overlapping
+    apart = [Summary(f"s{n}", "text", tuple(ids[n * 10:n * 10 + 10])) for n in range(50)]
+    assert not LazyOrder(apart, ids, 100).overlapping
+    interleaved = [Summary("even", "text", ("t0", "t2")), Summary("odd", "text", ("t1", "t3"))]
+    order = LazyOrder(interleaved, ids, 12_000)
+    assert order.overlapping  # spans meet though no turn is shared: the passes test them
 
 
 def test_a_long_history_sends_the_summaries_the_rule_takes():
