@@ -17,6 +17,7 @@ CELL_TIMEOUT = 20  # seconds: as tests/course/test_grading.py
 TOTAL_MEMORY = 1024**3
 IMPORTS = ("from ledgerlab import (Journal, Turn, byte_breakdown, request_bytes, "
            "request_tokens, select)\n"
+           "from ledgerlab.course import fixtures\n"  # as 11's import cell: exercise 11 uses it
            "from ledgerlab.course.exercises import *")
 SOLVED = [exercise.solution_code for exercise in EXERCISES]
 # A fork loop that keeps every child: one more process each turn until something stops it.
