@@ -1,24 +1,33 @@
-"""Side-by-side benchmark of tool turns (issue 28): run with `make bench`.
+"""Side-by-side benchmark of tool turns (issues 28 and 36): run with `make bench`.
 
 Histories of seeded random turns: plain questions and answers, turns with one to three
 rounds of one to three parallel tool calls, questions with a small image, and tool
-schemas in every request; the current question has a tool round in progress. Every
-ratio below compares timings measured in this one run, on this machine, interleaved
-(select, then the other, round after round) and taken as the median of the rounds:
+schemas in every request; the current question has a tool round in progress. Beside
+them, reasoning-heavy histories, one per dialect (a Reasoning belongs to one): nine
+rounds in ten open with the dialect's reasoning items (Anthropic thinking blocks with
+signatures of 200 B to 4 KB of base64, a tenth redacted_thinking; Responses reasoning
+items with encrypted_content of the same sizes; openai-chat, which has none, gets the
+Responses items and leaves them out), half of the rounds have the assistant's text
+beside the calls, a tenth of the results are errors. Every ratio below compares timings
+measured in this one run, on this machine, interleaved (select, then the other, round
+after round) and taken as the median of the rounds:
 
-- select at 100k turns, in both dialects, for a small, a medium and a large returned
-  request, against the floor: one encoder's dumps (ENCODERS["gson"].dumps) of the
-  returned request, its object prepared outside the timing (json.loads of the payload).
-  The target is select <= 1.0x the floor: its cost follows the request it returns.
+- select at 10k and 100k turns (--sizes; the shorter history is the newest turns of the
+  longer, so both return the same request), in the three dialects, on both kinds of
+  history, for a small, a medium and a large returned request, against the floor: one
+  encoder's dumps (ENCODERS["gson"].dumps) of the returned request, its object prepared
+  outside the timing (json.loads of the payload). The target is select <= 1.0x the
+  floor: its cost follows the request it returns, not the history's length.
   A cold column too: select's first call on turns made anew (nothing cached on them).
 - select with a token limit, against the same floor and against counting the returned
-  request's tokens once (request_tokens).
+  request's tokens once (request_tokens, in the row's dialect).
 - LangChain's trim_messages (strategy="last", include_system=True, with and without
   start_on="human") on the same histories as LangChain messages, with a counter that
   gives the exact bytes of the same openai-chat request: its time per call at 100k
   turns beside select's, and, over many budgets, the share of its outputs that a
-  provider refuses (ledgerlab.check_request, on the output converted to each dialect's
-  body), beside select's share, which must be 0. langchain-ai/langchain#33245 (open) is
+  provider refuses (ledgerlab.check_request, on the output converted to an openai-chat
+  and an anthropic-messages body), beside select's share in the three dialects, which
+  must be 0. langchain-ai/langchain#33245 (open) is
   that bug: without start_on, the kept suffix can begin with a tool result whose call
   was trimmed away.
 
