@@ -1,24 +1,33 @@
-"""Side-by-side benchmark of tool turns (issue 28): run with `make bench`.
+"""Side-by-side benchmark of tool turns (issues 28 and 36): run with `make bench`.
 
 Histories of seeded random turns: plain questions and answers, turns with one to three
 rounds of one to three parallel tool calls, questions with a small image, and tool
-schemas in every request; the current question has a tool round in progress. Every
-ratio below compares timings measured in this one run, on this machine, interleaved
-(select, then the other, round after round) and taken as the median of the rounds:
+schemas in every request; the current question has a tool round in progress. Beside
+them, reasoning-heavy histories, one per dialect (a Reasoning belongs to one): nine
+rounds in ten open with the dialect's reasoning items (Anthropic thinking blocks with
+signatures of 200 B to 4 KB of base64, a tenth redacted_thinking; Responses reasoning
+items with encrypted_content of the same sizes; openai-chat, which has none, gets the
+Responses items and leaves them out), half of the rounds have the assistant's text
+beside the calls, a tenth of the results are errors. Every ratio below compares timings
+measured in this one run, on this machine, interleaved (select, then the other, round
+after round) and taken as the median of the rounds:
 
-- select at 100k turns, in both dialects, for a small, a medium and a large returned
-  request, against the floor: one encoder's dumps (ENCODERS["gson"].dumps) of the
-  returned request, its object prepared outside the timing (json.loads of the payload).
-  The target is select <= 1.0x the floor: its cost follows the request it returns.
+- select at 10k and 100k turns (--sizes; the shorter history is the newest turns of the
+  longer, so both return the same request), in the three dialects, on both kinds of
+  history, for a small, a medium and a large returned request, against the floor: one
+  encoder's dumps (ENCODERS["gson"].dumps) of the returned request, its object prepared
+  outside the timing (json.loads of the payload). The target is select <= 1.0x the
+  floor: its cost follows the request it returns, not the history's length.
   A cold column too: select's first call on turns made anew (nothing cached on them).
 - select with a token limit, against the same floor and against counting the returned
-  request's tokens once (request_tokens).
+  request's tokens once (request_tokens, in the row's dialect).
 - LangChain's trim_messages (strategy="last", include_system=True, with and without
   start_on="human") on the same histories as LangChain messages, with a counter that
   gives the exact bytes of the same openai-chat request: its time per call at 100k
   turns beside select's, and, over many budgets, the share of its outputs that a
-  provider refuses (ledgerlab.check_request, on the output converted to each dialect's
-  body), beside select's share, which must be 0. langchain-ai/langchain#33245 (open) is
+  provider refuses (ledgerlab.check_request, on the output converted to an openai-chat
+  and an anthropic-messages body), beside select's share in the three dialects, which
+  must be 0. langchain-ai/langchain#33245 (open) is
   that bug: without start_on, the kept suffix can begin with a tool result whose call
   was trimmed away.
 
@@ -28,6 +37,7 @@ Printed only: no results file (a check, not a chart).
 from __future__ import annotations
 
 import argparse
+import base64
 import gc
 import json
 import math
@@ -41,13 +51,14 @@ import timeit
 from collections import Counter
 from importlib.metadata import version
 
-from ledgerlab import (DIALECTS, ENCODERS, Image, InvalidRequest, Tool, ToolCall, ToolResult, Turn,
-                       check_request, request_body, request_tokens, select)
+from ledgerlab import (DIALECTS, ENCODERS, AssistantText, Image, InvalidRequest, Reasoning, Tool,
+                       ToolCall, ToolResult, Turn, check_request, request_body, request_tokens,
+                       select)
 
 SYSTEM = "Use only the supplied conversation and the tools' results."
 CURRENT = 'Which client does project "ORCHID-7" need? 接口 🙂'
 MODEL = "agnes-3.0-flash"
-TURNS = 100_000
+SIZES = (10_000, 100_000)  # history lengths, each the newest turns of the longest
 SEED = 28
 # Returned requests of about 4 KiB, 64 KiB and 512 KiB (a dozen, a hundred and a thousand
 # messages or so).
@@ -91,6 +102,75 @@ def arguments(rng: random.Random, name: str, i: int) -> str:
     return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
 
 
+def filler(rng: random.Random, low: int, high: int) -> str:
+    """``low`` to ``high`` characters of FILLER (multibyte characters and escapes included)."""
+    size = rng.randint(low, high)
+    start = rng.randrange(len(FILLER))
+    return (FILLER * (size // len(FILLER) + 2))[start:start + size]
+
+
+def base64_text(rng: random.Random, low: int, high: int) -> str:
+    """``low`` to ``high`` characters of base64, as a signature or encrypted reasoning is."""
+    size = rng.randint(low, high)
+    return base64.b64encode(rng.randbytes(size)).decode()[:size]
+
+
+def reasoning(rng: random.Random, dialect: str, tag: str) -> Reasoning:
+    """One reasoning item as ``dialect``'s provider returns it: an Anthropic thinking block
+    (a tenth of them redacted_thinking) or a Responses reasoning item with its
+    encrypted_content; signatures and encrypted content of 200 B to 4 KB."""
+    if dialect == "anthropic-messages":
+        if rng.random() < 0.1:
+            return Reasoning({"type": "redacted_thinking", "data": base64_text(rng, 400, 4000)},
+                             dialect)
+        return Reasoning({"type": "thinking", "thinking": filler(rng, 40, 800),
+                          "signature": base64_text(rng, 200, 4000)}, dialect)
+    summary = ([{"type": "summary_text", "text": filler(rng, 40, 400)}]
+               if rng.random() < 0.5 else [])
+    return Reasoning({"type": "reasoning", "id": f"rs_{tag}", "summary": summary,
+                      "encrypted_content": base64_text(rng, 200, 4000)}, dialect)
+
+
+def reasoning_dialect(dialect: str) -> str:
+    """The dialect whose reasoning items a history for ``dialect`` holds: its own, and for
+    openai-chat (which has none, and leaves every Reasoning out) the Responses API's."""
+    return "openai-responses" if dialect == "openai-chat" else dialect
+
+
+def make_reasoning_history(turns: int, dialect: str, seed: int = SEED) -> list[Turn]:
+    """Seeded reasoning-heavy turns: 30% plain, 60% with 1-3 rounds of 1-3 parallel calls,
+    10% with an image (half of them with rounds). Nine rounds in ten open with the
+    dialect's reasoning, half have the assistant's text beside the calls, a tenth of the
+    results are errors. The turns are the same in every dialect but for the reasoning
+    items (drawn from a generator of their own)."""
+    rng, items = random.Random(seed), random.Random(seed + 1)
+    kind_of = reasoning_dialect(dialect)
+    images = [Image("image/png", tiny_png(rng.randint(64, 1024), rng.randint(64, 1024),
+                                          rng.randint(200, 3000))) for _ in range(16)]
+    history = []
+    for i in range(turns):
+        question = f"question {i}: " + filler(rng, 20, 180)
+        kind = rng.random()
+        if kind < 0.10:
+            question = (question, rng.choice(images))
+        steps = []
+        if 0.10 <= kind < 0.70 or (kind < 0.10 and rng.random() < 0.5):
+            for r in range(rng.randint(1, 3)):
+                if rng.random() < 0.9:
+                    steps.append(reasoning(items, kind_of, f"{i}_{r}"))
+                if rng.random() < 0.5:
+                    steps.append(AssistantText(filler(rng, 20, 200)))
+                calls = [ToolCall(f"call_{i}_{r}_{k}", name, arguments(rng, name, i))
+                         for k, name in enumerate(rng.choices(NAMES, k=rng.randint(1, 3)))]
+                steps += calls
+                steps += [ToolResult(call.id, filler(rng, 40, 300), is_error=True)
+                          if rng.random() < 0.1 else
+                          ToolResult(call.id, filler(rng, 2_000, 8_000) if rng.random() < 0.05
+                                     else filler(rng, 40, 1_500)) for call in reversed(calls)]
+        history.append(Turn(question, f"answer {i}\n" + filler(rng, 40, 400), tuple(steps)))
+    return history
+
+
 def make_history(turns: int, seed: int = SEED) -> list[Turn]:
     """Seeded turns: 45% plain, 45% with 1-3 rounds of 1-3 parallel calls, 10% with an
     image (any of them may have rounds); results of 40 B to 1.5 KB, a few of 2 to 8 KB."""
@@ -99,9 +179,7 @@ def make_history(turns: int, seed: int = SEED) -> list[Turn]:
                                           rng.randint(200, 3000))) for _ in range(16)]
 
     def text(low: int, high: int) -> str:
-        size = rng.randint(low, high)
-        start = rng.randrange(len(FILLER))
-        return ((FILLER * (size // len(FILLER) + 2))[start:start + size])
+        return filler(rng, low, high)
 
     history = []
     for i in range(turns):
@@ -127,9 +205,15 @@ CURRENT_STEPS = (ToolCall("call_now_0", "lookup_project",
                  ToolResult("call_now_0", '{"client":"Java 8","owner":"Ana"}'))
 
 
-def options(dialect: str) -> dict:
+def current_reasoning_steps(dialect: str) -> tuple:
+    """The turn in progress of a reasoning-heavy history: reasoning, text, a call, its result."""
+    item = reasoning(random.Random(SEED + 2), reasoning_dialect(dialect), "now")
+    return (item, AssistantText("Let me look that project up."), *CURRENT_STEPS)
+
+
+def options(dialect: str, current_steps: tuple = CURRENT_STEPS) -> dict:
     extra = {"reserve_tokens": RESERVE_TOKENS} if dialect == "anthropic-messages" else {}
-    return dict(dialect=dialect, tools=TOOLS, current_steps=CURRENT_STEPS, model=MODEL, **extra)
+    return dict(dialect=dialect, tools=TOOLS, current_steps=current_steps, model=MODEL, **extra)
 
 
 def interleaved(*calls, rounds: int = 21, block: float = 0.01) -> list[float]:
@@ -154,9 +238,17 @@ def fresh(turn: Turn) -> Turn:
     question = turn.question if isinstance(turn.question, str) else tuple(
         part if isinstance(part, str) else Image(part.media_type, part.data)
         for part in turn.question)
-    steps = tuple(ToolCall(step.id, step.name, step.arguments) if isinstance(step, ToolCall)
-                  else ToolResult(step.call_id, step.content) for step in turn.steps)
-    return Turn(question, turn.answer, steps)
+    return Turn(question, turn.answer, tuple(map(fresh_step, turn.steps)))
+
+
+def fresh_step(step):
+    if isinstance(step, ToolCall):
+        return ToolCall(step.id, step.name, step.arguments)
+    if isinstance(step, ToolResult):
+        return ToolResult(step.call_id, step.content, step.is_error)
+    if isinstance(step, Reasoning):
+        return Reasoning(step.item, step.dialect)
+    return AssistantText(step.text)
 
 
 def cold_seconds(history: list[Turn], budget: int, opts: dict, body: dict, reach: int,
@@ -180,46 +272,71 @@ def cold_seconds(history: list[Turn], budget: int, opts: dict, body: dict, reach
     return statistics.median(select_times), statistics.median(floor_times)
 
 
-def bench_select(history: list[Turn]) -> list[dict]:
+def bench_select(history: list[Turn], dialect: str, current_steps: tuple, label: str,
+                 tokens: bool = True) -> list[dict]:
+    """select on ``history`` in ``dialect`` for each budget against the floor (and the
+    cold call), then with a token limit against the floor and one request_tokens."""
     rows = []
-    for dialect in DIALECTS:
-        opts = options(dialect)
-        for budget in BUDGETS:
-            chosen = select(SYSTEM, history, CURRENT, budget, **opts)
-            check_request(chosen.payload, dialect)
-            body = json.loads(chosen.payload)
-            assert gson.dumps(body) == chosen.payload
-            kept = history[len(history) - chosen.kept:]
-            assert body == request_body(SYSTEM, kept, CURRENT, **opts)
-            select_s, floor_s = interleaved(
-                lambda: select(SYSTEM, history, CURRENT, budget, **opts),
-                lambda: gson.dumps(body))
-            cold_s, cold_floor_s = cold_seconds(history, budget, opts, body, 4 * chosen.kept + 50)
-            rows.append({"dialect": dialect, "limit": f"{budget // 1024} KiB", "kept": chosen.kept,
-                         "messages": len(body["messages"]), "bytes": chosen.size,
-                         "select_s": select_s, "floor_s": floor_s, "cold_s": cold_s,
-                         "cold_floor_s": cold_floor_s})
-            print(f"  measured {dialect} {budget // 1024} KiB", flush=True)
-        # The token limit binds (the byte budget is wide): select counts each kept turn once.
-        token_opts = dict(opts, max_tokens=MAX_TOKENS, reserve_tokens=RESERVE_TOKENS,
-                          tokenizer=TOKENIZER)
-        chosen = select(SYSTEM, history, CURRENT, WIDE_BYTES, **token_opts)
+    opts = options(dialect, current_steps)
+    tag = {"dialect": dialect, "history": label, "turns": len(history)}
+    for budget in BUDGETS:
+        chosen = select(SYSTEM, history, CURRENT, budget, **opts)
         check_request(chosen.payload, dialect)
-        assert chosen.size < WIDE_BYTES and chosen.kept < len(history)
         body = json.loads(chosen.payload)
+        assert gson.dumps(body) == chosen.payload
         kept = history[len(history) - chosen.kept:]
-        assert chosen.tokens == request_tokens(SYSTEM, kept, CURRENT, tokenizer=TOKENIZER,
-                                               tools=TOOLS, current_steps=CURRENT_STEPS)
-        select_s, floor_s, count_s = interleaved(
-            lambda: select(SYSTEM, history, CURRENT, WIDE_BYTES, **token_opts),
-            lambda: gson.dumps(body),
-            lambda: request_tokens(SYSTEM, kept, CURRENT, tokenizer=TOKENIZER, tools=TOOLS,
-                                   current_steps=CURRENT_STEPS))
-        rows.append({"dialect": dialect, "limit": f"{MAX_TOKENS // 1024}k tok",
-                     "kept": chosen.kept, "messages": len(body["messages"]),
-                     "bytes": chosen.size, "tokens": chosen.tokens, "select_s": select_s,
-                     "floor_s": floor_s, "count_s": count_s})
-        print(f"  measured {dialect} with a token limit", flush=True)
+        assert body == request_body(SYSTEM, kept, CURRENT, **opts)
+        select_s, floor_s = interleaved(
+            lambda: select(SYSTEM, history, CURRENT, budget, **opts),
+            lambda: gson.dumps(body))
+        cold_s, cold_floor_s = cold_seconds(history, budget, opts, body, 4 * chosen.kept + 50)
+        rows.append({**tag, "limit": f"{budget // 1024} KiB", "kept": chosen.kept,
+                     "messages": len(body.get("messages") or body["input"]),
+                     "bytes": chosen.size, "select_s": select_s, "floor_s": floor_s,
+                     "cold_s": cold_s, "cold_floor_s": cold_floor_s})
+    if not tokens:
+        return rows
+    # The token limit binds (the byte budget is wide): select counts each kept turn once.
+    token_opts = dict(opts, max_tokens=MAX_TOKENS, reserve_tokens=RESERVE_TOKENS,
+                      tokenizer=TOKENIZER)
+    chosen = select(SYSTEM, history, CURRENT, WIDE_BYTES, **token_opts)
+    check_request(chosen.payload, dialect)
+    assert chosen.size < WIDE_BYTES and chosen.kept < len(history)
+    body = json.loads(chosen.payload)
+    kept = history[len(history) - chosen.kept:]
+
+    def count():
+        return request_tokens(SYSTEM, kept, CURRENT, tokenizer=TOKENIZER, tools=TOOLS,
+                              current_steps=current_steps, dialect=dialect, model=MODEL)
+    assert chosen.tokens == count()
+    select_s, floor_s, count_s = interleaved(
+        lambda: select(SYSTEM, history, CURRENT, WIDE_BYTES, **token_opts),
+        lambda: gson.dumps(body), count)
+    rows.append({**tag, "limit": f"{MAX_TOKENS // 1024}k tok", "kept": chosen.kept,
+                 "messages": len(body.get("messages") or body["input"]),
+                 "bytes": chosen.size, "tokens": chosen.tokens, "select_s": select_s,
+                 "floor_s": floor_s, "count_s": count_s})
+    return rows
+
+
+def bench_histories(tools_history: list[Turn], sizes: list[int], tokens: bool) -> list[dict]:
+    """bench_select at each size (the newest turns of the longest history) in each dialect,
+    on the tool turns and on reasoning-heavy turns made for that dialect."""
+    rows = []
+    for label in ("tools", "reasoning"):
+        for dialect in DIALECTS:
+            if label == "tools":
+                history, steps = tools_history, CURRENT_STEPS
+            else:
+                started = time.perf_counter()
+                history = make_reasoning_history(max(sizes), dialect)
+                steps = current_reasoning_steps(dialect)
+                print(f"  {len(history):,} reasoning-heavy {dialect} turns made in "
+                      f"{time.perf_counter() - started:.1f} s", flush=True)
+            for size in sizes:
+                rows += bench_select(history[-size:], dialect, steps, label, tokens)
+                print(f"  measured {label} {dialect} at {size:,} turns", flush=True)
+            del history
     return rows
 
 
@@ -349,6 +466,10 @@ def trimmer(chat: list):
     return trim
 
 
+# The dialects trim_messages' output is converted to (the bench's converters below).
+CONVERTED = ("openai-chat", "anthropic-messages")
+
+
 def refusal(body: dict, dialect: str) -> str | None:
     """The rule check_request names for ``body``, or None if it passes."""
     try:
@@ -392,8 +513,7 @@ def bench_share(history: list[Turn], budgets: list[int]) -> dict:
         starts[type(first).__name__ + (" with tool_calls" if getattr(first, "tool_calls", None)
                                        else "")] += 1
         for who, kept in outputs.items():
-            for dialect, convert in (("openai-chat", to_openai_body),
-                                     ("anthropic-messages", to_anthropic_body)):
+            for dialect, convert in zip(CONVERTED, (to_openai_body, to_anthropic_body)):
                 rule = refusal(convert(kept), dialect)
                 if rule:
                     failures[who, dialect][rule] += 1
@@ -423,31 +543,56 @@ def machine() -> str:
     return f"{platform.machine()} {model}, {os.cpu_count()} cores,{load}"
 
 
-def print_report(select_rows, trim_rows, share) -> None:
-    print()
-    print(f"select at {TURNS:,} tool turns against the floor: one gson dumps of the returned "
-          f"request (median of interleaved rounds, microseconds per call)")
-    print("(cold: select's first call on turns made anew, beside a floor timed right after it; "
-          "count: one request_tokens of the returned request)")
-    print(f"{'dialect':<19} {'limit':>9} {'kept':>5} {'msgs':>5} {'bytes':>8} {'select':>9} "
-          f"{'floor':>9} {'sel/floor':>9} {'cold':>9} {'cold/fl':>8} {'count':>9} "
-          f"{'sel/count':>9}")
-
-    def cell(row: dict, key: str, width: int = 9) -> str:
-        return f"{row[key] * 1e6:>{width},.1f}" if key in row else f"{'-':>{width}}"
-
-    def ratio(row: dict, top: str, bottom: str, width: int = 9) -> str:
-        return (f"{row[top] / row[bottom]:>{width - 1}.2f}x" if top in row and bottom in row
-                else f"{'-':>{width}}")
-
+def print_report(select_rows, trim_rows, share, turns: int) -> None:
+    sizes = sorted({row["turns"] for row in select_rows})
+    groups: dict[tuple, dict[int, dict]] = {}
     for row in select_rows:
-        print(f"{row['dialect']:<19} {row['limit']:>9} {row['kept']:>5} {row['messages']:>5} "
-              f"{row['bytes']:>8,} {cell(row, 'select_s')} {cell(row, 'floor_s')} "
-              f"{ratio(row, 'select_s', 'floor_s')} {cell(row, 'cold_s')} "
-              f"{ratio(row, 'cold_s', 'cold_floor_s', 8)} {cell(row, 'count_s')} "
-              f"{ratio(row, 'select_s', 'count_s')}")
+        groups.setdefault((row["history"], row["dialect"], row["limit"]), {})[row["turns"]] = row
+    for key, by_size in groups.items():  # the newest turns of one history: the same request
+        assert len({(row["kept"], row["bytes"]) for row in by_size.values()}) == 1, key
+
+    def us(row: dict, key: str) -> str:
+        return f"{row[key] * 1e6:>9,.1f}"
+
+    def ratio(row: dict, top: str, bottom: str, width: int = 8) -> str:
+        return f"{row[top] / row[bottom]:>{width - 1}.2f}x"
+
     print()
-    print(f"trim_messages (strategy=\"last\", include_system=True) at {TURNS:,} turns, "
+    print("select against the floor: one gson dumps of the returned request (median of "
+          "interleaved rounds, microseconds per call), at " + " and ".join(
+              f"{size:,}" for size in sizes) + " turns side by side")
+    print("(tools: the tool turns; reasoning: reasoning-heavy turns, each dialect's own items; "
+          "cold: select's first call on turns made anew, over a floor timed right after it)")
+    head = f"{'history':<9} {'dialect':<18} {'limit':>7} {'kept':>5} {'msgs':>5} {'bytes':>8}"
+    print(head + "".join(f" | {f'{size:,}: select':>17} {'floor':>9} {'sel/fl':>8} {'cold/fl':>8}"
+                         for size in sizes))
+    for (label, dialect, limit), by_size in groups.items():
+        first = by_size[sizes[0]]
+        if "count_s" in first:
+            continue
+        print(f"{label:<9} {dialect:<18} {limit:>7} {first['kept']:>5} {first['messages']:>5} "
+              f"{first['bytes']:>8,}" + "".join(
+                  f" | {us(row, 'select_s'):>17} {us(row, 'floor_s')} "
+                  f"{ratio(row, 'select_s', 'floor_s')} {ratio(row, 'cold_s', 'cold_floor_s')}"
+                  for row in (by_size[size] for size in sizes)))
+    token_groups = [(key, by_size) for key, by_size in groups.items()
+                    if "count_s" in by_size[sizes[0]]]
+    if token_groups:
+        print()
+        print(f"with a {MAX_TOKENS:,}-token limit ({RESERVE_TOKENS:,} reserved, {TOKENIZER}): "
+              f"select against one request_tokens of the returned request (count)")
+        print(f"{'history':<9} {'dialect':<18} {'kept':>5} {'tokens':>7} {'bytes':>8}" + "".join(
+            f" | {f'{size:,}: select':>17} {'count':>9} {'sel/cnt':>8} {'sel/fl':>8}"
+            for size in sizes))
+        for (label, dialect, _), by_size in token_groups:
+            first = by_size[sizes[0]]
+            print(f"{label:<9} {dialect:<18} {first['kept']:>5} {first['tokens']:>7,} "
+                  f"{first['bytes']:>8,}" + "".join(
+                      f" | {us(row, 'select_s'):>17} {us(row, 'count_s')} "
+                      f"{ratio(row, 'select_s', 'count_s')} {ratio(row, 'select_s', 'floor_s')}"
+                      for row in (by_size[size] for size in sizes)))
+    print()
+    print(f"trim_messages (strategy=\"last\", include_system=True) at {turns:,} turns, "
           f"openai-chat bytes (median of 3 interleaved rounds, milliseconds per call)")
     print(f"{'limit':>9} {'kept':>5} {'select':>9} {'trim':>10} {'trim/sel':>9} "
           f"{'+start_on':>10} {'trim/sel':>9}")
@@ -462,7 +607,7 @@ def print_report(select_rows, trim_rows, share) -> None:
     labels = {"trim": "trim_messages", "trim_human": 'trim_messages start_on="human"',
               "select": "ledgerlab select"}
     for who in ("trim", "trim_human", "select"):
-        for dialect in DIALECTS:
+        for dialect in (DIALECTS if who == "select" else CONVERTED):
             failures = share["failures"][who, dialect]
             refused = sum(failures.values())
             rules = ", ".join(f"{rule} {n}" for rule, n in failures.most_common()) or "-"
@@ -474,20 +619,23 @@ def print_report(select_rows, trim_rows, share) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=TURNS)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)),
+                        help="history lengths, comma-separated (default %(default)s)")
     parser.add_argument("--budgets", type=int, default=SHARE_BUDGETS,
                         help="budgets for the invalid share")
+    parser.add_argument("--no-tokens", action="store_true", help="leave out the token-limit rows")
     args = parser.parse_args()
-    globals()["TURNS"] = args.turns
+    sizes = sorted({int(size) for size in args.sizes.split(",")})
+    turns = sizes[-1]
     print(f"Python {platform.python_version()}, langchain-core {version('langchain-core')}, "
           f"ledgerlab {version('ledgerlab')}; {machine()}")
     started = time.perf_counter()
-    history = make_history(args.turns)
-    print(f"{args.turns:,} turns made in {time.perf_counter() - started:.1f} s; "
+    history = make_history(turns)
+    print(f"{turns:,} turns made in {time.perf_counter() - started:.1f} s; "
           f"{sum(bool(t.steps) for t in history):,} with tool rounds, "
           f"{sum(bool(t.images) for t in history):,} with an image", flush=True)
     print("select ...", flush=True)
-    select_rows = bench_select(history)
+    select_rows = bench_histories(history, sizes, not args.no_tokens)
     print("trim_messages ...", flush=True)
     chat = to_langchain(history)
     print(f"  {len(chat):,} LangChain messages", flush=True)
@@ -500,7 +648,7 @@ def main() -> None:
     budgets = sorted(round(math.exp(rng.uniform(math.log(mandatory), math.log(BUDGETS[-1]))))
                      for _ in range(args.budgets))
     share = bench_share(history[-min(SHARE_TURNS, len(history)):], budgets)
-    print_report(select_rows, trim_rows, share)
+    print_report(select_rows, trim_rows, share, turns)
     print(f"\n(whole run {time.perf_counter() - started:.0f} s)")
 
 

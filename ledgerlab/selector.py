@@ -339,8 +339,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             raise BudgetError(size, budget, mandatory_tokens=tokens,
                               max_tokens=options.max_tokens, reserve_tokens=reserve_tokens,
                               mandatory=what)
-    # The facts first, then the turns in what is left: the facts' bytes do not
-    # depend on which turns are kept, so the two budgets compose.
+    # The facts first, then the turns (the facts' bytes do not depend on them: budgets compose).
     shape = writer.shape
     lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size),
                                   system)
@@ -349,19 +348,20 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
         pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
         tokens += fact_tokens
     lines = lines[:pinned]
-    fact_bytes = len(writer.head(options.model, system, reserve_tokens, lines)) - len(head)
+    fact_bytes = (len(writer.head(options.model, system, reserve_tokens, lines)) - len(head)
+                  if lines else 0)  # no facts: no section, the same head
     size += fact_bytes
     # Then the evidence, in the order given: the longest prefix that fits what is left.
-    evidence = options.evidence
-    cap = options.max_evidence_bytes
+    evidence, cap = options.evidence, options.max_evidence_bytes
     shown, evidence_lines = lines_that_fit(
-        writer, evidence, writer.section_overhead(1, (bool(lines),), system),
+        writer, evidence, writer.section_overhead(1, (bool(lines),), system) if evidence else 0,
         budget - size if cap is None else min(cap, budget - size))
     if room is not None:
         shown, evidence_tokens = lines_within_tokens(count, shown, room - tokens)
         tokens += evidence_tokens
         evidence_lines = evidence_lines[:len(shown)]
-    base = writer.head(options.model, system, reserve_tokens, lines, evidence_lines)
+    base = (writer.head(options.model, system, reserve_tokens, lines, evidence_lines)
+            if lines or evidence_lines else head)  # no section: the same bytes
     evidence_bytes = len(base) - len(head) - fact_bytes
     size += evidence_bytes
     memory = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned, fact_bytes=fact_bytes,
