@@ -51,6 +51,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 OUT = ROOT / "build" / "slides"
+INDEX_PAGE = HERE / "index-page.html"  # the list of decks; {{ }} are its CSS braces
 REVEAL = HERE / "node_modules" / "reveal.js"  # npm ci --prefix editions/slides
 # What the template loads (template/ledgerlab-slides/index.html.j2), and the licence.
 REVEAL_FILES = ("dist/reveal.js", "dist/reveal.css", "dist/theme/white.css",
@@ -64,14 +65,21 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LINE_PX = 32
 SLIDE_LINES = 17
 CHARS_PER_LINE = 100
-# A chart is drawn as wide as the slide allows (its output area is 1262 px of the 1280), up to
-# a height that leaves room for its caption: a 9-inch chart (900 px, its text 18 px) drawn
-# 1240 px wide has text of 24.8 px, as large as the slide's 24 px body text (chartstyle).
-IMAGE_MAX_PX = 530
+# A chart is drawn as wide as the slide allows (its output area is 1262 px of the 1280): a
+# 9-inch chart (900 px, its text 18 px) drawn 1240 px wide has text of 24.8 px, as large as the
+# slide's 24 px body text (chartstyle, diagrams). Its slide holds it and its caption (18 px
+# type, 25 px lines of 110 characters or more) in 720 px, of which the cell's padding takes
+# 91 px in Chromium (96 counted). A caption with no room goes to the speaker notes (it stays
+# the alt text). tests/editions/browser/test_slides_projected.py measures it all.
+SLIDE_HEIGHT_PX = 720
+FIGURE_PADDING_PX = 96
+CAPTION_LINE_PX = 25.2
+CAPTION_CHARS_PER_LINE = 110
+IMAGE_MAX_PX = SLIDE_HEIGHT_PX - FIGURE_PADDING_PX
 IMAGE_WIDTH_PX = 1240
+FIGCAPTION = re.compile(r"<figcaption\b.*?</figcaption>", re.S)
 FIGURE_IMAGE = 'class="ledgerlab-figure-image" style="'
 FIGURE_TAG = "ledgerlab-figure"  # a chart's cell on its own slide: its input is removed
-CAPTION_CHARS_PER_LINE = 130
 
 HEADING = re.compile(r"^#{1,6}\s")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -173,6 +181,13 @@ def png_size(data: str) -> tuple[int, int]:
     return struct.unpack(">II", base64.b64decode(data[:64])[16:24])
 
 
+def caption_fits(data: str, description: str) -> bool:
+    """Whether the chart at the slide's full width and its caption fit on one slide."""
+    width, height = png_size(data)
+    caption = CAPTION_LINE_PX * -(-len(description) // CAPTION_CHARS_PER_LINE)
+    return IMAGE_WIDTH_PX * height / width + caption <= IMAGE_MAX_PX
+
+
 def shown_width(data: str) -> float:
     """How wide a slide shows a figure: the slide's width, or less if it would be too tall."""
     width, height = png_size(data)
@@ -185,18 +200,30 @@ def png_lines(data: str) -> float:
     return shown_width(data) * height / width / LINE_PX
 
 
-def widen_figures(cell) -> bool:
+def widen_figures(cell) -> tuple[bool, list[str]]:
     """Each figure of the cell's outputs drawn at the width a slide shows it (its HTML as
-    the chart wrote it, with ``max-width: 100%``, would keep the PNG's own, smaller size).
-    Whether the cell has one."""
-    found = False
+    the chart wrote it, with ``max-width: 100%``, would keep the PNG's own, smaller size),
+    its caption taken off where the two do not fit a slide. Whether the cell has one, and
+    the descriptions taken off."""
+    found, taken_off = False, []
     for output in cell.get("outputs", []):
         data = output.get("data", {})
         if "image/png" in data and FIGURE_IMAGE in data.get("text/html", ""):
+            description = data.get("text/plain", "")
+            if not caption_fits(data["image/png"], description):
+                data["text/html"] = FIGCAPTION.sub("", data["text/html"], count=1)
+                taken_off.append(description)
             width = f"width: {shown_width(data['image/png']):.0f}px; "
             data["text/html"] = data["text/html"].replace(FIGURE_IMAGE, FIGURE_IMAGE + width, 1)
             found = True
-    return found
+    return found, taken_off
+
+
+def notes_cell(cell_id: str, descriptions: list[str]):
+    """The speaker notes of a figure's slide: what each figure shows, in words."""
+    cell = nbformat.v4.new_markdown_cell("\n\n".join(descriptions), id=f"{cell_id}-notes")
+    cell.metadata["slideshow"] = {"slide_type": "notes"}
+    return cell
 
 
 def output_lines(output) -> float:
@@ -300,7 +327,7 @@ def slide_cells(notebook, decks: set[str]) -> list:
             continue
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
-        figure = widen_figures(cell)
+        figure, taken_off = widen_figures(cell)
         prediction = PREDICT_CHECK.search(cell.source)
         if prediction:
             cell.outputs = []
@@ -319,11 +346,13 @@ def slide_cells(notebook, decks: set[str]) -> list:
             drawn.metadata["ledgerlab_figure"] = True
             cell.outputs = []
             cells += [cell, drawn]
+            if taken_off:  # the speaker still has the words the slide has no room for
+                cells.append(notes_cell(cell.id, taken_off))
             continue
         cells.append(cell)
 
     shown = [cell for cell in cells
-             if cell.metadata.get("slideshow", {}).get("slide_type") != "skip"]
+             if cell.metadata.get("slideshow", {}).get("slide_type") not in ("skip", "notes")]
     filled = None  # lines on the current slide; None before the first
     for index, cell in enumerate(shown):
         lines = cell_lines(cell)
@@ -417,29 +446,7 @@ def index_page(decks: list[Deck]) -> str:
     rows = "\n".join(
         f'  <li><a href="{html.escape(deck.name)}">{html.escape(deck.title)}</a> '
         f'<span class="count">({deck.slides} slides)</span></li>' for deck in decks)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>ledgerlab: slides, one deck per session</title>
-<style>
-body {{ font-family: system-ui, sans-serif; font-size: 20px; line-height: 1.5;
-        max-width: 44em; margin: 2em auto; padding: 0 1em; color: #1a1a1a; }}
-a {{ color: #0057a0; }}
-.count {{ color: #555555; }}
-</style>
-</head>
-<body>
-<h1>ledgerlab: slides</h1>
-<p>One deck per session, made from the executed notebooks. In a deck: the arrow keys or
-space step through every slide in order, <kbd>F</kbd> is full screen, <kbd>Esc</kbd> the overview, <kbd>S</kbd> the
-speaker view. A prediction's answer is on the slide after its question.</p>
-<ol>
-{rows}
-</ol>
-</body>
-</html>
-"""
+    return INDEX_PAGE.read_text(encoding="utf-8").format(rows=rows)
 
 
 def build(out: Path = OUT, notebooks: list[Path] | None = None,

@@ -29,6 +29,10 @@ from .charts import (DPI, ENVELOPE_COLOUR, FACTS_COLOUR, QUESTION_COLOUR, SYSTEM
 from .display import facts as count_facts, turns as count_turns
 
 TEXT_PT = 13  # the smallest text on either picture: legible when projected
+# As wide as a chart (chartstyle): a slide fits a 9-inch figure to its width, so its 13-pt
+# text is as large as the slide's body text; a 12-inch one came out at 18 px against 24.
+WIDTH_IN = 9
+RIGHT = 56  # where the request's column starts, in the 0-100 drawing units
 TITLE_PT = 15
 FRAME = "#333333"
 FAINT = "#555555"  # 7.5:1 on white: quiet, still readable
@@ -93,17 +97,17 @@ def storage_vs_context(system: str, history: Sequence[Turn], question: str, budg
     if total != chosen.size:  # the parts are the request, or the picture would mislead
         raise AssertionError(f"parts add up to {total} bytes, the request is {chosen.size}")
 
-    row, gap = 0.62, 0.14
+    row, gap = 0.5, 0.1
     ledger_rows = len(history) + (1 if facts else 0)
     rows = max(ledger_rows, len(request))
-    height = 2.6 + rows * (row + gap)
-    figure, ax = _canvas(12, height)
+    height = 2.2 + rows * (row + gap)
+    figure, ax = _canvas(WIDTH_IN, height)
     top = height - 1.25
     ax.text(2, height - 0.45, "storage: the ledger", fontsize=TITLE_PT, weight="bold")
     ax.text(2, height - 0.85, "on disk, append-only: every turn", fontsize=TEXT_PT,
             color=FAINT)
-    ax.text(62, height - 0.45, "context: one request", fontsize=TITLE_PT, weight="bold")
-    ax.text(62, height - 0.85, "in memory, for one call, rebuilt every call", fontsize=TEXT_PT,
+    ax.text(RIGHT, height - 0.45, "context: one request", fontsize=TITLE_PT, weight="bold")
+    ax.text(RIGHT, height - 0.85, "in memory, for one call, rebuilt every call", fontsize=TEXT_PT,
             color=FAINT)
 
     def y_of(index: int) -> float:
@@ -115,28 +119,29 @@ def storage_vs_context(system: str, history: Sequence[Turn], question: str, budg
     for index, (key, label, fill) in enumerate(ledger):
         _box(ax, 2, y_of(index), 32, row, fill, label, gid=f"ledger:{key}")
     for index, (key, label, fill, _) in enumerate(request):
-        _box(ax, 62, y_of(index), 36, row, fill, label, gid=f"request:{key}")
+        _box(ax, RIGHT, y_of(index), 98 - RIGHT, row, fill, label, gid=f"request:{key}")
 
     # One arrow from storage to context: select reads the ledger and builds the request.
     middle = (top + y_of(rows - 1)) / 2
-    ax.add_patch(FancyArrowPatch((36, middle), (60, middle), arrowstyle="simple,head_width=1.4,"
+    ax.add_patch(FancyArrowPatch((36, middle), (RIGHT - 2, middle), arrowstyle="simple,head_width=1.4,"
                                  "head_length=1.2,tail_width=0.5", mutation_scale=22,
                                  color=FAINT))
-    ax.text(48, middle + 0.35, f"select(…, budget={budget})", ha="center", va="bottom",
+    ax.text(45, middle + 0.35, f"select(…,\nbudget={budget})", ha="center", va="bottom",
             fontsize=TEXT_PT, family="monospace")
-    ax.text(48, middle - 0.35, "reads the ledger,\nwrites nothing", ha="center", va="top",
+    ax.text(45, middle - 0.35, "reads the ledger,\nwrites nothing", ha="center", va="top",
             fontsize=TEXT_PT, color=FRAME)
 
     # The budget, exactly: a gauge filled to the request's bytes.
-    gauge_y = 0.3
-    ax.add_patch(Rectangle((62, gauge_y), 36, 0.35, facecolor="white", edgecolor=FRAME,
+    gauge_y = 0.15
+    ax.add_patch(Rectangle((RIGHT, gauge_y), 98 - RIGHT, 0.35, facecolor="white", edgecolor=FRAME,
                            linewidth=1.5))
-    ax.add_patch(Rectangle((62, gauge_y), 36 * min(chosen.size / budget, 1), 0.35,
+    ax.add_patch(Rectangle((RIGHT, gauge_y), (98 - RIGHT) * min(chosen.size / budget, 1), 0.35,
                            facecolor=FAINT, edgecolor=FRAME, linewidth=1.5))
-    ax.text(62, gauge_y + 0.45, f"{chosen.size} of the {budget}-byte budget", va="bottom",
+    ax.text(RIGHT, gauge_y + 0.45, f"{chosen.size} of the {budget}-byte budget", va="bottom",
             fontsize=TEXT_PT, gid="request:total")
-    ax.text(2, gauge_y + 0.2, "select keeps the newest whole turns that fit;\n"
-            "older ones stay stored, and a wider budget sends them again", va="center",
+    ax.text(2, gauge_y + 0.35, "select keeps the newest whole turns\n"
+            "that fit; older ones stay stored, and\na wider budget sends them again",
+            va="center",
             fontsize=TEXT_PT, color=FAINT)
 
     sent = list(range(first_kept + 1, len(history) + 1))
@@ -187,12 +192,12 @@ def request_anatomy(system: str, history: Sequence[Turn], question: str,
                    '{"role":"user","content":…}'))
     total = sum(size for _, size, _, _ in pieces)
 
-    key_row = 0.42
-    height = 2.9 + key_row * len(pieces)
-    figure, ax = _canvas(12, height)
+    key_row = 0.34
+    height = 2.5 + key_row * len(pieces)
+    figure, ax = _canvas(WIDTH_IN, height)
     ax.text(2, height - 0.45, f"Anatomy of a request: {total} bytes ({encoder} encoder)",
             fontsize=TITLE_PT, weight="bold")
-    bar_y, bar_h = height - 1.75, 0.85
+    bar_y, bar_h = height - 1.55, 0.8
     left, span = 2.0, 96.0
     for name, size, fill, _ in pieces:
         width = span * size / total
@@ -206,7 +211,7 @@ def request_anatomy(system: str, history: Sequence[Turn], question: str,
             ha="center", va="top", fontsize=TEXT_PT, color=FRAME)
 
     for index, (name, size, fill, what) in enumerate(pieces):
-        y = bar_y - 0.95 - (index + 1) * key_row
+        y = bar_y - 0.8 - (index + 1) * key_row
         ax.add_patch(Rectangle((2, y + 0.06), 3, key_row - 0.12, facecolor=fill,
                                edgecolor=FRAME, linewidth=0.8))
         ax.text(6, y + key_row / 2, name, va="center", fontsize=TEXT_PT, weight="bold")

@@ -4,6 +4,7 @@ themselves in words."""
 import pytest
 from matplotlib import colors
 from matplotlib._pylab_helpers import Gcf
+from matplotlib.patches import Rectangle
 
 from ledgerlab import BudgetError, byte_breakdown, select
 from ledgerlab.course import charts, diagrams, fixtures
@@ -111,3 +112,30 @@ def test_text_is_projector_sized_and_fills_are_colour_blind_safe(draw):
     fills = {p.get_facecolor() for p in figure.axes[0].patches if p.get_facecolor()[3] and
              p.get_facecolor() != colors.to_rgba("white")}
     assert fills - {colors.to_rgba(diagrams.FAINT)} <= PALETTE
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: diagrams.storage_vs_context(*SCENARIO, 400, facts=fixtures.PINNED_FACTS),
+    lambda: diagrams.storage_vs_context(*SLICE, 175),
+    *(lambda fixture=fixture, encoder=encoder: diagrams.request_anatomy(*fixture, encoder=encoder)
+      for fixture in (BOUNDARY, SLICE, SCENARIO) for encoder in ("gson", "requests"))],
+    ids=["storage-facts", "storage-slice", *(f"anatomy-{f}-{e}" for f in ("boundary", "slice",
+         "scenario") for e in ("gson", "requests"))])
+def test_every_text_is_inside_the_figure_and_a_label_inside_its_box(draw):
+    # Drawn 9 in wide (so that a slide shows their 13-pt text at body size), nothing may spill.
+    chart = draw()
+    chart.png()  # as test_charts does: the renderer that drew the PNG measures the text
+    figure = chart.figure
+    renderer = figure._get_renderer()
+    texts = [t for t in figure.findobj(match=lambda a: hasattr(a, "get_fontsize"))
+             if t.get_text().strip()]
+    boxes = [p.get_window_extent(renderer) for p in figure.axes[0].patches
+             if isinstance(p, Rectangle)]
+    for text in texts:
+        extent = text.get_window_extent(renderer)
+        assert figure.bbox.x0 <= extent.x0 and extent.x1 <= figure.bbox.x1, text.get_text()
+        assert figure.bbox.y0 <= extent.y0 and extent.y1 <= figure.bbox.y1, text.get_text()
+        centre = ((extent.x0 + extent.x1) / 2, (extent.y0 + extent.y1) / 2)
+        for box in boxes:
+            if box.contains(*centre):  # a label drawn on a box stays within it
+                assert box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text()

@@ -186,7 +186,7 @@ def test_setup_cells_are_skipped_outputs_kept_and_explorers_shown_as_their_text(
     assert "%matplotlib inline" not in first
     # The pictures of notebook 01, with their descriptions as alt text and caption.
     for drawn in ("309 bytes (gson encoder) as one bar", "Diagram of storage and context."):
-        assert first.count(drawn) == 2, drawn  # alt and figcaption
+        assert first.count(drawn) == 2, drawn  # alt, and the caption or the speaker notes
     boundary = deck(built, DECKS[1])
     assert "application/vnd.jupyter.widget-view+json" not in boundary
     assert "BudgetError" in boundary  # an error output is kept
@@ -272,3 +272,15 @@ def test_a_chart_is_on_a_slide_of_its_own_after_its_code_and_as_wide_as_the_slid
               for w in re.findall(r'style="width: ([\d.]+)px', image)]
     assert len(widths) == len(charted)
     assert all(slides.IMAGE_MAX_PX * 900 / 380 >= w > 900 for w in widths), widths
+
+
+def test_a_caption_with_no_room_under_its_chart_goes_to_the_speaker_notes(built):
+    """01's diagrams fill the slide's width and nearly its height: their descriptions are
+    spoken (the notes) and stay the images' alt text; 04's short charts keep theirs."""
+    first = deck(built, DECKS[0])
+    notes = re.findall(r'<aside class="notes">(.*?)</aside>', first, re.S)
+    captions = re.findall(r"<figcaption\b.*?</figcaption>", first, re.S)
+    for drawn in ("309 bytes (gson encoder) as one bar", "Diagram of storage and context."):
+        assert any(drawn in note for note in notes), drawn
+        assert not any(drawn in caption for caption in captions), drawn
+    assert re.findall(r"<figcaption\b", deck(built, DECKS[1]))
