@@ -236,7 +236,7 @@ def test_bad_input_is_refused_and_writes_nothing(reveal, tmp_path):
     with pytest.raises(slides.SlidesError, match="have not been run"):
         slides.build(out, [slides.NOTEBOOKS / DECKS[1], path], reveal)
     with pytest.raises(slides.SlidesError, match="not a session notebook"):
-        slides.build(out, [slides.NOTEBOOKS / "11-exercises.ipynb"], reveal)
+        slides.build(out, [slides.NOTEBOOKS / "12-exercises.ipynb"], reveal)
     assert not out.exists()
 
 
