@@ -62,21 +62,21 @@ LESSONS = (
     Lesson(6, "06-the-costs-of-a-ledger.ipynb", "The costs of a ledger", 25,
            "Disk growth and the 4 MiB cap, hiding a turn from a request against deleting it "
            "(`forget`), `retain`, and what deletion cannot reach."),
-    Lesson(7, "07-two-limits.ipynb", "Two limits: bytes and tokens", 34,
+    Lesson(7, "07-two-limits.ipynb", "Two limits: bytes and tokens", 27,
            "A byte budget is not a token budget, and a provider limit must also leave room for "
            "the answer."),
-    Lesson(8, "08-pinned-facts.ipynb", "Pinned facts: explicit origins and budgets", 35,
+    Lesson(8, "08-pinned-facts.ipynb", "Pinned facts: explicit origins and budgets", 29,
            "The article's open trade-off: keep an early fact in every request with its origin "
            "and a budget of its own, and delete it with the turn it came from."),
-    Lesson(9, "09-summaries-and-evidence.ipynb", "Summaries and evidence: memory with origins", 36,
+    Lesson(9, "09-summaries-and-evidence.ipynb", "Summaries and evidence: memory with origins", 30,
            "A summary of early turns carries ORCHID-17 back within a summaries budget, never "
            "beside a turn it covers; evidence cited by its source; how one budget splits five "
            "ways; `derived_from`, then `forget` deletes the summary with the turn."),
-    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 31,
+    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 24,
            "The article's question answered through a tool: a message-count slice orphans the "
            "tool result and the provider refuses it, the whole-turn rule keeps the pair; what "
-           "tool schemas and a second dialect cost; finding the orphans in a message list."),
-    Lesson(11, "11-images-loops-and-reasoning.ipynb", "Images, tool loops and reasoning", 34,
+           "tool schemas and a second dialect cost."),
+    Lesson(11, "11-images-loops-and-reasoning.ipynb", "Images, tool loops and reasoning", 28,
            "An image's bytes against its tokens; a tool loop in progress, mandatory input; "
            "reasoning between tool calls, which a trimmer may not drop or edit."),
     Lesson(12, "12-exercises.ipynb", "Exercises", 75,

@@ -47,7 +47,7 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("09", "predict09_forget"): (r"derived_from\(", r"deletes? (it|the summar\w*|every summar\w*)",
                                  r"goes with"),
     **{(number, "q10"): (rf"(?<!\d){summary_figures(exercises.ARTICLE)['answer']}(?!\d)",)
-       for number in ("09", "12")},
+       for number in ("12",)},
     ("11", "predict11_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
                                r"current question and its tool rounds",  # BudgetError's words
                                r"mandatory input\*\*:[^\n]*tool loop in progress"),
@@ -56,7 +56,7 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("11", "quiz[3]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
                         r"item adds? \d+"),
     **{(number, "q11"): (rf"(?<!\d){reasoned_figures(exercises.ARTICLE)['answer']}(?!\d)",)
-       for number in ("11", "12")},
+       for number in ("12",)},
 }
 # Checker names that state an answer, in any notebook: a question is named by its number or
 # by neutral words (issue 38: `predict04_first` and `predict04_second` gave both away).
