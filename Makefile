@@ -92,7 +92,7 @@ test: $(DEV) $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
 	$(BIN)/python -m pytest $(ALONE)
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
-# 12-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
+# 13-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
 # state goes to editions/book/widget-state, where the course site takes it from. Then
 # learner/ is written again: the same notebooks with no outputs, what learners open.
 notebooks: $(DEV)
@@ -166,7 +166,7 @@ $(BOOK_NPM): editions/book/package.json editions/book/package-lock.json
 	@command -v npm >/dev/null || { echo "make book needs npm (apt-get install -y nodejs npm)"; exit 1; }
 	npm ci --prefix editions/book --ignore-scripts --no-audit --no-fund
 
-# One reveal.js deck per session (notebooks 01-10, as committed, with their outputs) in
+# One reveal.js deck per session (notebooks 01-11, as committed, with their outputs) in
 # build/slides, and an index.html: each heading a slide, a prediction's answer on the slide
 # after its question. reveal.js from npm (editions/slides/package.json), copied beside the
 # decks, so no deck loads anything from another host.

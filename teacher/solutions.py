@@ -1,7 +1,7 @@
 """The worked solutions: the teacher's file, not part of the installed package.
 
 A checkout of the course (the self-paced edition) has it, so ``solution()`` answers and
-``make notebooks`` generates 12-solutions from it; a student's install of the package
+``make notebooks`` generates 13-solutions from it; a student's install of the package
 (the graded edition) does not carry it, and neither does the grader's sandbox. Each entry
 is code that sets the exercise's answer variables and ends with its check. It is read as
 data (``ast.literal_eval``), never imported.

@@ -1,10 +1,10 @@
-"""Write notebooks/12-solutions.ipynb, every exercise answered, and run it: ``make notebooks``.
+"""Write notebooks/13-solutions.ipynb, every exercise answered, and run it: ``make notebooks``.
 
 Each cell comes from ``ledgerlab.course.exercises``, the worked answers from
 ``teacher/solutions.py``: a maintainer's tool, since only a checkout has that file
 (tests/course/test_grading.py fails while the committed notebook is not what this makes).
 
-    python tools/write_solutions.py                 # notebooks/12-solutions.ipynb
+    python tools/write_solutions.py                 # notebooks/13-solutions.ipynb
     python tools/write_solutions.py OTHER.ipynb
 """
 
@@ -23,12 +23,12 @@ from ledgerlab.course.grading import editions
 
 NOTEBOOKS = ROOT / "notebooks"
 
-SOLUTIONS = syllabus.lesson(12)
+SOLUTIONS = syllabus.lesson(13)
 SOLUTIONS_HEAD = f"""# {SOLUTIONS.heading}
 
 **What you'll learn**
 
-- one worked answer for every exercise of {syllabus.lesson(11).link()}, with its check passing
+- one worked answer for every exercise of {syllabus.lesson(12).link()}, with its check passing
 
 **Before you start**
 

@@ -1,6 +1,6 @@
 """Build the slides: ``python editions/slides/build.py`` (what ``make slides`` runs).
 
-One reveal.js deck per session, ``build/slides/NN-name.slides.html`` for notebooks 01-10,
+One reveal.js deck per session, ``build/slides/NN-name.slides.html`` for notebooks 01-11,
 and ``build/slides/index.html`` listing them. Each deck is made from the notebook as
 committed, with its outputs (strict nbval checks them, so nothing is run again), by
 nbconvert's SlidesExporter with the template in ``template/`` beside this file. Slide
@@ -57,7 +57,7 @@ REVEAL = HERE / "node_modules" / "reveal.js"  # npm ci --prefix editions/slides
 REVEAL_FILES = ("dist/reveal.js", "dist/reveal.css", "dist/theme/white.css",
                 "dist/plugin/notes.js", "LICENSE")
 REVEAL_DIR = "reveal.js"  # in the output folder, beside the decks
-SESSIONS = re.compile(r"^(0[1-9]|10)-[\w-]+\.ipynb$")  # 01-10: 00 is contents, 11-12 exercises
+SESSIONS = re.compile(r"^(0[1-9]|1[01])-[\w-]+\.ipynb$")  # 01-11: 00 is contents, 12-13 exercises
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # How much fits on one 1280 x 720 slide, in lines of 24 px text (32 px with its spacing),
@@ -108,7 +108,7 @@ class Deck:
 
 
 def session_notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
-    """Notebooks 01-10 in file-name order: one deck per session."""
+    """Notebooks 01-11 in file-name order: one deck per session."""
     return sorted(path for path in folder.glob("*.ipynb") if SESSIONS.match(path.name))
 
 
@@ -458,10 +458,10 @@ def build(out: Path = OUT, notebooks: list[Path] | None = None,
                           "npm ci --prefix editions/slides --ignore-scripts (make slides does)")
     paths = session_notebooks() if notebooks is None else list(notebooks)
     if not paths:
-        raise SlidesError("no session notebook (01-10) to build")
+        raise SlidesError("no session notebook (01-11) to build")
     strays = [path.name for path in paths if not SESSIONS.match(path.name)]
     if strays:
-        raise SlidesError(f"not a session notebook (01-10): {strays[0]}")
+        raise SlidesError(f"not a session notebook (01-11): {strays[0]}")
     names = {path.stem for path in paths}
     slides = exporter()
     decks = [make_deck(path, names, slides) for path in paths]  # every check before a write
@@ -483,7 +483,7 @@ def build(out: Path = OUT, notebooks: list[Path] | None = None,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path,
-                        help="session notebooks to build (default: notebooks/01-10)")
+                        help="session notebooks to build (default: notebooks/01-11)")
     parser.add_argument("--out", type=Path, default=OUT, help="output folder (build/slides)")
     args = parser.parse_args(argv)
     try:

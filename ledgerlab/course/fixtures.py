@@ -1,5 +1,6 @@
 """The course's fixtures, as data: the article's conversations, notebook 08's facts, notebook
-09's summary and evidence, and notebook 10's tool turns and images.
+09's summary and evidence, and notebooks 10 and 11's tool turns, images and
+reasoning.
 
 Everything the course measures comes from here, so the notebooks, the quizzes, the
 exercises, the tests and the ``ledgerlab-course`` command all measure the same data.
@@ -10,11 +11,11 @@ one of its figures, by the names below:
 
 - **the slice fixture** (``SLICE_*``, 01 and 02): requests of 108 (mandatory), 175, 242 and
   309 bytes, with 0 to 3 turns kept;
-- **the boundary fixture** (``BOUNDARY_*``, 03, 04 and 07): the article's table, 140, 235 and
+- **the boundary fixture** (``BOUNDARY_*``, 03, 04, 07 and 12): the article's table, 140, 235 and
   308 bytes, with 0 to 2 turns;
-- **the projection scenario** (``SCENARIO_*``, 05, 06 and 08): the narrow request, 264 bytes,
+- **the projection scenario** (``SCENARIO_*``, 05, 06, 08 and 09): the narrow request, 264 bytes,
   and the wide one, 480;
-- **the tool fixture** (``TOOL_*``, 09): 464 bytes with no turn, 908 with both.
+- **the tool fixture** (``TOOL_*``, 10 and 11): 464 bytes with no turn, 908 with both.
 
 ``tests/course/test_fixtures_named.py`` measures each figure from the library.
 """

@@ -1,4 +1,4 @@
-"""What notebook 10's last section measures: reasoning between tool calls.
+"""What notebook 11's last section measures: reasoning between tool calls.
 
 A reasoning model returns its reasoning before the calls it makes: an Anthropic ``thinking``
 block with its ``signature``, or an OpenAI Responses ``reasoning`` item with its

@@ -62,32 +62,34 @@ LESSONS = (
     Lesson(6, "06-the-costs-of-a-ledger.ipynb", "The costs of a ledger", 25,
            "Disk growth and the 4 MiB cap, hiding a turn from a request against deleting it "
            "(`forget`), `retain`, and what deletion cannot reach."),
-    Lesson(7, "07-two-limits.ipynb", "Two limits: bytes and tokens", 34,
+    Lesson(7, "07-two-limits.ipynb", "Two limits: bytes and tokens", 27,
            "A byte budget is not a token budget, and a provider limit must also leave room for "
            "the answer."),
-    Lesson(8, "08-pinned-facts.ipynb", "Pinned facts: explicit origins and budgets", 35,
+    Lesson(8, "08-pinned-facts.ipynb", "Pinned facts: explicit origins and budgets", 29,
            "The article's open trade-off: keep an early fact in every request with its origin "
            "and a budget of its own, and delete it with the turn it came from."),
-    Lesson(9, "09-summaries-and-evidence.ipynb", "Summaries and evidence: memory with origins", 36,
+    Lesson(9, "09-summaries-and-evidence.ipynb", "Summaries and evidence: memory with origins", 30,
            "A summary of early turns carries ORCHID-17 back within a summaries budget, never "
            "beside a turn it covers; evidence cited by its source; how one budget splits five "
            "ways; `derived_from`, then `forget` deletes the summary with the turn."),
-    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 63,
+    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 24,
            "The article's question answered through a tool: a message-count slice orphans the "
            "tool result and the provider refuses it, the whole-turn rule keeps the pair; what "
-           "tool schemas, a second dialect and an image cost; a tool loop in progress; reasoning "
-           "between tool calls, which a trimmer may not drop or edit."),
-    Lesson(11, "11-exercises.ipynb", "Exercises", 75,
+           "tool schemas and a second dialect cost."),
+    Lesson(11, "11-images-loops-and-reasoning.ipynb", "Images, tool loops and reasoning", 28,
+           "An image's bytes against its tokens; a tool loop in progress, mandatory input; "
+           "reasoning between tool calls, which a trimmer may not drop or edit."),
+    Lesson(12, "12-exercises.ipynb", "Exercises", 75,
            "Eleven exercises: the article's own, in two parts, four more, 07's token window, 08's "
-           "pinned facts, 10's tool messages, 09's summary and 10's turn with its reasoning, each "
+           "pinned facts, 10's tool messages, 09's summary and 11's turn with its reasoning, each "
            "with `check()`, `hint()` and `solution()`."),
-    Lesson(12, "12-solutions.ipynb", "Solutions", 9,
+    Lesson(13, "13-solutions.ipynb", "Solutions", 9,
            "Every exercise answered, every check passing."),
 )
 
 
 def lesson(number: int) -> Lesson:
-    """The lesson numbered ``number`` (0 to 12)."""
+    """The lesson numbered ``number`` (0 to 13)."""
     found = [each for each in LESSONS if each.number == number]
     if not found:
         raise KeyError(f"the course has no notebook {number!r}: they are 0 to {len(LESSONS) - 1}")
@@ -122,7 +124,7 @@ def navigation(number: int) -> str:
 
 
 def table(first: int = 0, folder: str = "") -> str:
-    """The table of notebooks ``first`` to 12 (the README's and ``00-contents``'), each linked
+    """The table of notebooks ``first`` to 13 (the README's and ``00-contents``'), each linked
     from ``folder``."""
     rows = [f"| {each.link(folder)} | {each.minutes} | {each.teaches} |"
             for each in LESSONS if each.number >= first]

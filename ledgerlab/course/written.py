@@ -102,7 +102,7 @@ def written_cell(notebook: int):
              f"{PLACEHOLDER} with your answer and press Shift+Enter to show it. Nothing checks "
              f"them: for a model answer to compare with, add a cell below (Esc, then B) and run "
              f"{_solutions(questions)} in it. In a "
-             "graded course, write them at the end of [11 · Exercises](11-exercises.ipynb): "
+             "graded course, write them at the end of [12 · Exercises](12-exercises.ipynb): "
              "that copy is the one your teacher reads."]
     for question in questions:
         lines += ["", f"**{question.number}.** {question.prompt}", "", PLACEHOLDER]

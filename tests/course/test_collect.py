@@ -30,7 +30,7 @@ def students():
     ("lovelace--ada-late_101_9001_10-exercises.ipynb", "ada-lovelace"),
     # Moodle: the full name, the participant id, the plugin; flat, or a folder a student.
     ("Zoë Ní Bhriain_555_assignsubmission_file_10-exercises.ipynb", "zoe-ni-bhriain"),
-    ("Grace Hopper_556_assignsubmission_file/11-exercises.ipynb", "grace-hopper"),
+    ("Grace Hopper_556_assignsubmission_file/12-exercises.ipynb", "grace-hopper"),
     # As the roster files it, or as a course site renames it.
     ("ada-lovelace.ipynb", "ada-lovelace"), ("Zoe Ni Bhriain.ipynb", "zoe-ni-bhriain"),
 ])
@@ -63,7 +63,7 @@ def test_collect_copies_each_match_keeps_the_latest_upload_and_lists_the_rest(st
     with zipfile.ZipFile(export, "w") as archive:
         archive.writestr("lovelaceada_101_9001_first.ipynb", notebook_bytes("first"))
         archive.writestr("lovelaceada_101_9100_second.ipynb", notebook_bytes("second"))
-        archive.writestr("Grace Hopper_556_assignsubmission_file/sub/11-exercises.ipynb",
+        archive.writestr("Grace Hopper_556_assignsubmission_file/sub/12-exercises.ipynb",
                          notebook_bytes("grace"))
         archive.writestr("hoppergrace_102_9002_report.pdf", b"%PDF")
     out = tmp_path / "submissions"
@@ -73,7 +73,7 @@ def test_collect_copies_each_match_keeps_the_latest_upload_and_lists_the_rest(st
     assert b"grace" in (out / "grace-hopper.ipynb").read_bytes()
     saved = json.loads((out / collect.COLLECTED_FILE).read_text(encoding="utf-8"))
     assert saved["students"]["grace-hopper"] == {
-        "source": "Grace Hopper_556_assignsubmission_file/sub/11-exercises.ipynb",
+        "source": "Grace Hopper_556_assignsubmission_file/sub/12-exercises.ipynb",
         "platform": "moodle", "id": "556"}
     assert {entry["source"]: entry["why"] for entry in saved["unmatched"]} == {
         "lovelaceada_101_9001_first.ipynb": "another file of ada-lovelace's, an earlier one: not used",

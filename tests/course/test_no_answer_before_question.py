@@ -27,7 +27,7 @@ from ledgerlab.course.exercises.reasoning import reasoned_figures
 from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = [f"{n:02d}" for n in range(1, 12)]
+LESSONS = [f"{n:02d}" for n in range(1, 13)]
 
 # The words that state each answer, by notebook and question ("predict04", "quiz[2]", "q7").
 # Regular expressions, matched case-insensitively. A live explorer is named here too: above
@@ -47,16 +47,16 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("09", "predict09_forget"): (r"derived_from\(", r"deletes? (it|the summar\w*|every summar\w*)",
                                  r"goes with"),
     **{(number, "q10"): (rf"(?<!\d){summary_figures(exercises.ARTICLE)['answer']}(?!\d)",)
-       for number in ("09", "11")},
-    ("10", "predict10_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
+       for number in ("12",)},
+    ("11", "predict11_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
                                r"current question and its tool rounds",  # BudgetError's words
                                r"mandatory input\*\*:[^\n]*tool loop in progress"),
     ("10", "predict10_tools"): (r"toolcharts\.\w+\(",),
-    ("10", "predict10_reasoning"): (r"reasoning_bytes\(", r"(thinking )?block adds? \d+"),
-    ("10", "quiz[5]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
+    ("11", "predict11_reasoning"): (r"reasoning_bytes\(", r"(thinking )?block adds? \d+"),
+    ("11", "quiz[3]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
                         r"item adds? \d+"),
     **{(number, "q11"): (rf"(?<!\d){reasoned_figures(exercises.ARTICLE)['answer']}(?!\d)",)
-       for number in ("10", "11")},
+       for number in ("12",)},
 }
 # Checker names that state an answer, in any notebook: a question is named by its number or
 # by neutral words (issue 38: `predict04_first` and `predict04_second` gave both away).

@@ -88,7 +88,7 @@ def test_the_table_lists_every_checked_item_and_what_was_answered(in_a_kernel):
     assert rows[("04 · The boundary table", "quiz 3")] == ("yes", "yes")
     assert rows[("04 · The boundary table", "quiz 2")] == ("yes", "not yet")
     assert rows[("04 · The boundary table", "quiz 1")] == ("no", "")
-    assert rows[("11 · Exercises", "exercise 2")] == ("yes", "not yet")
+    assert rows[("12 · Exercises", "exercise 2")] == ("yes", "not yet")
     shown = contents.progress_table()
     assert shown.summary.startswith("3 of ") and ", 1 right" in shown.summary
     assert "<td>not yet</td>" in shown._repr_html_() and "quiz 2" in repr(shown)
@@ -160,7 +160,7 @@ def test_recording_and_the_table_use_no_network(in_a_kernel, monkeypatch):
 
 def test_the_saved_contents_page_shows_a_fresh_learners_table():
     """00's saved output is what a fresh learner sees: the course's runs switch progress off
-    (tools/run_notebooks.py and notebooks/conftest.py), so 01 to 10 checked before it in the
+    (tools/run_notebooks.py and notebooks/conftest.py), so 01 to 11 checked before it in the
     same folder change nothing."""
     cells = json.loads((ROOT / "notebooks" / "00-contents.ipynb").read_text(encoding="utf-8"))
     (cell,) = [c for c in cells["cells"] if "progress_table()" in "".join(c["source"])]

@@ -17,15 +17,15 @@ from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Qu
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
-           questions.quiz10]
+           questions.quiz10, questions.quiz11]
 PREDICTIONS = [questions.predict01, questions.predict02, questions.predict02_count,
                questions.predict03, questions.predict04_first, questions.predict04_second,
                questions.predict04, questions.predict05_narrow, questions.predict05,
                questions.predict05_wide, questions.predict05_torn, questions.predict06, questions.predict07,
                questions.predict07_tokens, questions.predict08, questions.predict08_turns,
                questions.predict10, questions.predict10_tools, questions.predict10_dialect,
-               questions.predict10_image, questions.predict10_loop,
-               questions.predict10_reasoning]
+               questions.predict11_image, questions.predict11_loop,
+               questions.predict11_reasoning]
 CHECKED = PREDICTIONS + [q for quiz in QUIZZES for q in quiz.questions if isinstance(q, Question)]
 
 # The course's figures, as the notebooks teach them.
@@ -46,10 +46,10 @@ ANSWERS = [
     (questions.predict08, 67), (questions.predict08_turns, 0),
     (questions.quiz08[1], 1), (questions.quiz08[2], 0), (questions.quiz08[3], 2),
     (questions.predict10, 1), (questions.predict10_tools, 297),
-    (questions.predict10_dialect, 871), (questions.predict10_image, 308_280),
-    (questions.predict10_loop, 684), (questions.predict10_reasoning, 326),
-    (questions.quiz10[1], 535), (questions.quiz10[2], 1105), (questions.quiz10[3], 541),
-    (questions.quiz10[5], 248),
+    (questions.predict10_dialect, 871), (questions.predict11_image, 308_280),
+    (questions.predict11_loop, 684), (questions.predict11_reasoning, 326),
+    (questions.quiz10[1], 535), (questions.quiz11[1], 1105), (questions.quiz10[2], 541),
+    (questions.quiz11[3], 248),
 ]
 
 
@@ -186,24 +186,24 @@ def test_placeholder_reads_as_not_answered():
     (questions.predict10_dialect, 908, "openai-chat request"),  # the other dialect's size
     (questions.predict10_dialect, 603, "leaves the tool out"),
     (questions.predict10_dialect, 868, "max_tokens 1"),  # a reserve of 1, not the lesson's
-    (questions.predict10_image, 230_778, "how does JSON carry an image"),  # the file, not base64
-    (questions.predict10_image, 307_704, "base64 alone"),
-    (questions.predict10_image, 337, "tokens"),  # the wrong unit
-    (questions.predict10_loop, 464, "belongs to the question being answered"),  # round dropped
-    (questions.predict10_loop, 1_128, "every stored turn"),
-    (questions.predict10_loop, 791, "keeps turn two"),
+    (questions.predict11_image, 230_778, "how does JSON carry an image"),  # the file, not base64
+    (questions.predict11_image, 307_704, "base64 alone"),
+    (questions.predict11_image, 337, "tokens"),  # the wrong unit
+    (questions.predict11_loop, 464, "belongs to the question being answered"),  # round dropped
+    (questions.predict11_loop, 1_128, "every stored turn"),
+    (questions.predict11_loop, 791, "keeps turn two"),
     (questions.quiz10[1], 594, "not a copy of the first"),
     (questions.quiz10[1], 545, "twice"),
     (questions.quiz10[1], 297, "second tool's entry"),
-    (questions.quiz10[2], 2125, "scales it down first"),  # the tile rule without scaling
-    (questions.quiz10[2], 1020, "85 tokens"),
-    (questions.quiz10[2], 255, "photo's count"),
-    (questions.quiz10[3], 694, "first-user rule"),  # a user message taken for a question
-    (questions.quiz10[3], 598, "starts on A1"),
-    (questions.quiz10[3], 434, "drops too much"),
-    (questions.quiz10[3], 690, "openai-chat slice"),  # the other dialect's slice
-    (questions.predict10_reasoning, 325, "comma"),  # the block without what joins it
-    (questions.quiz10[5], 326, "Anthropic"),  # the other dialect's reasoning
+    (questions.quiz11[1], 2125, "scales it down first"),  # the tile rule without scaling
+    (questions.quiz11[1], 1020, "85 tokens"),
+    (questions.quiz11[1], 255, "photo's count"),
+    (questions.quiz10[2], 694, "first-user rule"),  # a user message taken for a question
+    (questions.quiz10[2], 598, "starts on A1"),
+    (questions.quiz10[2], 434, "drops too much"),
+    (questions.quiz10[2], 690, "openai-chat slice"),  # the other dialect's slice
+    (questions.predict11_reasoning, 325, "comma"),  # the block without what joins it
+    (questions.quiz11[3], 326, "Anthropic"),  # the other dialect's reasoning
 ])
 
 def test_a_known_mistake_is_named(question, given, says):
@@ -283,7 +283,7 @@ def test_most_quiz_questions_ask_one_step_past_what_their_notebook_shows():
     notebook by chance, so their absence cannot be told apart from luck."""
     checked = {number: [q for q in getattr(questions, f"quiz{number}").questions
                         if isinstance(q, Question) and not q.choices and q._answer() >= 20]
-               for number in ("01", "02", "03", "04", "05", "06", "07", "08", "09", "10")}
+               for number in ("01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11")}
     shown = {number: shown_numbers(next(NOTEBOOKS.glob(f"{number}-*.ipynb")))
              for number in checked}
     fresh = [q.prompt for number, quiz in checked.items() for q in quiz
@@ -318,7 +318,7 @@ def test_questionnaires_number_their_questions_and_refuse_other_numbers():
 
 def test_quizzes_are_short_and_open_questions_have_a_model_answer():
     for quiz in QUIZZES:  # 10's, the longest lesson's, has five: tools, images, dialects, reasoning
-        assert 2 <= len(quiz) <= (5 if quiz is questions.quiz10 else 4)
+        assert 2 <= len(quiz) <= 4
         for question in quiz.questions:
             if isinstance(question, Discussion):
                 assert question.solution().startswith("A model answer: ")
@@ -336,7 +336,7 @@ def test_a_question_computes_its_answer_when_checked():
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
-COURSE = [path for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")) if path.name[:2] <= "10"]
+COURSE = [path for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")) if path.name[:2] <= "11"]
 
 
 def cells(path, kind):
@@ -346,7 +346,7 @@ def cells(path, kind):
 
 def test_the_course_notebooks_are_there():
     assert [path.name[:2] for path in COURSE] == ["00", "01", "02", "03", "04", "05", "06", "07",
-                                                  "08", "09", "10"]
+                                                  "08", "09", "10", "11"]
 
 
 @pytest.mark.parametrize("path", COURSE, ids=lambda path: path.name[:2])
@@ -520,7 +520,7 @@ def derived_figures():
                                request_tokens(pinned[0], pinned[1][-1:], pinned[2], facts=facts)
                                - mandatory_facts}, {len(facts)}),
         questions.quiz08[3]: (set(), {questions.quiz08[3]._answer()}),
-        questions.quiz10[2]: ({*tiles, tiles[0] * tiles[1]}, set()),
+        questions.quiz11[1]: ({*tiles, tiles[0] * tiles[1]}, set()),
     }
 
 

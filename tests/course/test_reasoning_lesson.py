@@ -1,4 +1,4 @@
-"""Notebook 10's section on reasoning between tool calls: the stand-in fixtures, what a naive
+"""Notebook 11's section on reasoning between tool calls: the stand-in fixtures, what a naive
 trimmer's bodies get from check_request, the prediction and quiz question (answers computed,
 mistakes named, never given away) and exercise 11 on every variant."""
 
@@ -12,10 +12,10 @@ from ledgerlab import Reasoning, request_bytes, select
 from ledgerlab.course import fixtures, reasoning
 from ledgerlab.course.exercises import ARTICLE, REASONED, q11, variant
 from ledgerlab.course.exercises.reasoning import reasoned, reasoned_figures
-from ledgerlab.course.questions import predict10_reasoning, quiz10
+from ledgerlab.course.questions import predict11_reasoning, quiz11
 
 A, R = reasoning.ANTHROPIC, reasoning.RESPONSES
-QUIZ = quiz10[5]
+QUIZ = quiz11[3]
 
 
 def test_the_stand_ins_are_kept_as_given_and_marked_so():
@@ -75,7 +75,7 @@ def test_select_sends_the_stored_turns_reasoning_item_back_byte_for_byte():
 # --- The prediction and the quiz question -------------------------------------------------
 
 @pytest.mark.parametrize("question, answer, wrong", [
-    (predict10_reasoning, 326, {325: "comma", 133: "thinking text alone",
+    (predict11_reasoning, 326, {325: "comma", 133: "thinking text alone",
                                 len(fixtures.THINKING_BLOCK["signature"]): "signature alone",
                                 0: "nothing in the loop"}),
     (QUIZ, 248, {247: "comma", 148: "encrypted_content alone", 326: "Anthropic",

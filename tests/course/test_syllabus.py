@@ -31,8 +31,8 @@ def test_the_manifest_lists_the_course_notebooks_in_order():
         path.name for path in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
     assert [lesson.number for lesson in LESSONS] == list(range(len(LESSONS)))
     assert all(lesson.file.startswith(f"{lesson.number:02}-") for lesson in LESSONS)
-    with pytest.raises(KeyError, match="0 to 12"):
-        syllabus.lesson(13)
+    with pytest.raises(KeyError, match="0 to 13"):
+        syllabus.lesson(14)
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: f"{lesson.number:02}")
@@ -49,7 +49,7 @@ def test_the_links_run_through_the_course_in_order():
         "Previous: [04 · The boundary table](04-the-boundary-table.ipynb) · "
         "[Contents](00-contents.ipynb) · Next: [06 · The costs of a ledger]"
         "(06-the-costs-of-a-ledger.ipynb)")
-    assert syllabus.navigation(12).endswith("· [Contents](00-contents.ipynb)")
+    assert syllabus.navigation(13).endswith("· [Contents](00-contents.ipynb)")
 
 
 def every_text():
@@ -92,8 +92,8 @@ def test_readme_and_contents_give_one_total_the_sum_and_say_how_it_is_measured()
 
 
 def test_the_questions_take_their_titles_from_the_manifest():
-    assert list(questions.NOTEBOOK_QUESTIONS) == [heading(number) for number in range(1, 11)]
-    for number in range(1, 11):
+    assert list(questions.NOTEBOOK_QUESTIONS) == [heading(number) for number in range(1, 12)]
+    for number in range(1, 12):
         quiz = getattr(questions, f"quiz{number:02}")
         assert quiz.title == heading(number)
         assert repr(quiz).splitlines()[0] == f"Check your understanding: {heading(number)}"

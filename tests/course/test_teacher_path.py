@@ -66,7 +66,7 @@ def path(tmp_path_factory):
     handed = {}
     for file in FILES:
         with zipfile.ZipFile(handout / f"{file}.zip") as archive:
-            handed[file] = nbformat.reads(archive.read(f"{file}/11-exercises.ipynb"), as_version=4)
+            handed[file] = nbformat.reads(archive.read(f"{file}/12-exercises.ipynb"), as_version=4)
     done = {"ada-lovelace": worked(handed["ada-lovelace"], "ada"),
             "zoe-ni-bhriain": worked(handed["zoe-ni-bhriain"], "zoe", wrong_budget=True),
             "alan-turing": worked(handed["alan-turing"], "alan", wrong_budget=True)}
@@ -99,7 +99,7 @@ def test_each_student_gets_an_archive_with_their_own_exercises_and_the_course_ex
     with zipfile.ZipFile(path["handout"] / "zoe-ni-bhriain.zip") as archive:
         names = archive.namelist()
         readme = archive.read("zoe-ni-bhriain/README.txt").decode("utf-8")
-        exercises = archive.read("zoe-ni-bhriain/11-exercises.ipynb").decode("utf-8")
+        exercises = archive.read("zoe-ni-bhriain/12-exercises.ipynb").decode("utf-8")
     assert f"zoe-ni-bhriain/{WHEEL}" in names and "zoe-ni-bhriain/00-contents.ipynb" in names
     assert f'python -m pip install "{WHEEL}[course]"' in readme
     assert "(Zoë Ní Bhriain)" in readme and "hand it in as\n   zoe-ni-bhriain.ipynb" in readme

@@ -115,7 +115,7 @@ def test_a_count_slice_is_refused_exactly_when_it_starts_on_a_result(last):
 
 
 def test_in_anthropics_shape_the_slice_is_refused_until_it_starts_on_a_question():
-    """10 · 29 and quiz 3: the slice opens on a tool result in a user message, then on the
+    """10 · 29 and quiz 2: the slice opens on a tool result in a user message, then on the
     answer A1 (first-user); the first one accepted starts on U2 and is the whole-turn body."""
     anthropic = "anthropic-messages"
     slices = {last: toolturns.count_sliced(*REQUEST, last, dialect=anthropic) for last in (5, 4, 3)}

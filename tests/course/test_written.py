@@ -26,7 +26,7 @@ written_cells = tool("written_cells")  # tools/written_cells.py puts the cell in
 add_written_cells = written_cells.add_written_cells
 
 NOTEBOOKS = paths.notebooks()
-IDS = ["01-3", "02-3", "05-3", "06-3", "07-2", "07-3", "08-4", "10-4"]
+IDS = ["01-3", "02-3", "05-3", "06-3", "07-2", "07-3", "08-4", "11-2"]
 
 
 def course_notebook(number: int) -> Path:
@@ -166,7 +166,7 @@ def test_bad_input_is_refused_before_any_file_is_written(tmp_path):
 
 
 def test_the_command_line_adds_and_reports(tmp_path, capsys):
-    path = without_written_cell(10, tmp_path)
+    path = without_written_cell(11, tmp_path)
     assert written_cells.main(["add", str(path)]) == 0
     assert written_cells.main(["add", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == [f"{path}: {written.ADDED}",
@@ -210,7 +210,7 @@ def submitted(answers: dict[str, str], shuffle: bool = True) -> dict:
 def test_collect_reads_what_was_written_and_skips_what_was_not():
     notebook = submitted({"01-3": "The ledger keeps it.\n\nSo the next request can send it.",
                           "07-2": f"{PLACEHOLDER} Tokens per byte vary.",
-                          "08-4": "   \n", "10-4": PLACEHOLDER})
+                          "08-4": "   \n", "11-2": PLACEHOLDER})
     assert collect_written(notebook) == {"01-3": "The ledger keeps it.\n\nSo the next request "
                                                  "can send it.", "07-2": "Tokens per byte vary."}
     assert collect_written(submitted({})) == {}

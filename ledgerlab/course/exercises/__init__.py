@@ -13,7 +13,7 @@ cells are named by each checker's parameters, and ``ledgerlab.course.grading`` b
 solutions notebook and the graded edition from it. The exercises are split by the
 fixture they use: ``boundary`` (1 to 5, and 7), ``scenario`` (6 and 8), ``pairing``
 (9, notebook 10's tool turns), ``memory`` (10, notebook 09's summary and evidence) and
-``reasoning`` (11, notebook 10's reasoning between tool calls); every
+``reasoning`` (11, notebook 11's reasoning between tool calls); every
 name a notebook or the grader uses is importable from here.
 
 What exercises 1 to 8, 10 and 11 ask about is a ``variants.Variant``: the article's fixture, or in a

@@ -1,4 +1,4 @@
-"""Exercise 11, on notebook 10's reasoning between tool calls: the smallest budget at which
+"""Exercise 11, on notebook 11's reasoning between tool calls: the smallest budget at which
 ``select`` keeps the stored turn that holds a Responses reasoning item.
 
 The checker is given the variant it checks against first (``variants``). A student's variant

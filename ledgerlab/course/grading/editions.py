@@ -26,8 +26,8 @@ from ..written import written_section
 from . import atomic, roster
 from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
 
-EXERCISES_NOTEBOOK = "11-exercises.ipynb"
-SOLUTIONS_NOTEBOOK = "12-solutions.ipynb"
+EXERCISES_NOTEBOOK = "12-exercises.ipynb"
+SOLUTIONS_NOTEBOOK = "13-solutions.ipynb"
 
 
 # --- The notebooks --------------------------------------------------------------------

@@ -37,7 +37,7 @@ RUBRICS: dict[str, tuple[str, ...]] = {
              "facts whose origin they remove)",
              "nothing derived from a forgotten turn stays on disk or in a request",
              "the origin tells the model and a reader where the fact comes from"),
-    "10-4": ("the round answers the question asked now: the model needs the result to go on",
+    "11-2": ("the round answers the question asked now: the model needs the result to go on",
              "a result without its call is refused, and a call without its result makes the "
              "model call again",
              "stored turns can be dropped whole and brought back; the round in progress cannot, "

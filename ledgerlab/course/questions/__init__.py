@@ -1,4 +1,4 @@
-"""Predictions and check-your-understanding questions for notebooks 01 to 10.
+"""Predictions and check-your-understanding questions for notebooks 01 to 11.
 
 A notebook asks before it shows: the learner writes an answer in place of ``...``
 and ``check(answer)`` says whether it is right. Every expected answer is computed
@@ -10,7 +10,7 @@ reveal; the feedback names it without giving the answer, which only
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
 here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``memory`` 09's,
-``tools`` 10's.
+``tools`` 10's and 11's.
 The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()`` followed by the
 rubrics (``grading.rubrics.teacher_key``). Nothing here
 draws: the questions measure with ``ledgerlab.course.measures`` (and ``toolturns``) and
@@ -27,8 +27,8 @@ from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide
 from .memory import predict09, predict09_forget, predict09_room, quiz09
 from .projection import (predict01, predict02, predict02_count, predict03, predict04,
                          predict04_first, predict04_second, quiz01, quiz02, quiz03, quiz04)
-from .tools import (predict10, predict10_dialect, predict10_image, predict10_loop,
-                    predict10_reasoning, predict10_tools, quiz10)
+from .tools import (predict10, predict10_dialect, predict10_tools, predict11_image,
+                    predict11_loop, predict11_reasoning, quiz10, quiz11)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
@@ -36,8 +36,8 @@ __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict05", "predict05_wide", "predict05_torn", "quiz05", "predict06", "quiz06",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
            "predict09", "predict09_room", "predict09_forget", "quiz09",
-           "predict10", "predict10_tools", "predict10_dialect", "predict10_image",
-           "predict10_loop", "predict10_reasoning", "quiz10"]
+           "predict10", "predict10_tools", "predict10_dialect", "quiz10",
+           "predict11_image", "predict11_loop", "predict11_reasoning", "quiz11"]
 
 
 def _name_for_progress() -> None:
@@ -71,9 +71,9 @@ NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (s
     heading(9): (("Predict", predict09), ("Predict", predict09_room),
                 ("Predict", predict09_forget), ("Quiz", quiz09)),
     heading(10): (("Predict", predict10), ("Predict", predict10_tools),
-                 ("Predict", predict10_dialect), ("Predict", predict10_image),
-                 ("Predict", predict10_loop), ("Predict", predict10_reasoning),
-                 ("Quiz", quiz10)),
+                 ("Predict", predict10_dialect), ("Quiz", quiz10)),
+    heading(11): (("Predict", predict11_image), ("Predict", predict11_loop),
+                 ("Predict", predict11_reasoning), ("Quiz", quiz11)),
 }
 
 
@@ -94,7 +94,7 @@ def answer_key() -> str:
              "For teachers. Generated from `ledgerlab/course/questions/` by "
              "`python tools/answer_key.py`; every answer is computed from the library, and "
              "`make test` fails if this file drifts from it. Exercise answers are in "
-             "`notebooks/12-solutions.ipynb`.", ""]
+             "`notebooks/13-solutions.ipynb`.", ""]
     for notebook, parts in NOTEBOOK_QUESTIONS.items():
         lines += [f"## {notebook}", "", "| where | question | answer |", "|---|---|---|"]
         for label, part in parts:

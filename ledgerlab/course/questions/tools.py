@@ -1,4 +1,5 @@
-"""Predictions and the quiz for notebook 10: tool turns, images and two dialects.
+"""Predictions and the quizzes for notebooks 10 and 11: tool turns and two dialects; images, tool
+loops and reasoning.
 
 The article's question answered through a lookup tool (``fixtures.TOOL_HISTORY``): what the
 message-count slice of it breaks in each dialect, what the tool schemas cost in every request,
@@ -160,7 +161,7 @@ predict10_dialect = Question(
                       "lesson's reply reserve is 1024 tokens, written in the body."},
 )
 
-predict10_image = Question(
+predict11_image = Question(
     f"The photo travels in the current question, so it is mandatory input. Under a "
     f"{IMAGE_WINDOW}-token window, what is the smallest byte budget at which select sends the "
     f"request?",
@@ -183,7 +184,7 @@ predict10_image = Question(
                       "tokens; the budget asked for is in bytes."},
 )
 
-predict10_loop = Question(
+predict11_loop = Question(
     "The loop is in progress: its round (the call and its result) follows the current "
     "question. What is the smallest byte budget at which select sends a request for that "
     "question?",
@@ -212,7 +213,7 @@ def _item_bytes(reasoned) -> int:
     return len(reasoned.item.encode())
 
 
-predict10_reasoning = Question(
+predict11_reasoning = Question(
     "With thinking on, the loop's assistant message starts with the thinking block the model "
     "returned (fixtures.THINKING_LOOP). How many bytes does the block add to the "
     "anthropic-messages request?",
@@ -250,20 +251,6 @@ quiz10 = Questionnaire(heading(10), [
                                    (fixtures.TICKET_TOOL,)): "that pays the tools key and its "
                                "brackets twice: both tools share one array.",
                                toolturns.tools_bytes(): "the second tool's entry travels too."}),
-    Question("The screenshot fixture, fixtures.screenshot(), is 1920x1080. How many tokens is "
-             "it by GPT-4o's tile rule?",
-             lambda: toolturns.image_cost(fixtures.screenshot()).tokens,
-             explanation="it fits 2048x2048 already; then its shortest side is scaled down to "
-                         "768 px (1365x768), which covers 3 x 2 tiles: 85 + 6 x 170. Its "
-                         "file is small, but pixels, not bytes, decide its tokens.",
-             hint="scale down to fit 2048x2048, then so that the shortest side is at most 768, "
-                  "then count the 512-px tiles: 85 + 170 per tile.",
-             mistakes=lambda: {_screenshot_tiles(1920, 1080): "that counts the tiles of the "
-                               "image as sent; the rule scales it down first, so that its "
-                               "shortest side is 768 px.",
-                               170 * 6: "each image also costs 85 tokens, whatever its tiles.",
-                               toolturns.image_cost(fixtures.photo()).tokens: "that is the "
-                               "photo's count; this image has more pixels."}),
     Question("The same message-count slice (the newest 5 messages) in anthropic-messages: its "
              "first message is a user message. Drop messages from its front one at a time: how "
              "many bytes is the longest slice check_request accepts?",
@@ -286,6 +273,23 @@ quiz10 = Questionnaire(heading(10), [
                                "slice that keeps a stored turn is accepted too.",
                                len(_openai_slice()): "that is the openai-chat slice: "
                                "measure the body in anthropic-messages."}),
+])
+
+quiz11 = Questionnaire(heading(11), [
+    Question("The screenshot fixture, fixtures.screenshot(), is 1920x1080. How many tokens is "
+             "it by GPT-4o's tile rule?",
+             lambda: toolturns.image_cost(fixtures.screenshot()).tokens,
+             explanation="it fits 2048x2048 already; then its shortest side is scaled down to "
+                         "768 px (1365x768), which covers 3 x 2 tiles: 85 + 6 x 170. Its "
+                         "file is small, but pixels, not bytes, decide its tokens.",
+             hint="scale down to fit 2048x2048, then so that the shortest side is at most 768, "
+                  "then count the 512-px tiles: 85 + 170 per tile.",
+             mistakes=lambda: {_screenshot_tiles(1920, 1080): "that counts the tiles of the "
+                               "image as sent; the rule scales it down first, so that its "
+                               "shortest side is 768 px.",
+                               170 * 6: "each image also costs 85 tokens, whatever its tiles.",
+                               toolturns.image_cost(fixtures.photo()).tokens: "that is the "
+                               "photo's count; this image has more pixels."}),
     Discussion("Why is a tool loop in progress mandatory input, rather than the first thing to "
                "trim?",
                "its round answers the question being asked now: the model needs the result "
