@@ -78,7 +78,7 @@ links: $(COURSE)
 # tests/conftest.py). `make test` runs all of them, every example.
 check: $(DEV)
 	$(BIN)/ruff check $(LINT)
-	$(BIN)/python -m pytest -m "not slow" -n 2 --hypothesis-profile=fast tests/library tests/course
+	$(BIN)/python -m pytest -m "not slow and not long" -n 2 --hypothesis-profile=fast tests/library tests/course
 
 # Everything: every test outside the browser ones and strict nbval, on both cores; then the
 # tests that need the machine to themselves.
@@ -88,7 +88,8 @@ check: $(DEV)
 test: $(DEV) $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
 	$(BIN)/ruff check $(LINT)
 	$(BIN)/python -c "import matplotlib.font_manager"
-	$(BIN)/python -m pytest $(XDIST) tests notebooks $(NBVAL) $(NOT_IN_TEST) --ignore=$(ALONE)
+	$(BIN)/python -m pytest -m "not long" $(XDIST) tests notebooks $(NBVAL) $(NOT_IN_TEST) \
+		--ignore=$(ALONE)
 	$(BIN)/python -m pytest $(ALONE)
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
@@ -199,9 +200,11 @@ $(LITE_NPM): editions/lite/package.json editions/lite/package-lock.json
 	@command -v npm >/dev/null || { echo "make lite needs npm (apt-get install -y nodejs npm)"; exit 1; }
 	npm ci --prefix editions/lite --ignore-scripts --no-audit --no-fund
 
-# The long kill -9 run: 1,000 trials instead of the 50 in `make test`.
+# The long runs: 1,000 kill -9 trials instead of the 50 in `make test`, then the property
+# tests marked `long` (3,000 and 1,000 examples; about 5 minutes on two cores).
 stress: $(DEV)
 	LEDGERLAB_KILL_TRIALS=1000 $(BIN)/python -m pytest tests/library/test_journal_crash.py -s
+	$(BIN)/python -m pytest -m long -n 2 tests/library
 
 # Side-by-side timings (select, the article's loop, LangChain's trim_messages, the journal;
 # then tool turns in both dialects, and how often trim_messages' output is refused).

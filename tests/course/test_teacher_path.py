@@ -59,6 +59,10 @@ def path(tmp_path_factory):
     (root / "names.txt").write_text("\ufeff" + "\r\n".join(CLASS) + "\r\n", encoding="utf-8")
     (root / WHEEL).write_bytes(b"a wheel's bytes")
     build, handout = root / "assignment", root / "handout"
+    # A fixed secret: the variants, and so what Grace's copy of Ada's answers earns on her own
+    # variant, are the same on every run (a new random secret let one more answer coincide).
+    (root / "secret").write_text("teacher-path-test-secret-0123456789\n", encoding="utf-8")
+    (root / "secret").chmod(0o600)
     run("assignment", build, "--roster", root / "names.txt", "--secret-file", root / "secret")
     run("handout", build, "--out", handout, "--wheel", root / WHEEL)
     # Each student unzips their archive and works in it; Katherine hands nothing in, and

@@ -124,7 +124,7 @@ def test_every_rich_selection_is_valid_whole_and_exact(case):
     check(case)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @given(cases())
 @settings(max_examples=1000, **SETTINGS)
 def test_every_rich_selection_is_valid_whole_and_exact_at_length(case):

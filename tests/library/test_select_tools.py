@@ -7,7 +7,7 @@ random rounds of the turn in progress, facts sometimes, both dialects, all three
 encoders, random byte budgets around the interesting sizes and sometimes a token limit.
 
 Examples: PROPERTY_EXAMPLES here (a fifth of them in `make check`), SLOW_EXAMPLES behind the
-``slow`` marker (about 105 s).
+``long`` marker, which only `make stress` runs (230 s of one core in a loaded `make test`).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_select_is_select_reference_and_always_valid(case):
     check_selection(case)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @given(selections())
 @settings(max_examples=SLOW_EXAMPLES, **SETTINGS)
 def test_select_is_select_reference_and_always_valid_at_length(case):
