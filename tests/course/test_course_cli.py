@@ -99,6 +99,7 @@ def test_every_command_has_help(command, capsys):
     assert "usage: ledgerlab" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # starts four Python processes
 def test_python_dash_m_and_the_console_script_both_run():
     module = subprocess.run([sys.executable, "-m", "ledgerlab.course", "table"],
                             capture_output=True, text=True, check=True)
@@ -205,6 +206,7 @@ def test_audit_of_a_log_with_a_hostile_payload_is_a_fail_line(evidence, course_c
     audit_fails(course_cli, evidence, "FAIL conversation.log line 4 at byte offset")
 
 
+@pytest.mark.slow  # starts a Python process per case
 @pytest.mark.parametrize("stdout", ["full", "broken pipe"])
 def test_a_report_that_cannot_be_printed_is_a_one_line_error(unwritable, stdout):
     result = subprocess.run([sys.executable, "-m", "ledgerlab.course", "table"],
