@@ -61,9 +61,11 @@ def memory_split_chart(system: str, history: Sequence[Turn], current: str, budge
              f" and {_counted(len(summaries), ITEM_NAMES[2])} offered")
     capped = ", ".join(f"{name.removeprefix('max_').removesuffix('_bytes')} cap {value} bytes"
                        for name, value in sorted(caps.items()) if value is not None)
-    title = f"How the budget splits: {given}" + (f", {capped}" if capped else "")
+    # The caps on a line of their own: on one line the title ran past the figure's edge.
+    drawn = f"How the budget splits: {given}" + (f",\n{capped}" if capped else "")
+    title = drawn.replace(",\n", ", ")
     figure = split_figure(budgets, rows, MEMORY_PARTS, budget=budget, encoder="gson",
-                          title=title)
+                          title=drawn)
     marked = ""
     if budget is not None:
         row = next((r for r in rows if r is not None and r.budget == budget), None)
