@@ -325,9 +325,18 @@ class RequestWriter:
         return self.finish(self.system_part.fill((self.quote(system),)))
 
     def turn(self, turn: Turn) -> bytes:
-        """A turn's messages with the separator that joins them (the hot path)."""
+        """A turn's messages with the separator that joins them (the hot path): written
+        and checked on the first request that holds the turn, then kept on the turn (a
+        turn that this dialect refuses is refused again each time, never kept)."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+        piece = turn._pieces.get(self)
+        if piece is None:
+            piece = turn._pieces[self] = self.write_turn(turn)
+        return piece
+
+    def write_turn(self, turn: Turn) -> bytes:
+        """``turn``'s piece, written anew."""
         if self.refuses_empty_text:
             refuse_empty(turn.question, turn.answer)
         quote = self.quote
