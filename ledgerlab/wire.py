@@ -330,9 +330,12 @@ class RequestWriter:
         turn that this dialect refuses is refused again each time, never kept)."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        piece = turn._pieces.get(self)
+        pieces = getattr(turn, "_pieces", None)
+        if pieces is None:  # made without Turn's own checks (object.__new__): nothing kept
+            return self.write_turn(turn)
+        piece = pieces.get(self)
         if piece is None:
-            piece = turn._pieces[self] = self.write_turn(turn)
+            piece = pieces[self] = self.write_turn(turn)
         return piece
 
     def write_turn(self, turn: Turn) -> bytes:
