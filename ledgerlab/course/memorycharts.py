@@ -61,9 +61,9 @@ def memory_split_chart(system: str, history: Sequence[Turn], current: str, budge
              f" and {_counted(len(summaries), ITEM_NAMES[2])} offered")
     capped = ", ".join(f"{name.removeprefix('max_').removesuffix('_bytes')} cap {value} bytes"
                        for name, value in sorted(caps.items()) if value is not None)
-    # The caps on a line of their own: on one line the title ran past the figure's edge.
-    drawn = f"How the budget splits: {given}" + (f",\n{capped}" if capped else "")
-    title = drawn.replace(",\n", ", ")
+    # Drawn with the caps on a line of their own: on one line it ran past the figure's edge.
+    title, drawn = ((f"How the budget splits: {given}" + (f",{gap}{capped}" if capped else ""))
+                    for gap in (" ", "\n"))
     figure = split_figure(budgets, rows, MEMORY_PARTS, budget=budget, encoder="gson",
                           title=drawn)
     marked = ""
