@@ -2,9 +2,11 @@
 
 At 100k stored turns (ids t0..), the summaries each cover 100 consecutive turns, so only the
 ones over dropped turns can be sent; the evidence and the summaries each have a byte cap.
-Printed, from this one run: the best of ``--repeat`` timings of ``select`` and of one
-``json.dumps`` of the request it returned (the parsed payload), and their ratio (the
-target is at most 1.5x). Run it with `python benchmarks/bench_memory.py`.
+Printed, from this one run: the median per-call times of ``select`` and of one
+``json.dumps`` of the request it returned (the parsed payload), timed in alternation round
+after round (``bench_tools.interleaved``, so that a burst of load on a shared machine
+slows both), and their ratio (the target is at most 1.5x). Run it with
+`python benchmarks/bench_memory.py`.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
 
+from bench_tools import interleaved
 from ledgerlab import Evidence, Summary, Turn, select
 
 SYSTEM = "Use only the supplied conversation."
@@ -33,30 +35,22 @@ def make_memory(turns: int, summaries: int, evidence: int):
     return history, ids, notes, found
 
 
-def best(call, repeat: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        result = call()
-        times.append(time.perf_counter() - started)
-    return min(times), result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument("--summaries", type=int, default=1_000)
     parser.add_argument("--evidence", type=int, default=1_000)
     parser.add_argument("--budget", type=int, default=1 << 20)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds")
     args = parser.parse_args()
     history, ids, notes, found = make_memory(args.turns, args.summaries, args.evidence)
     options = dict(ids=ids, summaries=notes, max_summary_bytes=args.budget // 8,
                    evidence=found, max_evidence_bytes=args.budget // 8)
-    select_s, chosen = best(lambda: select(SYSTEM, history, QUESTION, args.budget, **options),
-                            args.repeat)
+    chosen = select(SYSTEM, history, QUESTION, args.budget, **options)
     body = json.loads(chosen.payload)
-    dumps_s, _ = best(lambda: json.dumps(body, ensure_ascii=False), args.repeat)
+    select_s, dumps_s = interleaved(
+        lambda: select(SYSTEM, history, QUESTION, args.budget, **options),
+        lambda: json.dumps(body, ensure_ascii=False), rounds=args.rounds)
     print(f"Python {platform.python_version()} on {platform.machine()}; {args.turns:,} turns, "
           f"{args.summaries:,} summaries, {args.evidence:,} evidence items, "
           f"budget {args.budget:,} bytes")

@@ -20,7 +20,11 @@ after round) and taken as the median of the rounds:
   floor: its cost follows the request it returns, not the history's length.
   A cold column too: select's first call on turns made anew (nothing cached on them).
 - select with a token limit, against the same floor and against counting the returned
-  request's tokens once (request_tokens, in the row's dialect).
+  request's tokens once (request_tokens, in the row's dialect; warm, as select is: both
+  add up the counts kept on the turns).
+  Warm rows repeat one request: what select makes of its fixed input (the options, the
+  head, the tail, each turn's bytes and tokens) is kept by value or on the turns, as a
+  tool loop's next request finds it (docs/library.md, RequestOptions).
 - LangChain's trim_messages (strategy="last", include_system=True, with and without
   start_on="human") on the same histories as LangChain messages, with a counter that
   gives the exact bytes of the same openai-chat request: its time per call at 100k

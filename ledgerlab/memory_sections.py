@@ -151,8 +151,7 @@ class SummaryPlan:
         self.order, self.cap, self.room, self.overhead = order, cap, room, overhead
         self.count, self.token_room = tokens if tokens is not None else (None, None)
         self.separator = len(writer.fact_separator)
-        self.line = writer.line
-        self.lines: dict[int, bytes] = {}  # by id() of the summary: written when first tried
+        self.line = writer.memory_line  # written when first tried, and kept on the summary
         self.costs: dict[int, tuple[int, int]] = {}
         self.position, self.result = order.near, None
 
@@ -221,14 +220,11 @@ class SummaryPlan:
 
     def length(self, summary: Summary) -> int:
         """The bytes of a summary's escaped line."""
-        line = self.lines.get(id(summary))
-        if line is None:
-            line = self.lines[id(summary)] = self.line(summary_line(summary))
-        return len(line)
+        return len(self.line(summary))
 
     def written(self, summary: Summary) -> bytes:
         """A summary's escaped line, as the pass wrote it."""
-        return self.lines[id(summary)]
+        return self.line(summary)
 
     def _costs(self, summary: Summary) -> tuple[int, int]:
         costs = self.costs.get(id(summary))
@@ -238,31 +234,29 @@ class SummaryPlan:
 
 
 def lines_that_fit(writer, evidence: Sequence, overhead: int,
-                    room: int) -> tuple[list[str], list[bytes]]:
-    """The lines of the first evidence items whose section fits ``room`` bytes, as text and
-    escaped."""
-    size, texts, lines = overhead - len(writer.fact_separator), [], []
+                   room: int) -> tuple[list, list[bytes]]:
+    """The first evidence items whose section fits ``room`` bytes, and their escaped lines."""
+    size, items, lines = overhead - len(writer.fact_separator), [], []
     for item in evidence:
-        text = evidence_line(item)
-        line = writer.line(text)
+        line = writer.memory_line(item)
         size += len(writer.fact_separator) + len(line)
         if size > room:
             break
-        texts.append(text)
+        items.append(item)
         lines.append(line)
-    return texts, lines
+    return items, lines
 
 
-def lines_within_tokens(count: MessageCounter, texts: list[str],
-                         room: int) -> tuple[list[str], int]:
-    """The longest prefix of a section's lines whose message fits ``room`` tokens, and its
-    cost, each line counted once (``line_costs``)."""
+def lines_within_tokens(count: MessageCounter, items: list,
+                        room: int) -> tuple[list, int]:
+    """The longest prefix of a section's evidence items whose message fits ``room`` tokens,
+    and its cost, each line counted once (``line_costs``)."""
     prefixes, before = [], count.role["system"]
-    for text in texts:
-        alone, with_newline = count.line_costs(text)
+    for item in items:
+        alone, with_newline = count.line_costs(evidence_line(item))
         prefixes.append(before + alone)
         before += with_newline
-    for kept in range(len(texts), 0, -1):
+    for kept in range(len(items), 0, -1):
         if prefixes[kept - 1] <= room:
-            return texts[:kept], prefixes[kept - 1]
+            return items[:kept], prefixes[kept - 1]
     return [], 0

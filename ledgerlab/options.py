@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields
 
 from .checks import check_int, check_text
 from .encoders import get_encoder
+from .memo import remembered
 from .shapes import check_dialect, refuse_for_dialect
 from .tokens import check_tokenizer
 from .memory import Evidence, Summary
@@ -84,7 +85,8 @@ class RequestOptions:
         object.__setattr__(self, "current_steps", check_steps(self.current_steps,
                                                               "current_steps"))
         refuse_for_dialect(self.dialect, self.current_steps, self.tools)
-        if not isinstance(self.facts, Sequence):  # an iterator, read once
+        if type(self.facts) is not tuple and not isinstance(self.facts, Sequence):
+            # an iterator, read once
             object.__setattr__(self, "facts", tuple(self.facts))
         if self.max_fact_bytes is not None:
             check_int(self.max_fact_bytes, "max_fact_bytes", minimum=0)
@@ -94,7 +96,10 @@ class RequestOptions:
                                 f"{type(self.ids).__name__}")
             object.__setattr__(self, "ids", tuple(self.ids))
         for name, kind in (("summaries", Summary), ("evidence", Evidence)):
-            items = tuple(getattr(self, name))
+            items = getattr(self, name)
+            if type(items) is tuple and not items:
+                continue  # the default: nothing to check
+            items = tuple(items)
             wrong = next((item for item in items if not isinstance(item, kind)), None)
             if wrong is not None:
                 raise TypeError(f"{name} must be {kind.__name__}, not {type(wrong).__name__}")
@@ -106,6 +111,17 @@ class RequestOptions:
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
         check_tokenizer(self.tokenizer)
+
+
+def _options(keywords: tuple) -> RequestOptions:
+    """The options of ``(name, type, value)`` keywords, checked."""
+    return RequestOptions(**{name: value for name, _, value in keywords})
+
+
+# A conversation's requests repeat their keywords (its model, tools, a tool loop's steps),
+# and RequestOptions is frozen: the options of recent keywords are kept, not checked anew.
+# Each value's type is in the key, so that True (== 1) is refused as max_tokens, not matched.
+_options_for = remembered(_options)
 
 
 # Which options each kind of function takes.
@@ -142,7 +158,8 @@ def takes_options(*names: str):
         def public(*args, options: RequestOptions | None = None, **given):
             chosen = {name: given.pop(name) for name in names if name in given}
             if options is None:
-                options = RequestOptions(**chosen)
+                options = _options_for(tuple((name, type(value), value)
+                                             for name, value in chosen.items()))
             elif chosen or not isinstance(options, RequestOptions):
                 raise TypeError(f"{function.__name__}() takes options= (a RequestOptions) "
                                 f"or option keywords, not both")

@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from .checks import check_int
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
 from .limits import RequestTally, check_budget
+from .memo import remembered
 from .memory import Summary
 from .memory_sections import (LazyOrder, SummaryPlan, check_ids, lines_that_fit,
                               lines_within_tokens, summary_order)
@@ -180,14 +181,22 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     return _labelled(total + sum(count.turn(turn) for turn in turns), options)
 
 
+def _current_counts(dialect: str, current: str | tuple, steps: tuple) -> tuple[tuple, int]:
+    """The images and the number of messages of the current question and its rounds."""
+    return (tuple(part for part in ((current,) if isinstance(current, str) else current)
+                  if isinstance(part, Image))
+            + tuple(image for step in steps if isinstance(step, ToolResult)
+                    for image in step.images),
+            message_count(SHAPES[dialect], steps=steps))
+
+
+_current_counted = remembered(_current_counts)  # the same each request of a tool loop
+
+
 def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple) -> RequestTally:
     """The images and messages of a request with ``turns``, against the provider's limits."""
     shape, tally = SHAPES[options.dialect], RequestTally(options.dialect)
-    tally.add([part for part in ((current,) if isinstance(current, str) else current)
-               if isinstance(part, Image)]
-              + [image for step in options.current_steps if isinstance(step, ToolResult)
-                 for image in step.images],
-              message_count(shape, steps=options.current_steps))
+    tally.add(*_current_counted(options.dialect, current, options.current_steps))
     for turn in turns:
         tally.add(turn.images + turn.result_images, message_count(shape, turn))
     return tally
@@ -317,7 +326,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(options)
     cap = options.max_fact_bytes
-    if not isinstance(history, Sequence):
+    if type(history) is not list and not isinstance(history, Sequence):
         history = tuple(history)  # walking back needs the end: materialize an iterator
     if options.summaries:
         check_ids(len(history), options)

@@ -48,6 +48,7 @@ from functools import lru_cache
 from importlib.resources import files
 
 from .checks import check_text
+from .memo import kept_on, remembered
 from .images import Image
 from .shapes import check_dialect, lines_content
 from .steps import check_steps, full_rounds
@@ -213,6 +214,8 @@ class MessageCounter:
         self.role = {role: PER_MESSAGE + self.count(role)
                      for role in ("system", "user", "assistant", "tool")}
         self.tool_costs: dict[Tool, int] = {}  # by tool: every request carries its tools
+        # A conversation's requests repeat their system, question and tools: the latest kept.
+        self.mandatory = remembered(self.count_mandatory)
 
     def count(self, text: str) -> int:
         """The tokens of ``text`` as ordinary text (special tokens are text too)."""
@@ -267,11 +270,11 @@ class MessageCounter:
     def message(self, role: str, content: str) -> int:
         return self.role[role] + self.count(content)
 
-    def mandatory(self, system: str, current: str | tuple, current_steps=(), tools=(),
-                  model: str | None = None) -> int:
+    def count_mandatory(self, system: str, current: str | tuple, current_steps=(), tools=(),
+                        model: str | None = None) -> int:
         """The system message, the current question and its rounds so far, the tools (with
         the system prompt the provider adds for them: ``model``'s), and the reply's
-        priming."""
+        priming (``mandatory``, counted anew)."""
         tools = check_tools(tools)
         return (REPLY_PRIMING + self.message("system", check_text(system, "system"))
                 + self.question(check_question(current, "current question"))
@@ -320,9 +323,14 @@ class MessageCounter:
         return total
 
     def turn(self, turn: Turn) -> int:
-        """A stored turn's messages: the question, its tool rounds, the answer."""
+        """A stored turn's messages: the question, its tool rounds, the answer (counted once
+        per counter and kept on the turn, as a writer keeps its bytes there)."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+        return kept_on(turn, self, self.count_turn)
+
+    def count_turn(self, turn: Turn) -> int:
+        """``turn``'s tokens, counted anew."""
         return (self.question(turn.question) + self.steps(turn.steps)
                 + self.message("assistant", turn.answer))
 

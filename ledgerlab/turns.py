@@ -200,8 +200,9 @@ class Turn:
     _least_bytes: int = field(init=False, compare=False, repr=False)
     # The steps as rounds, made once: every request of the turn walks them.
     _full_rounds: tuple = field(init=False, compare=False, repr=False)
-    # Each writer's bytes for this turn, written once (RequestWriter.turn): a Turn is frozen
-    # and everything in it is immutable (str, bytes, tuples of frozen values), so they hold.
+    # Each writer's bytes and each counter's tokens for this turn, made once
+    # (RequestWriter.turn, MessageCounter.turn): a Turn is frozen and everything in it is
+    # immutable (str, bytes, tuples of frozen values), so they hold.
     _pieces: dict = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:

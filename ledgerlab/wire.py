@@ -51,11 +51,13 @@ from itertools import chain, product
 
 from .checks import check_text
 from .encoders import ENCODERS, Encoder, get_encoder
+from .memo import kept_on, remembered
 from .options import WIRE, RequestOptions, takes_options
 from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, evidence_line,
                      hole, lines_content, max_tokens_field, refuse_empty, refuse_for_dialect,
                      summary_line, system_text, tool_entry)
 from .images import Image
+from .memory import Evidence, Summary
 from .steps import full_rounds
 from .turns import (Fact, ProviderTool, Tool, Turn, check_fact, check_question, fact_line,
                     facts_content)
@@ -189,6 +191,10 @@ class RequestWriter:
         self.plain = Template(self.frame(plain[1:-1]), ("question", "answer"))
         assert self.plain.order == (0, 1)  # a user message comes before its answer
         self.fact_separator = encoder.quote("\n")[1:-1].encode("utf-8")
+        # Each request of a conversation repeats the last one's head and, within a tool
+        # loop, much of its tail: the latest ones are kept too.
+        self.head = remembered(self.write_head)
+        self.tail = remembered(self.write_tail)
         # What a facts section adds beyond its lines and the separators between them.
         self.facts_overhead = self.section_overhead(0)
         # Every request carries its tools, and a call's input is re-written from its
@@ -274,13 +280,14 @@ class RequestWriter:
 
     # Pieces, as bytes.
 
-    def head(self, model: str, system: str, reserve_tokens: int = 0,
-             fact_lines: Sequence[bytes] = (), evidence_lines: Sequence[bytes] = (),
-             summary_lines: Sequence[bytes] = ()) -> bytes:
+    def write_head(self, model: str, system: str, reserve_tokens: int = 0,
+                   fact_lines: Sequence[bytes] = (), evidence_lines: Sequence[bytes] = (),
+                   summary_lines: Sequence[bytes] = ()) -> bytes:
         """The bytes before the turns: the model, the system message, the facts', the
         evidence's and the summaries' escaped lines (a section only where it has lines).
 
-        (``reserve_tokens`` is the body's ``max_tokens`` where the dialect has one.)"""
+        (``reserve_tokens`` is the body's ``max_tokens`` where the dialect has one;
+        ``head``, written anew.)"""
         check_text(system, "system")
         max_tokens = max_tokens_field(self.shape, reserve_tokens)
         given = (fact_lines, evidence_lines, summary_lines)
@@ -305,10 +312,11 @@ class RequestWriter:
         on its own, so a section's text is its lines' bytes joined by an escaped newline)."""
         return self.finish(self.quote(text)[1:-1])
 
-    def tail(self, current: str | tuple, current_steps: tuple = (),
-             tools: tuple[Tool, ...] = ()) -> bytes:
+    def write_tail(self, current: str | tuple, current_steps: tuple = (),
+                   tools: tuple[Tool, ...] = ()) -> bytes:
         """The bytes after the last turn: the current question and its tool rounds so far
-        (checked steps), the tools (checked), and the closing brackets."""
+        (checked steps), the tools (checked), and the closing brackets (``tail``, written
+        anew)."""
         question = check_question(current, "current question")
         if self.refuses_empty_text:
             refuse_empty(question)
@@ -330,13 +338,14 @@ class RequestWriter:
         turn that this dialect refuses is refused again each time, never kept)."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        pieces = getattr(turn, "_pieces", None)
-        if pieces is None:  # made without Turn's own checks (object.__new__): nothing kept
-            return self.write_turn(turn)
-        piece = pieces.get(self)
-        if piece is None:
-            piece = pieces[self] = self.write_turn(turn)
-        return piece
+        return kept_on(turn, self, self.write_turn)
+
+    def memory_line(self, item: Summary | Evidence) -> bytes:
+        """A summary's or an evidence item's escaped line (``line``), kept on it."""
+        return kept_on(item, self, self.write_memory_line)
+
+    def write_memory_line(self, item: Summary | Evidence) -> bytes:
+        return self.line(summary_line(item) if type(item) is Summary else evidence_line(item))
 
     def write_turn(self, turn: Turn) -> bytes:
         """``turn``'s piece, written anew."""
