@@ -6,6 +6,9 @@ request after request, and every value they are made of is frozen (``Tool``, the
 an equal value, as ``RequestWriter`` keeps each tool's entry. What is made from one stored
 value (a turn's bytes for a writer, its tokens for a counter) is kept on the value itself
 (``kept_on``), for as long as the value lives.
+
+``functools.lru_cache`` serves where every argument is hashable (a writer's tool entries);
+``remembered`` where a caller may pass a list, which lru_cache would refuse.
 """
 
 from __future__ import annotations

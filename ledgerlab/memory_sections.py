@@ -2,7 +2,7 @@
 
 The rule is ``ledgerlab.selector``'s (its docstring and ``select_reference``); this module
 holds the fast pieces: the summaries' order of trial, the greedy pass for a first kept
-turn (``SummaryPlan``), and the longest prefix of evidence lines within bytes and tokens.
+turn (``SummaryPlan``), and the longest prefix of the evidence within bytes and tokens.
 """
 
 from __future__ import annotations
@@ -222,10 +222,6 @@ class SummaryPlan:
         """The bytes of a summary's escaped line."""
         return len(self.line(summary))
 
-    def written(self, summary: Summary) -> bytes:
-        """A summary's escaped line, as the pass wrote it."""
-        return self.line(summary)
-
     def _costs(self, summary: Summary) -> tuple[int, int]:
         costs = self.costs.get(id(summary))
         if costs is None:
@@ -233,8 +229,8 @@ class SummaryPlan:
         return costs
 
 
-def lines_that_fit(writer, evidence: Sequence, overhead: int,
-                   room: int) -> tuple[list, list[bytes]]:
+def evidence_that_fits(writer, evidence: Sequence, overhead: int,
+                       room: int) -> tuple[list, list[bytes]]:
     """The first evidence items whose section fits ``room`` bytes, and their escaped lines."""
     size, items, lines = overhead - len(writer.fact_separator), [], []
     for item in evidence:
@@ -247,10 +243,10 @@ def lines_that_fit(writer, evidence: Sequence, overhead: int,
     return items, lines
 
 
-def lines_within_tokens(count: MessageCounter, items: list,
-                        room: int) -> tuple[list, int]:
-    """The longest prefix of a section's evidence items whose message fits ``room`` tokens,
-    and its cost, each line counted once (``line_costs``)."""
+def evidence_within_tokens(count: MessageCounter, items: list,
+                           room: int) -> tuple[list, int]:
+    """The longest prefix of the evidence items whose section fits ``room`` tokens, and its
+    cost, each line counted once (``line_costs``)."""
     prefixes, before = [], count.role["system"]
     for item in items:
         alone, with_newline = count.line_costs(evidence_line(item))

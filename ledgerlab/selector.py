@@ -47,8 +47,8 @@ from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
 from .limits import RequestTally, check_budget
 from .memo import remembered
 from .memory import Summary
-from .memory_sections import (LazyOrder, SummaryPlan, check_ids, lines_that_fit,
-                              lines_within_tokens, summary_order)
+from .memory_sections import (LazyOrder, SummaryPlan, check_ids, evidence_that_fits,
+                              evidence_within_tokens, summary_order)
 from .shapes import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
 from .token_rules import TokenCount, request_basis
 from .tokens import MessageCounter, counter
@@ -362,11 +362,11 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     size += fact_bytes
     # Then the evidence, in the order given: the longest prefix that fits what is left.
     evidence, cap = options.evidence, options.max_evidence_bytes
-    shown, evidence_lines = lines_that_fit(
+    shown, evidence_lines = evidence_that_fits(
         writer, evidence, writer.section_overhead(1, (bool(lines),), system) if evidence else 0,
         budget - size if cap is None else min(cap, budget - size))
     if room is not None:
-        shown, evidence_tokens = lines_within_tokens(count, shown, room - tokens)
+        shown, evidence_tokens = evidence_within_tokens(count, shown, room - tokens)
         tokens += evidence_tokens
         evidence_lines = evidence_lines[:len(shown)]
     base = (writer.head(options.model, system, reserve_tokens, lines, evidence_lines)
@@ -416,7 +416,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             tokens += summary_tokens
         summary_ids = tuple(summary.id for summary in taken)
         base = writer.head(options.model, system, reserve_tokens, lines, evidence_lines,
-                           [plan.written(summary) for summary in taken])
+                           [writer.memory_line(summary) for summary in taken])
     memory.update(summary_ids=summary_ids,
                   summaries_dropped=len(options.summaries) - len(summary_ids),
                   summary_bytes=summary_bytes)
