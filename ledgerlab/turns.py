@@ -190,11 +190,16 @@ class Turn:
     optionally another round (``check_steps``). A Reasoning travels with its turn: the turn
     is whole only with it. With no steps and a
     str question a Turn is the article's question-and-answer pair.
+
+    ``id`` is the turn's id in the journal it was read from (None for a turn made by
+    hand): summaries and facts name their origins by it. It is not part of the wire
+    bytes, nor of a turn's value (two turns with the same exchange are equal).
     """
 
     question: str | tuple
     answer: str
     steps: tuple = ()
+    id: str | None = field(default=None, compare=False)
     # Fewer bytes than any encoder writes for it (every character is at least one byte):
     # ``select`` stops at a turn this bound already rules out, without encoding it.
     _least_bytes: int = field(init=False, compare=False, repr=False)
@@ -207,6 +212,8 @@ class Turn:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "question", check_question(self.question))
+        if self.id is not None:
+            check_id(self.id)
         check_text(self.answer, "answer")
         object.__setattr__(self, "steps", check_steps(self.steps))
         object.__setattr__(self, "_full_rounds", full_rounds(self.steps))
@@ -269,5 +276,6 @@ class Turn:
             reasoning = sum(isinstance(step, Reasoning) for step in self.steps)
             if reasoning:
                 steps += f", reasoning={reasoning}"
-        return (f"Turn(question={question} bytes{parts}, "
+        named = "" if self.id is None else f"{id_tag(self.id)}, "
+        return (f"Turn({named}question={question} bytes{parts}, "
                 f"answer={len(self.answer.encode())} bytes{steps})")
