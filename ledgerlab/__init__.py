@@ -42,7 +42,7 @@ from .token_rules import TokenCount
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .steps import AssistantText, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line
-from .wire import messages, request_body, request_bytes
+from .request import messages, request_body, request_bytes
 
 __version__ = "0.1.0"
 

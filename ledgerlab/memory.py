@@ -49,14 +49,11 @@ class Summary:
     # No request writes its line in fewer bytes: select skips a summary that cannot fit
     # without writing its line.
     _least_bytes: int = field(init=False, compare=False, repr=False)
-    # Each writer's escaped line, written once (RequestWriter.memory_line), as a Turn's.
-    _pieces: dict = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check_id(self.id)
         check_text(self.text, "text")
         object.__setattr__(self, "covers", check_covers(self.covers))
-        object.__setattr__(self, "_pieces", {})
         # "[turns: ", the ids joined by ", ", "] ", the text: escaping only adds bytes.
         least = 8 + sum(map(len, self.covers)) + 2 * len(self.covers) + len(self.text.encode())
         object.__setattr__(self, "_least_bytes", least)
@@ -76,14 +73,11 @@ class Evidence:
     id: str
     text: str
     source: str
-    # Each writer's escaped line, written once (RequestWriter.memory_line), as a Turn's.
-    _pieces: dict = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check_id(self.id)
         check_text(self.text, "text")
         check_id(self.source, "source")  # a source is never empty: it is what gets cited
-        object.__setattr__(self, "_pieces", {})
 
     def __repr__(self) -> str:
         return (f"Evidence({id_tag(self.id)}, text={len(self.text.encode())} bytes, "

@@ -1,8 +1,9 @@
-"""How ``select`` chooses the evidence and the summaries it sends (issue 37).
+"""How ``select`` chooses the summaries it sends, and the evidence within a token limit.
 
 The rule is ``ledgerlab.selector``'s (its docstring and ``select_reference``); this module
-holds the fast pieces: the summaries' order of trial, the greedy pass for a first kept
-turn (``SummaryPlan``), and the longest prefix of the evidence within bytes and tokens.
+holds the pieces that keep it linear: the summaries' order of trial (placed lazily for a
+long history, ``LazyOrder``), the greedy pass for a first kept turn (``SummaryPlan``), and
+the longest prefix of the evidence within a token limit.
 """
 
 from __future__ import annotations
@@ -13,24 +14,40 @@ from operator import not_
 
 from .checks import id_tag
 from .memory import Summary
-from .options import RequestOptions
 from .shapes import evidence_line, summary_line
 from .tokens import MessageCounter
+from .turns import Turn
 
 
 class CoverNotInHistory(ValueError):
-    """A summary covers a turn id that is not among ``ids`` (the history's turn ids), or
-    ``ids`` does not name the history's turns one for one. Nothing is selected."""
+    """A summary covers a turn id that is not among the history's turn ids (each turn's
+    ``Turn.id``, or ``ids=``), or ``ids`` does not name the history's turns one for one.
+    Nothing is selected."""
 
 
-def check_ids(history_length: int, options: RequestOptions) -> None:
-    """CoverNotInHistory unless ``ids`` is there to place the summaries, one id per turn."""
-    if options.ids is None:
-        raise CoverNotInHistory("summaries need ids= (the history's turn ids, in order) to "
-                                "know which turns they cover")
-    if len(options.ids) != history_length:
-        raise CoverNotInHistory(f"ids names {len(options.ids)} turns but the history has "
-                                f"{history_length}")
+class TurnIds(Sequence):
+    """The ids of a history's turns (``Turn.id``), read only where a summary's place is
+    looked up: a long history is not walked whole on every call."""
+
+    def __init__(self, history: Sequence[Turn]) -> None:
+        self.history = history
+
+    def __len__(self) -> int:
+        return len(self.history)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._id(turn) for turn in self.history[index]]
+        return self._id(self.history[index])
+
+    @staticmethod
+    def _id(turn: object) -> str:
+        turn_id = getattr(turn, "id", None)
+        if turn_id is None:
+            raise CoverNotInHistory("summaries need to know which turns they cover: the "
+                                    "history's turns carry no id (Turn.id, as a journal's "
+                                    "history gives them), so give ids= (the turn ids, in order)")
+        return turn_id
 
 
 def _not_among_ids(summary: Summary, index: dict) -> CoverNotInHistory:
@@ -39,14 +56,13 @@ def _not_among_ids(summary: Summary, index: dict) -> CoverNotInHistory:
                              f"which is not among ids")
 
 
-def summary_order(history_length: int, options: RequestOptions) -> list[tuple]:
+def summary_order(ids: Sequence[str], summaries: Sequence[Summary]) -> list[tuple]:
     """The summaries in the order they are tried: ``(newest, summary)`` each, ``newest`` the
     index of the newest turn it covers, newest first (on a tie, the one given later).
-    CoverNotInHistory if ``ids`` cannot place them."""
-    summaries, ids = options.summaries, options.ids
+    CoverNotInHistory if ``ids`` (the history's turn ids) cannot place them."""
     if not summaries:
         return []
-    check_ids(history_length, options)
+    ids = list(ids)
     index = dict(zip(ids, range(len(ids))))  # C speed: ids may be a long history's
     if len(index) != len(ids):
         raise CoverNotInHistory("ids names a turn more than once")
@@ -139,6 +155,7 @@ class LazyOrder:
 class SummaryPlan:
     """The summaries ``select`` takes for a first kept turn: ``taken(start)``.
 
+    ``line_bytes`` gives a summary's line's bytes, ``newline`` the escaped newline's;
     ``order`` is a ``LazyOrder``. The candidates for a start are those whose newest covered
     turn is before it: a tail of the order, growing as start grows. The greedy pass is made
     again only when that tail changes (each line written and counted once), and it stops as
@@ -146,33 +163,31 @@ class SummaryPlan:
     one short pass per summary that joins, not one per k.
     """
 
-    def __init__(self, writer, order: LazyOrder, cap: int | None, room: int,
+    def __init__(self, line_bytes, newline: int, order: LazyOrder, cap: int | None, room: int,
                  tokens: tuple | None, overhead: int) -> None:
         self.order, self.cap, self.room, self.overhead = order, cap, room, overhead
         self.count, self.token_room = tokens if tokens is not None else (None, None)
-        self.separator = len(writer.fact_separator)
-        self.line = writer.memory_line  # written when first tried, and kept on the summary
+        self.separator = newline
+        self.length = line_bytes
         self.costs: dict[int, tuple[int, int]] = {}
         self.position, self.result = order.near, None
 
-    def beside_turns(self, pieces: list[bytes], costs: list[int], total: int, turn_size: int,
-                     turn_tokens: int) -> tuple[list[Summary], int, int, int, int]:
-        """The rule's k: the most of the newest turns (``pieces``, newest first, and their
-        token ``costs`` when tokens count, ``turn_size`` and ``turn_tokens`` in all) that fit
-        beside the summaries taken for them. Cuts ``pieces`` to those k; returns the summaries
-        (oldest first, as sent), their bytes and tokens, and the k turns' bytes and tokens."""
-        kept = len(pieces)
+    def beside_turns(self, sizes: list[int], costs: list[int],
+                     total: int) -> tuple[list[Summary], int, int, int]:
+        """The rule's k: the most of the newest turns (their bytes ``sizes`` and tokens
+        ``costs``, newest first, of the ``total`` stored) that fit beside the summaries
+        taken for them. Returns the summaries (oldest first, as sent), their bytes and
+        tokens, and k."""
+        kept, turn_size, turn_tokens = len(sizes), sum(sizes), sum(costs)
         while True:
             taken, size, tokens = self.taken(total - kept)
             if size + turn_size <= self.room and (self.count is None
                                                   or tokens + turn_tokens <= self.token_room):
                 break
             kept -= 1  # k = 0 always fits: a pass takes only what fits without turns
-            turn_size -= len(pieces[kept])
-            if self.count is not None:
-                turn_tokens -= costs[kept]
-        del pieces[kept:]
-        return taken[::-1], size, tokens, turn_size, turn_tokens
+            turn_size -= sizes[kept]
+            turn_tokens -= costs[kept]
+        return taken[::-1], size, tokens, kept
 
     def taken(self, start: int) -> tuple[list[Summary], int, int]:
         """The summaries taken (newest first), their bytes and their tokens."""
@@ -218,29 +233,11 @@ class SummaryPlan:
             size = more
         return taken, size, tokens
 
-    def length(self, summary: Summary) -> int:
-        """The bytes of a summary's escaped line."""
-        return len(self.line(summary))
-
     def _costs(self, summary: Summary) -> tuple[int, int]:
         costs = self.costs.get(id(summary))
         if costs is None:
             costs = self.costs[id(summary)] = self.count.line_costs(summary_line(summary))
         return costs
-
-
-def evidence_that_fits(writer, evidence: Sequence, overhead: int,
-                       room: int) -> tuple[list, list[bytes]]:
-    """The first evidence items whose section fits ``room`` bytes, and their escaped lines."""
-    size, items, lines = overhead - len(writer.fact_separator), [], []
-    for item in evidence:
-        line = writer.memory_line(item)
-        size += len(writer.fact_separator) + len(line)
-        if size > room:
-            break
-        items.append(item)
-        lines.append(line)
-    return items, lines
 
 
 def evidence_within_tokens(count: MessageCounter, items: list,

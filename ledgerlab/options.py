@@ -18,7 +18,6 @@ from dataclasses import dataclass, fields
 
 from .checks import check_int, check_text
 from .encoders import get_encoder
-from .memo import remembered
 from .shapes import check_dialect, refuse_for_dialect
 from .tokens import check_tokenizer
 from .memory import Evidence, Summary
@@ -113,17 +112,6 @@ class RequestOptions:
         check_tokenizer(self.tokenizer)
 
 
-def _options(keywords: tuple) -> RequestOptions:
-    """The options of ``(name, type, value)`` keywords, checked."""
-    return RequestOptions(**{name: value for name, _, value in keywords})
-
-
-# A conversation's requests repeat their keywords (its model, tools, a tool loop's steps),
-# and RequestOptions is frozen: the options of recent keywords are kept, not checked anew.
-# Each value's type is in the key, so that True (== 1) is refused as max_tokens, not matched.
-_options_for = remembered(_options)
-
-
 # Which options each kind of function takes.
 WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens",
         "evidence", "summaries")
@@ -158,8 +146,7 @@ def takes_options(*names: str):
         def public(*args, options: RequestOptions | None = None, **given):
             chosen = {name: given.pop(name) for name in names if name in given}
             if options is None:
-                options = _options_for(tuple((name, type(value), value)
-                                             for name, value in chosen.items()))
+                options = RequestOptions(**chosen)
             elif chosen or not isinstance(options, RequestOptions):
                 raise TypeError(f"{function.__name__}() takes options= (a RequestOptions) "
                                 f"or option keywords, not both")

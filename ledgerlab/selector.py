@@ -1,61 +1,52 @@
 """The selector: project a request from the ledger under a byte budget.
 
-The rule: system instructions and the current question are mandatory. Start
-with every stored turn and remove the oldest complete turn until the serialized
-request fits. The kept turns are always a contiguous suffix of the history (a
-large recent turn is never skipped to pack an older short one), the history is
-never changed, and if the mandatory part alone does not fit, BudgetError.
+The rule: the system message, the current question (with the tool rounds of the turn in
+progress) and the tools are mandatory. Start with every stored turn and remove the oldest
+whole turn until the serialized request fits. The kept turns are always a contiguous
+suffix of the history (a large recent turn is never skipped to pack an older short one),
+the history is never changed, and if the mandatory part alone does not fit, BudgetError.
 
-With ``max_tokens`` the request must also fit a token limit (counted by ``ledgerlab.tokens``,
-an estimate), with ``reserve_tokens`` kept free for the reply: "fits" means both limits hold.
+"Fits" means every limit holds: the byte budget; with ``max_tokens``, the token limit
+less ``reserve_tokens`` (counted by ``ledgerlab.tokens``, an estimate); and the provider's
+documented counts (``ledgerlab.limits``: images, messages).
 
-Pinned facts come first, in priority order: the longest prefix of them that fits
-``max_fact_bytes`` (and leaves room for the mandatory input, under both limits)
-is kept, never skipping one to keep a lower one. They go into a second system
-message right after the first, one ``[origin] text`` line each. The bytes they
-add do not depend on the turns, so the two budgets compose: the turns then fill
-what is left by the whole-turn rule. Without facts the request is exactly what
-it was before facts existed.
+Memory comes before the turns, in precedence, each section under its own cap: the facts
+(the longest prefix of them that fits ``max_fact_bytes`` and what the mandatory part
+leaves), then the evidence (likewise, ``max_evidence_bytes``). Their bytes do not depend on
+the turns, so the budgets compose. Then the summaries, which stand for turns: for each k
+(the newest turns kept, from the most down), the candidates are the summaries whose
+covered turns are all dropped, taken newest first (by the newest turn each covers; on a
+tie the later given first), each skipped if it overlaps one taken or if the request
+without turns would no longer fit ``max_summary_bytes``, the budget or the token limit;
+the result is the largest k whose turns fit beside its summaries. So a summary never
+travels beside a turn it covers. They are sent oldest first.
 
-Evidence and summaries come after the facts, in this order of precedence. Evidence:
-the longest prefix of it, in the order given, within ``max_evidence_bytes`` and the
-limits. Summaries before turns: for each k (the newest turns kept, from the most
-down), the candidates are the summaries whose covered turns are all dropped, taken
-newest first (by the newest turn each covers; on a tie the later given first), each
-skipped if it overlaps one taken or if the request without turns would no longer fit
-``max_summary_bytes``, the budget or the token limit; the result is the largest k
-whose turns fit beside its summaries. So a summary never travels beside a turn it
-covers. They are sent oldest first (the reverse of the order taken).
-
-The provider's documented limits (``ledgerlab.limits``) hold too: a budget over its body
-limit, or mandatory input over a limit, raises ProviderLimitError; a turn that would take
-the images or messages over their counts does not fit, like one over the budget; two kept
-turns reusing a call id where the dialect refuses it raise InvalidTurn.
-
-``select_reference`` is the article's readable loop; ``select`` gives the same
-bytes but walks back from the newest turn, encoding only what it keeps, with the
-piece writer that ``request_bytes`` uses (``wire.RequestWriter``).
+``select_reference`` is the article's loop, written as the rule reads; ``select`` gives
+the same result walking back from the newest turn, writing only what it keeps
+(``ledgerlab.request.Frame``), and a property suite holds the two equal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from copy import copy
+from dataclasses import dataclass, field, replace
 
 from .checks import check_int
-from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
+from .encoders import get_encoder
+from .images import Image
 from .limits import RequestTally, check_budget
-from .memo import remembered
 from .memory import Summary
-from .memory_sections import (LazyOrder, SummaryPlan, check_ids, evidence_that_fits,
+from .memory_sections import (CoverNotInHistory, LazyOrder, SummaryPlan, TurnIds,
                               evidence_within_tokens, summary_order)
-from .shapes import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
+from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
+from .request import current_messages, fragment, frame, request_bytes, sections
+from .shapes import (SHAPES, evidence_line, message_count, question_content, refuse_reused_ids,
+                     summary_line, system_text)
+from .steps import ToolResult
 from .token_rules import TokenCount, request_basis
 from .tokens import MessageCounter, counter
-from .images import Image
-from .steps import ToolResult
-from .turns import Fact, Turn
-from .wire import request_bytes, request_writer
+from .turns import Fact, Turn, check_fact, check_question, fact_line
 
 PLAIN_MANDATORY = "system message + current question"
 RICH_MANDATORY = "system message, tool schemas, current question and its tool rounds"
@@ -111,6 +102,7 @@ class Selection:
     summary_ids: tuple[str, ...] = ()  # the sent summaries' ids, in request order
     summaries_dropped: int = 0  # the summaries given and not sent
     summary_bytes: int = 0  # the bytes the summaries section adds beside facts and evidence
+    turns: tuple[Turn, ...] = field(default=(), compare=False)  # the kept turns, oldest first
 
     @property
     def size(self) -> int:
@@ -181,22 +173,15 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     return _labelled(total + sum(count.turn(turn) for turn in turns), options)
 
 
-def _current_counts(dialect: str, current: str | tuple, steps: tuple) -> tuple[tuple, int]:
-    """The images and the number of messages of the current question and its rounds."""
-    return (tuple(part for part in ((current,) if isinstance(current, str) else current)
-                  if isinstance(part, Image))
-            + tuple(image for step in steps if isinstance(step, ToolResult)
-                    for image in step.images),
-            message_count(SHAPES[dialect], steps=steps))
-
-
-_current_counted = remembered(_current_counts)  # the same each request of a tool loop
-
 
 def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple) -> RequestTally:
     """The images and messages of a request with ``turns``, against the provider's limits."""
     shape, tally = SHAPES[options.dialect], RequestTally(options.dialect)
-    tally.add(*_current_counted(options.dialect, current, options.current_steps))
+    steps = options.current_steps
+    tally.add([part for part in ((current,) if isinstance(current, str) else current)
+               if isinstance(part, Image)]
+              + [image for step in steps if isinstance(step, ToolResult) for image in step.images],
+              len(current_messages(shape, current, steps)))
     for turn in turns:
         tally.add(turn.images + turn.result_images, message_count(shape, turn))
     return tally
@@ -206,11 +191,12 @@ def _provider_limits(options: RequestOptions, budget: int, current: str | tuple)
     """The mandatory input's tally; ProviderLimitError if the budget or that input alone is
     over a limit of the provider (``ledgerlab.limits``)."""
     check_budget(options.dialect, budget)
-    tally = _tally(options, (), current)
+    tally = _tally(options, (), check_question(current, "current"))
     error = tally.broken()
     if error is not None:
         raise error
     return tally
+
 
 
 @takes_options(*SELECT)
@@ -218,17 +204,17 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                      max_bytes: int, *, options: RequestOptions) -> Selection:
     """The article's loop: drop the oldest whole turn and re-serialize until it fits.
 
-    With ``max_tokens``, "fits" also means ``request_tokens(...) + reserve_tokens
-    <= max_tokens``. Facts first: the longest prefix of ``facts`` whose request
-    without turns fits (its facts within ``max_fact_bytes``), tried from the
-    longest down. Quadratic in the number of stored turns; kept for teaching and as
-    the oracle that ``select`` is tested against. The options are ``RequestOptions``'.
+    Facts first, then evidence, each the longest prefix whose request without turns fits
+    (tried from the longest down); then, for each first kept turn from the oldest on, the
+    summaries taken for it and the turns from it. Quadratic in the number of stored turns;
+    kept for teaching and as the oracle that ``select`` is tested against. The options
+    are ``select``'s.
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(options)
-    turns = list(history)
+    turns = list(_history(history))
     _provider_limits(options, budget, current)
-    order = summary_order(len(turns), options)
+    order = summary_order(_ids(turns, options), options.summaries)
     evidence = list(options.evidence)
     options = replace(options, evidence=(), summaries=())
 
@@ -282,7 +268,8 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
             if tokens > room:
                 continue
         refuse_reused_ids(options.dialect, turns[start:], options.current_steps)
-        return Selection(payload, len(turns) - start, start, budget, tokens, **memory)
+        return Selection(payload, len(turns) - start, start, budget, tokens, **memory,
+                         turns=tuple(turns[start:]))
     # Even with no turn left the request does not fit: the last one is mandatory input.
     what = _mandatory_named(options)
     if len(payload) > budget:
@@ -295,159 +282,201 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
 @takes_options(*SELECT)
 def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes: int, *,
            options: RequestOptions) -> Selection:
-    """The whole-turn rule, exact and fast: same result as ``select_reference``.
+    """The request that keeps the newest whole turns of ``history`` that fit ``max_bytes``.
 
-    The request is ``head + turn pieces + tail``, where each turn's piece is its
-    messages (question, tool rounds, answer) with the separator that joins them.
-    Walking back from the newest turn and adding pieces while they fit costs time in
-    proportion to the request returned, not to the stored history. Token counts of
-    messages add up too, so with ``max_tokens`` each kept turn is counted once, the
-    same way. A turn's tool calls and their results are in one piece: they are kept
-    or dropped together, and never split.
+    ``system`` and ``current`` (a str, or a tuple of str, Image and Document parts) are
+    mandatory; BudgetError if they alone do not fit. Returns a ``Selection``: the exact
+    bytes (``payload``) and the kept turns (``turns``). The same result as
+    ``select_reference``; the rule is in this module's docstring. Keyword options:
 
-    Mandatory input: the system message, the current question and ``current_steps``
-    (the tool rounds of the turn in progress), and the ``tools``' schemas, which
-    every request carries. If they alone do not fit, BudgetError.
-
-    So it checks only the turns it encodes: the newest turns, down to the first
-    one that does not fit. An older item that is not a Turn is never looked at
-    and is counted in ``dropped``, where ``select_reference`` (which encodes
-    every candidate) raises TypeError. Checking it would mean scanning the whole
-    history on every call. Likewise a fact after the first one that does not fit.
-
-    Facts: a fact's line adds the same bytes to the facts whatever surrounds it
-    (JSON escapes each character alone), so their bytes are summed fact by fact,
-    stopping at the first that does not fit. Their tokens are counted line by line
-    too (``MessageCounter.fact_prefixes``: a line's tokens with the newline after it
-    do not depend on the next line), so the longest prefix within the token limit
-    is found in one pass, not by counting each prefix whole. The options are
-    ``RequestOptions``'.
+    - ``dialect``: ``"openai-chat"`` (default), ``"anthropic-messages"``, ``"openai-responses"``
+    - ``encoder``: the client whose bytes are measured: ``"gson"`` (default), ``"httpx"``, ``"requests"``
+    - ``model``: the body's model field
+    - ``tools``: the tools every request carries (``Tool`` or ``ProviderTool``)
+    - ``current_steps``: the tool rounds of the turn in progress, after ``current``
+    - ``max_tokens``: a token limit as well as the byte budget (None: bytes only)
+    - ``reserve_tokens``: tokens kept for the reply (Anthropic's ``max_tokens`` field)
+    - ``tokenizer``: ``"o200k_base"`` (default) or ``"cl100k_base"``
+    - ``facts``, ``max_fact_bytes``: pinned facts, in priority order, and their own cap
+    - ``evidence``, ``max_evidence_bytes``: retrieved evidence, in rank order, and its cap
+    - ``summaries``, ``max_summary_bytes``: summaries of stored turns, and their cap
+    - ``ids``: the history's turn ids, where its turns carry none (``Turn.id``)
+    - ``options``: all of these at once, as a ``RequestOptions``
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
-    room = _token_limit(options)
-    cap = options.max_fact_bytes
-    if type(history) is not list and not isinstance(history, Sequence):
-        history = tuple(history)  # walking back needs the end: materialize an iterator
-    if options.summaries:
-        check_ids(len(history), options)
+    history = _history(history)
+    room = _token_limit(options)  # tokens the request may use: None, bytes only
+    count = None if room is None else counter(options.tokenizer, options.dialect)
     tally = _provider_limits(options, budget, current)
-    facts, reserve_tokens = options.facts, options.reserve_tokens
-    writer = request_writer(options.encoder, options.dialect)
-    head = writer.head(options.model, system, reserve_tokens)
-    tail = writer.tail(current, options.current_steps, options.tools)
+    encoder, shape = get_encoder(options.encoder), SHAPES[options.dialect]
+
+    # The mandatory part.
+    bare = frame(system, current, options)
+    size, tokens = bare.size, 0
     what = _mandatory_named(options)
-    size = len(head) + len(tail)
     if size > budget:
         raise BudgetError(size, budget, mandatory=what)
-    tokens = None
-    if room is not None:
-        count = counter(options.tokenizer, options.dialect)
-        tokens = _labelled(count.mandatory(system, current, options.current_steps,
-                                           options.tools, options.model), options)
+    if count is not None:
+        tokens = count.mandatory(system, current, options.current_steps, options.tools,
+                                 options.model)
         if tokens > room:
-            raise BudgetError(size, budget, mandatory_tokens=tokens,
-                              max_tokens=options.max_tokens, reserve_tokens=reserve_tokens,
-                              mandatory=what)
-    # The facts first, then the turns (the facts' bytes do not depend on them: budgets compose).
-    shape = writer.shape
-    lines = writer.facts_that_fit(facts, budget - size if cap is None else min(cap, budget - size),
-                                  system)
-    pinned = len(lines)
-    if room is not None:
-        pinned, fact_tokens = _facts_within_tokens(count, facts, pinned, room - tokens)
-        tokens += fact_tokens
-    lines = lines[:pinned]
-    fact_bytes = (len(writer.head(options.model, system, reserve_tokens, lines)) - len(head)
-                  if lines else 0)  # no facts: no section, the same head
-    size += fact_bytes
-    # Then the evidence, in the order given: the longest prefix that fits what is left.
-    evidence, cap = options.evidence, options.max_evidence_bytes
-    shown, evidence_lines = evidence_that_fits(
-        writer, evidence, writer.section_overhead(1, (bool(lines),), system) if evidence else 0,
-        budget - size if cap is None else min(cap, budget - size))
-    if room is not None:
-        shown, evidence_tokens = evidence_within_tokens(count, shown, room - tokens)
-        tokens += evidence_tokens
-        evidence_lines = evidence_lines[:len(shown)]
-    base = (writer.head(options.model, system, reserve_tokens, lines, evidence_lines)
-            if lines or evidence_lines else head)  # no section: the same bytes
-    evidence_bytes = len(base) - len(head) - fact_bytes
-    size += evidence_bytes
-    memory = dict(facts_kept=pinned, facts_dropped=len(facts) - pinned, fact_bytes=fact_bytes,
-                  evidence_kept=len(shown), evidence_dropped=len(evidence) - len(shown),
-                  evidence_bytes=evidence_bytes)
-    # The newest turns that fit beside facts and evidence: summaries only add to a request,
-    # so no more turns than these can fit beside them.
-    pieces, turn_costs, turn_size, turn_tokens = [], [], 0, 0
-    turn_bytes, messages_allowed = writer.turn, tally.max_messages
-    for turn in reversed(history):
-        if type(turn) is Turn and size + turn_size + turn._least_bytes > budget:
-            break  # it cannot fit, whatever its encoding: no need to write it
-        piece = turn_bytes(turn)
-        if size + turn_size + len(piece) > budget:
-            break
-        if room is not None:
-            cost = count.turn(turn)
-            if tokens + turn_tokens + cost > room:
-                break
-        if turn.plain:  # the hot path: two messages, no image, so only their count can break
-            tally.messages += 2
-            if messages_allowed is not None and tally.messages > messages_allowed:
-                break
-        else:
-            tally.add(turn.images + turn.result_images, message_count(shape, turn))
-            if tally.broken():  # a provider's count (images, messages) more turns only grow
-                break
-        if room is not None:
-            turn_tokens += cost
-            turn_costs.append(cost)
-        turn_size += len(piece)
-        pieces.append(piece)
+            raise BudgetError(size, budget, mandatory_tokens=_labelled(tokens, options),
+                              max_tokens=options.max_tokens,
+                              reserve_tokens=options.reserve_tokens, mandatory=what)
+
+    # Memory in its precedence, each section the longest prefix of its items that fits its
+    # own cap and what is left: the facts, then the evidence.
+    def overhead(kind: int, memory: list) -> int:
+        """What section ``kind`` adds to the body beyond its lines, beside ``memory``'s."""
+        with_section = list(memory)
+        with_section[kind] = ""
+        return (frame(system, current, options, tuple(with_section)).size
+                - frame(system, current, options, tuple(memory)).size)
+
+    newline = _line_bytes(encoder, "\n")
+    memory = [None, None, None]  # the sections' texts: facts, evidence, summaries
+    kept = {}
+    for kind, items, cap, line_of, within_tokens in (
+            (0, options.facts, options.max_fact_bytes, lambda fact: fact_line(check_fact(fact)),
+             _facts_within_tokens),
+            (1, options.evidence, options.max_evidence_bytes, evidence_line,
+             evidence_within_tokens)):
+        lines, sizes, added = [], [], 0
+        if items:
+            limit = budget - size if cap is None else min(cap, budget - size)
+            added = overhead(kind, memory) - newline  # the section before its first line
+            for item in items:  # an item after the first that does not fit is not read
+                line = line_of(item)
+                more = newline + _line_bytes(encoder, line)
+                if added + more > limit:
+                    break
+                added += more
+                lines.append(line)
+                sizes.append(more)
+            if count is not None and lines:
+                chosen, cost = within_tokens(count, items[:len(lines)], room - tokens)
+                tokens += cost
+                added -= sum(sizes[len(chosen):])
+                lines = lines[:len(chosen)]
+        if lines:
+            memory[kind] = "\n".join(lines)
+            size += added
+        kept[kind] = (len(lines), len(items) - len(lines), added if lines else 0)
+
+    # The newest whole turns that fit what is left. Summaries only add to a request, so no
+    # more turns than these fit beside them; with summaries, turns are weighed one by one.
+    one_by_one = bool(options.summaries)
+    pieces = _newest_that_fit(history, encoder, shape, budget - size, tally, count,
+                              None if room is None else room - tokens, one_by_one)
+    kept_turns = sum(turns for _, turns, _, _ in pieces)
     summary_ids, summary_bytes = (), 0
     if options.summaries:
-        plan = SummaryPlan(writer, LazyOrder(options.summaries, options.ids, len(pieces)),
+        plan = SummaryPlan(lambda summary: _line_bytes(encoder, summary_line(summary)),
+                           newline, LazyOrder(options.summaries, _ids(history, options),
+                                              kept_turns),
                            options.max_summary_bytes, budget - size,
-                           None if room is None else (count, room - tokens),
-                           writer.section_overhead(2, (bool(lines), bool(shown)), system))
-        taken, summary_bytes, summary_tokens, turn_size, turn_tokens = plan.beside_turns(
-            pieces, turn_costs, len(history), turn_size, turn_tokens)
-        size += summary_bytes
-        if room is not None:
-            tokens += summary_tokens
+                           None if count is None else (count, room - tokens),
+                           overhead(2, memory))
+        taken, summary_bytes, summary_tokens, kept_turns = plan.beside_turns(
+            [piece_bytes for _, _, piece_bytes, _ in pieces],
+            [piece_tokens for _, _, _, piece_tokens in pieces], len(history))
+        del pieces[kept_turns:]
+        tokens += summary_tokens
         summary_ids = tuple(summary.id for summary in taken)
-        base = writer.head(options.model, system, reserve_tokens, lines, evidence_lines,
-                           [writer.memory_line(summary) for summary in taken])
-    memory.update(summary_ids=summary_ids,
-                  summaries_dropped=len(options.summaries) - len(summary_ids),
-                  summary_bytes=summary_bytes)
-    if room is not None:
-        tokens += turn_tokens
-    pieces.reverse()
-    refuse_reused_ids(options.dialect, history[len(history) - len(pieces):],
-                      options.current_steps)
-    return Selection(b"".join([base, *pieces, tail]), len(pieces),
-                     len(history) - len(pieces), budget,
-                     None if tokens is None else _labelled(tokens, options), **memory)
+        if taken:
+            memory[2] = "\n".join(map(summary_line, taken))
+    tokens += sum(piece_tokens for _, _, _, piece_tokens in pieces)
+    kept_history = tuple(history[len(history) - kept_turns:])
+    refuse_reused_ids(options.dialect, kept_history, options.current_steps)
+    whole = bare if memory == [None, None, None] else frame(system, current, options,
+                                                            tuple(memory))
+    payload = whole.join(
+        [piece for piece, _, _, _ in reversed(pieces)])
+    return Selection(payload, kept_turns, len(history) - kept_turns, budget,
+                     None if count is None else _labelled(tokens, options), turns=kept_history,
+                     facts_kept=kept[0][0], facts_dropped=kept[0][1], fact_bytes=kept[0][2],
+                     evidence_kept=kept[1][0], evidence_dropped=kept[1][1],
+                     evidence_bytes=kept[1][2], summary_ids=summary_ids,
+                     summaries_dropped=len(options.summaries) - len(summary_ids),
+                     summary_bytes=summary_bytes)
 
 
-def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact], pinned: int,
-                         room: int) -> tuple[int, int]:
-    """The longest of the first ``pinned`` facts whose message fits ``room`` tokens, and its cost.
+def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: RequestTally,
+                     count: MessageCounter | None, token_room: int | None,
+                     one_by_one: bool) -> list[tuple[bytes, int, int, int]]:
+    """The newest whole turns that fit ``room`` bytes, ``token_room`` tokens and the
+    provider's counts: ``(fragment, turns, bytes, tokens)`` per piece, newest first.
+
+    Walking back, a chunk of turns is written in one ``dumps`` (Python's per-call overhead
+    dominates small turns): a chunk that fits is kept, and the next is as many turns as half
+    the room left holds at the kept turns' mean size (at most twice the last: turns vary, and
+    a chunk that crosses the limit is written again); a chunk that does not fit is halved, down to one turn, which ends the walk. With a token limit or
+    ``one_by_one`` every piece is one turn (each turn is counted once)."""
+    pieces, used, tokens, kept = [], 0, 0, 0
+    end, length, separator = len(history), 1, len(encoder.item_separator)
+    while end:
+        start = max(0, end - length)
+        turns = history[start:end]
+        piece, messages = fragment(encoder, shape, turns)
+        piece_bytes = len(piece) + separator
+        piece_tokens = 0 if count is None else sum(map(count.turn, turns))
+        trial = copy(tally)
+        trial.add([image for turn in turns for image in turn.images + turn.result_images],
+                  messages)
+        if (used + piece_bytes <= room and (count is None or tokens + piece_tokens <= token_room)
+                and trial.broken() is None):
+            pieces.append((piece, len(turns), piece_bytes, piece_tokens))
+            used, tokens, tally, end = used + piece_bytes, tokens + piece_tokens, trial, start
+            kept += len(turns)
+            if count is None and not one_by_one:
+                length = max(1, min(2 * length, (room - used) * kept // (2 * used)))
+        elif length > 1:
+            length //= 2  # the chunk crosses a limit: try its newer half
+        else:
+            break
+    return pieces
+
+
+def _line_bytes(encoder, text: str) -> int:
+    """A section line's bytes inside its section's string: JSON escapes each character on
+    its own, so a section is its lines' bytes joined by an escaped newline."""
+    return len(encoder.dumps(text)) - 2
+
+
+def _history(history: object) -> Sequence[Turn]:
+    """``history`` as a sequence (walking back needs its end: an iterator is read once)."""
+    if isinstance(history, (str, bytes, dict)) or history is None or not hasattr(
+            history, "__iter__"):
+        raise TypeError(f"history must be a list of Turn, not {type(history).__name__}")
+    return history if isinstance(history, Sequence) else tuple(history)
+
+
+def _ids(history: Sequence[Turn], options: RequestOptions):
+    """The history's turn ids: ``ids=`` where given, else each turn's own (``Turn.id``)."""
+    if options.ids is None:
+        return TurnIds(history)
+    if len(options.ids) != len(history):
+        raise CoverNotInHistory(f"ids names {len(options.ids)} turns but the history has "
+                                f"{len(history)}")
+    return options.ids
+
+
+def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact],
+                         room: int) -> tuple[list, int]:
+    """The longest prefix of ``facts`` whose message fits ``room`` tokens, and its cost.
 
     Usually they all fit: one count. Else every shorter prefix is priced from one count
     of each line (``fact_prefixes``), not by counting each prefix whole: linear, and the
     same answer as select_reference's, which counts them whole from the longest down.
     """
-    if not pinned:
-        return 0, 0
-    cost = count.facts(facts[:pinned])
+    cost = count.facts(facts)
     if cost <= room:
-        return pinned, cost
-    prefixes = count.fact_prefixes(facts[:pinned - 1])  # prefixes[k - 1]: the first k facts
-    for kept in range(pinned - 1, 0, -1):
+        return list(facts), cost
+    prefixes = count.fact_prefixes(facts[:-1])  # prefixes[k - 1]: the first k facts
+    for kept in range(len(facts) - 1, 0, -1):
         if prefixes[kept - 1] <= room:
-            return kept, prefixes[kept - 1]
-    return 0, 0
+            return list(facts[:kept]), prefixes[kept - 1]
+    return [], 0
 
 
 @takes_options(*BREAKDOWN)
@@ -456,43 +485,36 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     """Where the bytes of the full request go: envelope, system, each turn, question.
 
     ``envelope`` is the model field (and Anthropic's ``max_tokens``), brackets and
-    separators outside the messages; each turn's size includes the separators that
-    join it. With tools or steps, ``tools`` is what the tools field adds and
-    ``current_steps`` what the rounds in progress add; ``facts``, ``evidence`` and
-    ``summaries``, when given, what each section adds beside the ones before it (as
-    ``Selection`` counts them). The parts add up to
-    ``len(request_bytes(...))``. Every figure is a count of bytes, so exact, for each
-    encoder (tokens, an estimate, are ``request_tokens``'). The options are
-    ``RequestOptions``'.
+    separators outside the messages; each turn's size includes the separator that joins
+    it. With tools or steps, ``tools`` is what the tools field adds and ``current_steps``
+    what the rounds in progress add; ``facts``, ``evidence`` and ``summaries``, when given,
+    what each section adds beside the ones before it (as ``Selection`` counts them). The
+    parts add up to ``len(request_bytes(...))``: every figure is a count of bytes, exact
+    for each encoder.
     """
-    writer = request_writer(options.encoder, options.dialect)
-    tools, current_steps = options.tools, options.current_steps
-    head = writer.head(options.model, system, options.reserve_tokens)
-    # Facts, evidence and summaries: what each section adds beside the ones before it.
-    sections = {"facts": writer.fact_lines(options.facts),
-                "evidence": [writer.line(evidence_line(item)) for item in options.evidence],
-                "summaries": [writer.line(summary_line(item)) for item in options.summaries]}
-    memory, given = {}, []
-    for name, lines in sections.items():
-        given.append(lines)
-        if lines:
-            longer = writer.head(options.model, system, options.reserve_tokens, *given)
-            memory[name], head = len(longer) - len(head), longer
-    tail = writer.tail(current, current_steps, tools)
-    system_bytes = len(writer.system_field(system))
-    question_bytes = len(writer.finish(writer.user_message(current)))
-    parts: dict[str, object] = {"system": system_bytes,
-                                "turns": [len(writer.turn(turn)) for turn in history],
-                                "question": question_bytes}
-    extra = 0
-    without_tools = len(writer.tail(current, current_steps))
-    if tools:
-        parts["tools"] = len(tail) - without_tools
-        extra += parts["tools"]
-    if current_steps:
-        parts["current_steps"] = without_tools - len(writer.tail(current))
-        extra += parts["current_steps"]
+    encoder, shape = get_encoder(options.encoder), SHAPES[options.dialect]
+    separator = len(encoder.item_separator)
+    texts = sections(options)
+    memory, given, before = {}, [None, None, None], frame(system, current, options).size
+    for kind, name in enumerate(("facts", "evidence", "summaries")):
+        if texts[kind] is not None:
+            given[kind] = texts[kind]
+            after = frame(system, current, options, tuple(given)).size
+            memory[name], before = after - before, after
+    whole = frame(system, current, options, texts)
+    without_tools = frame(system, current, replace(options, tools=()))
+    bare = frame(system, current, replace(options, tools=(), current_steps=()))
+    parts: dict[str, object] = {
+        "system": (0 if system_text(shape, system) is None
+                   else len(encoder.dumps(shape.system(system)))),
+        "turns": [len(fragment(encoder, shape, [turn])[0]) + separator for turn in history],
+        "question": len(encoder.dumps(shape.user(question_content(shape, current))))}
+    if options.tools:
+        parts["tools"] = frame(system, current, options).size - without_tools.size
+    if options.current_steps:
+        parts["current_steps"] = without_tools.size - bare.size
     parts.update(memory)
-    extra += sum(memory.values())
-    envelope = len(head) + len(tail) - system_bytes - question_bytes - extra
+    total = whole.size + sum(parts["turns"])
+    envelope = total - sum(value if isinstance(value, int) else sum(value)
+                           for value in parts.values())
     return {"envelope": envelope, **parts}

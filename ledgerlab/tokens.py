@@ -48,7 +48,6 @@ from functools import lru_cache
 from importlib.resources import files
 
 from .checks import check_text
-from .memo import kept_on, remembered
 from .images import Image
 from .shapes import check_dialect, lines_content
 from .steps import check_steps, full_rounds
@@ -57,7 +56,6 @@ from .token_rules import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, ant
 from .turns import (Fact, Tool, Turn, check_fact, check_question, check_tools, fact_line,
                     facts_content)
 
-MEMO_SIZE = 1024  # tools whose cost a counter keeps
 PER_MESSAGE = 3  # every message: <|start|>{role}<|message|>...<|end|> in the cookbook's words
 REPLY_PRIMING = 3  # every reply is primed with <|start|>assistant<|message|>
 
@@ -213,9 +211,6 @@ class MessageCounter:
         self.encode = encoding(name).encode_ordinary
         self.role = {role: PER_MESSAGE + self.count(role)
                      for role in ("system", "user", "assistant", "tool")}
-        self.tool_costs: dict[Tool, int] = {}  # by tool: every request carries its tools
-        # A conversation's requests repeat their system, question and tools: the latest kept.
-        self.mandatory = remembered(self.count_mandatory)
 
     def count(self, text: str) -> int:
         """The tokens of ``text`` as ordinary text (special tokens are text too)."""
@@ -270,11 +265,11 @@ class MessageCounter:
     def message(self, role: str, content: str) -> int:
         return self.role[role] + self.count(content)
 
-    def count_mandatory(self, system: str, current: str | tuple, current_steps=(), tools=(),
+    def mandatory(self, system: str, current: str | tuple, current_steps=(), tools=(),
                         model: str | None = None) -> int:
         """The system message, the current question and its rounds so far, the tools (with
         the system prompt the provider adds for them: ``model``'s), and the reply's
-        priming (``mandatory``, counted anew)."""
+        priming."""
         tools = check_tools(tools)
         return (REPLY_PRIMING + self.message("system", check_text(system, "system"))
                 + self.question(check_question(current, "current question"))
@@ -323,14 +318,9 @@ class MessageCounter:
         return total
 
     def turn(self, turn: Turn) -> int:
-        """A stored turn's messages: the question, its tool rounds, the answer (counted once
-        per counter and kept on the turn, as a writer keeps its bytes there)."""
+        """A stored turn's messages: the question, its tool rounds, the answer."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        return kept_on(turn, self, self.count_turn)
-
-    def count_turn(self, turn: Turn) -> int:
-        """``turn``'s tokens, counted anew."""
         return (self.question(turn.question) + self.steps(turn.steps)
                 + self.message("assistant", turn.answer))
 
@@ -341,15 +331,7 @@ class MessageCounter:
         return sum(map(self.tool, tools)) + TOOLS_END
 
     def tool(self, tool: Tool) -> int:
-        """One tool's share of ``tools``; made once per tool (every request carries it)."""
-        cost = self.tool_costs.get(tool)
-        if cost is None:
-            if len(self.tool_costs) >= MEMO_SIZE:
-                self.tool_costs.clear()
-            cost = self.tool_costs[tool] = self._tool(tool)
-        return cost
-
-    def _tool(self, tool: Tool) -> int:
+        """One tool's share of ``tools``."""
         if not isinstance(tool, Tool):  # a ProviderTool: its entry's JSON text, an estimate
             return self.count(tool.entry)
         total = TOOL_FUNCTION_OPEN[self.name]

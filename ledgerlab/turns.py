@@ -205,10 +205,6 @@ class Turn:
     _least_bytes: int = field(init=False, compare=False, repr=False)
     # The steps as rounds, made once: every request of the turn walks them.
     _full_rounds: tuple = field(init=False, compare=False, repr=False)
-    # Each writer's bytes and each counter's tokens for this turn, made once
-    # (RequestWriter.turn, MessageCounter.turn): a Turn is frozen and everything in it is
-    # immutable (str, bytes, tuples of frozen values), so they hold.
-    _pieces: dict = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "question", check_question(self.question))
@@ -220,7 +216,6 @@ class Turn:
         least = (len(self.answer) + least_content_bytes(self.question)
                  + sum(map(least_step_bytes, self.steps)))
         object.__setattr__(self, "_least_bytes", least)
-        object.__setattr__(self, "_pieces", {})
 
     @property
     def plain(self) -> bool:

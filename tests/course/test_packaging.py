@@ -337,15 +337,6 @@ def test_measures_and_questions_never_import_matplotlib(path):
                 or n == "ledgerlab.course.charts"}
 
 
-MAX_LINES = 500  # one job per module: past this, a module holds two
-
-
-@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
-def test_no_module_is_over_500_lines(path):
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{relative(path)} has {lines} lines"
-
-
 @pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
 def test_only_paths_names_the_checkout_folders(path):
     # A wheel has no checkout around it: one module says where its folders are, and what

@@ -4,13 +4,14 @@ import pytest
 
 from ledgerlab import Turn, select, select_reference
 
-HISTORY = ["not a turn", Turn("q" * 200, "a"), Turn("q", "a")]
+HISTORY = ["not a turn", *[Turn("q" * 200, "a")] * 4, Turn("q", "a")]
 
 
 def test_select_checks_only_the_turns_it_encodes():
-    # The middle turn does not fit, so the walk stops before the non-Turn item.
+    # select writes the turns it walks back over in chunks, each at most twice the last one
+    # kept: the large turns stop the walk long before it reaches the non-Turn item.
     chosen = select("s", HISTORY, "c", 200)
-    assert (chosen.kept, chosen.dropped) == (1, 2)
+    assert (chosen.kept, chosen.dropped) == (1, 5)
     with pytest.raises(TypeError, match="history items must be Turn, not str"):
         select_reference("s", HISTORY, "c", 200)  # it encodes every candidate suffix
 

@@ -224,7 +224,6 @@ def test_the_lazy_order_is_summary_order_read_a_block_at_a_time():
     import random
 
     from ledgerlab.memory_sections import LazyOrder, summary_order
-    from ledgerlab.options import RequestOptions
 
     ids = [f"t{index}" for index in range(12_000)]
     for seed in range(12):
@@ -239,7 +238,7 @@ def test_the_lazy_order_is_summary_order_read_a_block_at_a_time():
         order = LazyOrder(summaries, ids, window)
         while order.extend(room=1 << 30):
             pass
-        expected = summary_order(len(ids), RequestOptions(ids=ids, summaries=summaries))
+        expected = summary_order(ids, summaries)
         assert order.items == expected
         assert order.near == sum(1 for newest, _ in expected if newest >= len(ids) - window)
         # The passes test overlaps when two spans (oldest to newest covered index) meet:
