@@ -36,7 +36,7 @@ from .options import DEFAULT_MODEL, RequestOptions
 from .rules import InvalidRequest, check_request
 from .memory_sections import CoverNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
-                       select_reference)
+                       select_reference, whole_turn_rule)
 from .shapes import DIALECTS
 from .token_rules import TokenCount
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
@@ -111,4 +111,5 @@ __all__ = [
     "text_tokens",
     "tool_tokens",
     "utf16_units",
+    "whole_turn_rule",
 ]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 
 from .checks import check_int, check_text
 from .encoders import get_encoder
-from .shapes import check_dialect, refuse_for_dialect
+from .shapes import SHAPES, check_dialect, refuse_for_dialect
 from .tokens import check_tokenizer
 from .memory import Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
@@ -68,9 +68,10 @@ class RequestOptions:
     block (Anthropic) after the facts, one ``[source: where] text`` line each."""
     max_evidence_bytes: int | None = None
     """The most bytes the evidence may add to the body (None: no cap of their own)."""
-    reserve_tokens: int = 0
+    reserve_tokens: int | None = None
     """Tokens kept for the reply: within ``max_tokens``, and Anthropic's required
-    ``max_tokens`` field."""
+    ``max_tokens`` field. None: the dialect's default (0 in OpenAI's dialects; 1024 in
+    ``anthropic-messages``, whose body requires it: ``shapes.AnthropicMessages``)."""
     max_tokens: int | None = None
     """A token limit the request and the reserve must fit (None: bytes only)."""
     tokenizer: str = "o200k_base"
@@ -106,6 +107,8 @@ class RequestOptions:
         for name in ("max_summary_bytes", "max_evidence_bytes"):
             if getattr(self, name) is not None:
                 check_int(getattr(self, name), name, minimum=0)
+        if self.reserve_tokens is None:
+            object.__setattr__(self, "reserve_tokens", SHAPES[self.dialect].default_reserve)
         check_int(self.reserve_tokens, "reserve_tokens", minimum=0)
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)

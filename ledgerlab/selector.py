@@ -246,7 +246,10 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                        evidence_kept=len(options.evidence),
                        evidence_dropped=len(evidence) - len(options.evidence),
                        evidence_bytes=size(with_evidence) - size(with_facts))
-    for start in range(len(turns) + 1):
+
+    def request_from(start: int) -> tuple[RequestOptions, bytes, TokenCount | None, dict]:
+        """The request whose first kept turn is ``start``: the summaries taken for it (each
+        covering dropped turns only), its bytes, its tokens and what memory it holds."""
         taken: list[Summary] = []  # newest first: sent in the reverse order
         for newest, summary in order:
             if newest >= start or any(set(summary.covers) & set(other.covers)
@@ -255,28 +258,43 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
             trial = replace(with_evidence, summaries=[*taken, summary][::-1])
             if fits(trial, with_evidence, with_evidence.max_summary_bytes):
                 taken.append(summary)
-        options = replace(with_evidence, summaries=taken[::-1])
-        memory = dict(kept_memory, summary_ids=tuple(item.id for item in options.summaries),
+        chosen = replace(with_evidence, summaries=taken[::-1])
+        memory = dict(kept_memory, summary_ids=tuple(item.id for item in chosen.summaries),
                       summaries_dropped=len(order) - len(taken),
-                      summary_bytes=size(options) - size(with_evidence))
-        payload = request_bytes(system, turns[start:], current, options=options)
-        if len(payload) > budget or _tally(options, turns[start:], current).broken():
-            continue
-        tokens = None
-        if room is not None:
-            tokens = request_tokens(system, turns[start:], current, options=options)
-            if tokens > room:
-                continue
-        refuse_reused_ids(options.dialect, turns[start:], options.current_steps)
-        return Selection(payload, len(turns) - start, start, budget, tokens, **memory,
-                         turns=tuple(turns[start:]))
-    # Even with no turn left the request does not fit: the last one is mandatory input.
-    what = _mandatory_named(options)
-    if len(payload) > budget:
-        raise BudgetError(len(payload), budget, mandatory=what)
-    raise BudgetError(len(payload), budget, mandatory_tokens=tokens,
-                      max_tokens=options.max_tokens, reserve_tokens=options.reserve_tokens,
-                      mandatory=what)
+                      summary_bytes=size(chosen) - size(with_evidence))
+        tokens = (None if room is None else
+                  request_tokens(system, turns[start:], current, options=chosen))
+        return (chosen, request_bytes(system, turns[start:], current, options=chosen), tokens,
+                memory)
+
+    def request_fits(kept: Sequence[Turn]) -> bool:
+        chosen, payload, tokens, _ = request_from(len(turns) - len(kept))
+        return (len(payload) <= budget and not _tally(chosen, kept, current).broken()
+                and (tokens is None or tokens <= room))
+
+    start = whole_turn_rule(turns, request_fits)
+    if start is None:  # even with no turn left it does not fit: the mandatory input
+        chosen, payload, tokens, _ = request_from(len(turns))
+        what = _mandatory_named(chosen)
+        if len(payload) > budget:
+            raise BudgetError(len(payload), budget, mandatory=what)
+        raise BudgetError(len(payload), budget, mandatory_tokens=tokens,
+                          max_tokens=chosen.max_tokens, reserve_tokens=chosen.reserve_tokens,
+                          mandatory=what)
+    chosen, payload, tokens, memory = request_from(start)
+    refuse_reused_ids(chosen.dialect, turns[start:], chosen.current_steps)
+    return Selection(payload, len(turns) - start, start, budget, tokens, **memory,
+                     turns=tuple(turns[start:]))
+
+
+def whole_turn_rule(turns: Sequence[Turn], fits) -> int | None:
+    """The article's rule: start with every stored turn and drop the oldest whole turn until
+    the request fits. Returns where the kept turns start (None: not even the request without
+    turns fits). ``fits(kept)`` says whether the request with the turns ``kept`` fits."""
+    for start in range(len(turns) + 1):
+        if fits(turns[start:]):
+            return start
+    return None
 
 
 @takes_options(*SELECT)

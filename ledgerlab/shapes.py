@@ -57,6 +57,8 @@ class Shape:
     name = ""
     # Does the body carry the reply's reserve as a required ``max_tokens``?
     requires_max_tokens = False
+    # The reply's reserve when none is given (``RequestOptions.reserve_tokens``).
+    default_reserve = 0
     # Does the provider refuse empty or whitespace-only text (NON_EMPTY)?
     refuses_empty_text = False
     # Is a blank system left out of the body (where it is a field of its own)?
@@ -165,6 +167,9 @@ class AnthropicMessages(Shape):
 
     name = "anthropic-messages"
     requires_max_tokens = True
+    # max_tokens is required: without a reserve of its own a request sends 1024, the value
+    # of the Messages API's own examples (docs.anthropic.com, "Messages").
+    default_reserve = 1024
     refuses_empty_text = True
     omits_blank_system = True
     arguments_as_text = False

@@ -5,7 +5,6 @@ import inspect
 
 import pytest
 
-import ledgerlab
 from ledgerlab import (DIALECTS, CoverNotInHistory, InvalidText, Summary, Turn, check_request,
                        request_bytes,
                        select, select_reference)
@@ -69,7 +68,3 @@ def test_help_of_select_names_every_option_in_a_line():
         assert any(line.lstrip("- ").startswith(f"``{name}``") or f"``{name}``" in line
                    for line in text.splitlines()), name
     assert "options" in text
-
-
-def test_the_public_api_exports_no_console_helper():
-    assert not {"say", "shown", "printable", "run_command"} & set(ledgerlab.__all__)

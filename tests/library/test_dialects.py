@@ -294,13 +294,19 @@ def test_anthropic_system_with_facts_is_two_text_blocks_and_no_tools_key():
                                 {"role": "user", "content": "q2"}]
 
 
-@pytest.mark.parametrize("reserve", [0, -1, None, True, 1.5, "5"])
+@pytest.mark.parametrize("reserve", [0, -1, True, 1.5, "5"])
 def test_anthropic_needs_a_reserve_for_max_tokens(reserve):
-    options = {} if reserve is None else {"reserve_tokens": reserve}
+    options = {"reserve_tokens": reserve}
     with pytest.raises((ValueError, TypeError)):
         request_bytes("s", [], "q", dialect=ANTHROPIC, **options)
     with pytest.raises((ValueError, TypeError)):
         request_body("s", [], "q", dialect=ANTHROPIC, **options)
+
+
+def test_anthropic_max_tokens_defaults_to_the_documented_reserve():
+    # Issue 44: each dialect works with the defaults; Anthropic's examples send 1024.
+    assert json.loads(request_bytes("s", [], "q", dialect=ANTHROPIC))["max_tokens"] == 1024
+    assert "max_tokens" not in json.loads(request_bytes("s", [], "q"))
 
 
 def test_anthropic_max_tokens_is_the_reserve_exactly():
