@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring, encode_basestring_ascii
 from types import MappingProxyType
 
@@ -25,16 +25,17 @@ class Encoder:
     item_separator: str
     key_separator: str
     escape_line_separators: bool
+    # json's encoder with these settings, made once: json.dumps would make one per call.
+    _json: json.JSONEncoder = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_json", json.JSONEncoder(
+            ensure_ascii=self.ensure_ascii, allow_nan=False,
+            separators=(self.item_separator, self.key_separator)))
 
     def dumps(self, obj: object) -> bytes:
         """Serialize any JSON value exactly as this client would send it."""
-        text = json.dumps(
-            obj,
-            ensure_ascii=self.ensure_ascii,
-            separators=(self.item_separator, self.key_separator),
-            allow_nan=False,
-        )
-        return self.escape(text).encode("utf-8")
+        return self.escape(self._json.encode(obj)).encode("utf-8")
 
     def quote(self, text: str) -> str:
         """One JSON string literal, quotes included, as ``dumps`` writes it."""

@@ -40,7 +40,7 @@ from .memory import Summary
 from .memory_sections import (CoverNotInHistory, LazyOrder, SummaryPlan, TurnIds,
                               evidence_within_tokens, summary_order)
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
-from .request import current_messages, fragment, frame, request_bytes, sections
+from .request import fragment, frame, request_bytes, sections
 from .shapes import (SHAPES, evidence_line, message_count, question_content, refuse_reused_ids,
                      summary_line, system_text)
 from .steps import ToolResult
@@ -181,7 +181,7 @@ def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple)
     tally.add([part for part in ((current,) if isinstance(current, str) else current)
                if isinstance(part, Image)]
               + [image for step in steps if isinstance(step, ToolResult) for image in step.images],
-              len(current_messages(shape, current, steps)))
+              message_count(shape, steps=steps))
     for turn in turns:
         tally.add(turn.images + turn.result_images, message_count(shape, turn))
     return tally
@@ -427,11 +427,13 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: 
 
     Walking back, a chunk of turns is written in one ``dumps`` (Python's per-call overhead
     dominates small turns): a chunk that fits is kept, and the next is as many turns as half
-    the room left holds at the kept turns' mean size (at most twice the last: turns vary, and
-    a chunk that crosses the limit is written again); a chunk that does not fit is halved, down to one turn, which ends the walk. With a token limit or
-    ``one_by_one`` every piece is one turn (each turn is counted once)."""
+    the room left holds at the kept turns' mean size, at most twice the last (turns vary in
+    size). The first chunk that does not fit holds the cut: it is walked again one turn at a
+    time, to the first turn that does not fit. With a token limit or ``one_by_one`` every
+    piece is one turn (each turn is counted once)."""
     pieces, used, tokens, kept = [], 0, 0, 0
     end, length, separator = len(history), 1, len(encoder.item_separator)
+    chunks = count is None and not one_by_one
     while end:
         start = max(0, end - length)
         turns = history[start:end]
@@ -446,10 +448,10 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: 
             pieces.append((piece, len(turns), piece_bytes, piece_tokens))
             used, tokens, tally, end = used + piece_bytes, tokens + piece_tokens, trial, start
             kept += len(turns)
-            if count is None and not one_by_one:
+            if chunks:
                 length = max(1, min(2 * length, (room - used) * kept // (2 * used)))
         elif length > 1:
-            length //= 2  # the chunk crosses a limit: try its newer half
+            length, chunks = 1, False  # the cut is inside this chunk
         else:
             break
     return pieces
