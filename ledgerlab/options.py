@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 from .checks import check_int, check_text
 from .encoders import get_encoder
 from .memo import remembered
-from .shapes import check_dialect, refuse_for_dialect
+from .dialects import check_dialect, refuse_for_dialect
 from .tokens import check_tokenizer
 from .memory import Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools

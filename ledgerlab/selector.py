@@ -44,13 +44,13 @@ from dataclasses import dataclass, replace
 
 from .checks import check_int
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
-from .limits import RequestTally, check_budget
+from .dialects import RequestTally, check_budget
 from .memo import remembered
 from .memory import Summary
 from .memory_sections import (LazyOrder, SummaryPlan, check_ids, evidence_that_fits,
                               evidence_within_tokens, summary_order)
-from .shapes import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
-from .token_rules import TokenCount, request_basis
+from .dialects import SHAPES, evidence_line, message_count, refuse_reused_ids, summary_line
+from .dialects import TokenCount, request_basis
 from .tokens import MessageCounter, counter
 from .images import Image
 from .steps import ToolResult

@@ -50,10 +50,10 @@ from importlib.resources import files
 from .checks import check_text
 from .memo import kept_on, remembered
 from .images import Image
-from .shapes import check_dialect, lines_content
+from .dialects import check_dialect, lines_content
 from .steps import check_steps, full_rounds
-from .token_rules import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
-                          anthropic_tool_prompt, image_rule, openai_image_tokens)
+from .dialects import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
+                       anthropic_tool_prompt, image_rule, openai_image_tokens)
 from .turns import (Fact, Tool, Turn, check_fact, check_question, check_tools, fact_line,
                     facts_content)
 

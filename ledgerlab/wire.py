@@ -53,14 +53,23 @@ from .checks import check_text
 from .encoders import ENCODERS, Encoder, get_encoder
 from .memo import kept_on, remembered
 from .options import WIRE, RequestOptions, takes_options
-from .shapes import (DIALECTS, SHAPES, Shape, check_dialect, conversation, evidence_line,
-                     hole, lines_content, max_tokens_field, refuse_empty, refuse_for_dialect,
-                     summary_line, system_text, tool_entry)
+from .dialects import (DIALECTS, SHAPES, Shape, check_dialect, conversation, evidence_line,
+                       lines_content, max_tokens_field, refuse_empty, refuse_for_dialect,
+                       summary_line, system_text, tool_entry)
 from .images import Image
 from .memory import Evidence, Summary
 from .steps import full_rounds
 from .turns import (Fact, ProviderTool, Tool, Turn, check_fact, check_question, fact_line,
                     facts_content)
+
+
+def hole(name: str) -> str:
+    """A stand-in for the value called ``name`` when a writer makes a piece's template.
+
+    It serializes as ``"\\u0000name\\u0000"`` under every encoder (JSON always escapes
+    U+0000), which no real value's JSON holds where a template is made."""
+    return f"\0{name}\0"
+
 
 # A hole as the encoder writes it: a whole value (its quotes included), or inside a string.
 HOLE = re.compile(r'"\\u0000(\w+)\\u0000"|\\u0000(\w+)\\u0000')

@@ -11,7 +11,7 @@ import pytest
 from ledgerlab import (ENCODERS, BudgetError, DIALECTS, Evidence, Image, InvalidText, InvalidTurn, Summary,
                        Tool, ToolCall, ToolResult, Turn, select)
 from ledgerlab.memo import remembered
-from ledgerlab.shapes import evidence_line, summary_line
+from ledgerlab.dialects import evidence_line, summary_line
 from ledgerlab.wire import request_writer
 
 SYSTEM, CURRENT = "Answer from the tools.", "And now? 🙂"
