@@ -30,15 +30,13 @@ from .checks import InvalidText, InvalidTurn, check_text, utf16_units
 from .documents import Document
 from .encoders import ENCODERS, get_encoder
 from .images import Image
-from .limits import LIMITS, ProviderLimitError
+from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError, TokenCount,
+                       check_request)
 from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
-from .rules import InvalidRequest, check_request
 from .memory_sections import CoverNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
                        select_reference, whole_turn_rule)
-from .shapes import DIALECTS
-from .token_rules import TokenCount
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .steps import AssistantText, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line

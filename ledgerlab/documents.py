@@ -2,9 +2,10 @@
 
 All three dialects take a PDF as base64 inside the body: Anthropic as a ``document``
 block, OpenAI Chat as a ``file`` part, the Responses API as an ``input_file`` part
-(``ledgerlab.shapes`` writes each). PDF is the one type all three take that way (OpenAI
-Chat takes PDF only; Anthropic's base64 ``document`` source is ``application/pdf``), so it
-is the one ``Document`` accepts. Its limits (pages, request size) are in ``ledgerlab.limits``.
+(each dialect's module of ``ledgerlab.dialects`` writes its own). PDF is the one type all
+three take that way (OpenAI Chat takes PDF only; Anthropic's base64 ``document`` source is
+``application/pdf``), so it is the one ``Document`` accepts. Its limits (pages, request
+size) are in each dialect's ``LIMITS`` (``ledgerlab.dialects``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from operator import not_
 
 from .checks import id_tag
 from .memory import Summary
-from .shapes import evidence_line, summary_line
+from .dialects import evidence_line, summary_line
 from .tokens import MessageCounter
 from .turns import Turn
 

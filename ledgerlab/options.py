@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 
 from .checks import check_int, check_text
 from .encoders import get_encoder
-from .shapes import SHAPES, check_dialect, refuse_for_dialect
+from .dialects import SHAPES, check_dialect, refuse_for_dialect
 from .tokens import check_tokenizer
 from .memory import Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
@@ -37,7 +37,7 @@ class RequestOptions:
 
     model: str = DEFAULT_MODEL
     """The body's ``model`` field; in ``anthropic-messages`` it also picks the tool-use system
-    prompt that tools add to the token count (``token_rules.ANTHROPIC_TOOL_PROMPT``)."""
+    prompt that tools add to the token count (``dialects.anthropic.ANTHROPIC_TOOL_PROMPT``)."""
     encoder: str = "gson"
     """How the body is serialized: a name in ``ENCODERS`` (the Java reference's gson,
     httpx's or requests' ``json=``)."""
@@ -71,7 +71,7 @@ class RequestOptions:
     reserve_tokens: int | None = None
     """Tokens kept for the reply: within ``max_tokens``, and Anthropic's required
     ``max_tokens`` field. None: the dialect's default (0 in OpenAI's dialects; 1024 in
-    ``anthropic-messages``, whose body requires it: ``shapes.AnthropicMessages``)."""
+    ``anthropic-messages``, whose body requires it: ``dialects.anthropic``)."""
     max_tokens: int | None = None
     """A token limit the request and the reserve must fit (None: bytes only)."""
     tokenizer: str = "o200k_base"

@@ -1,6 +1,6 @@
 """The request: its body as an object, and the exact bytes a client writes of it.
 
-``request_body`` builds the body from the dialect's pieces (``ledgerlab.shapes``);
+``request_body`` builds the body from the dialect's pieces (``ledgerlab.dialects``);
 ``request_bytes`` is the encoder's ``dumps`` of it (``ledgerlab.encoders``): the one writer.
 Budgets are counted in those bytes.
 
@@ -9,7 +9,7 @@ body is the bytes before its stored turns, each turn's messages as the encoder w
 (``fragment``), and the bytes after, joined by the encoder's item separator: a ``Frame``.
 Sizes add up, so "does it fit" is a sum.
 
-Three dialects, as the providers document them (``ledgerlab.shapes`` has their pieces):
+Three dialects, as the providers document them (``ledgerlab.dialects``, one module each):
 ``"openai-chat"`` (the default, the article's shape), ``"anthropic-messages"`` (``system``
 and the required ``max_tokens`` are fields) and ``"openai-responses"`` (``instructions``
 and ``input`` items). Memory (facts, evidence, summaries) is a section each, after the
@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from .checks import check_text
 from .encoders import Encoder, get_encoder
 from .options import WIRE, RequestOptions, takes_options
-from .shapes import (SHAPES, Shape, evidence_line, lines_content, max_tokens_field,
-                     question_content, refuse_empty, refuse_for_dialect, round_messages,
-                     summary_line, system_text, tool_entry)
+from .dialects import (SHAPES, Shape, evidence_line, lines_content, max_tokens_field,
+                       refuse_for_dialect, summary_line, system_text, tool_entry)
+from .images import Image
+from .steps import ToolCall, full_rounds
 from .turns import Fact, Turn, check_question, facts_content
 
 
@@ -38,19 +39,58 @@ def turn_messages(shape: Shape, turn: Turn) -> list[dict]:
     if not isinstance(turn, Turn):
         raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
     if shape.refuses_empty_text:
-        refuse_empty(turn.question, turn.answer)
+        shape.refuse_blank(turn.question, turn.answer)
+    rounds = ()
     if turn.steps:
-        refuse_for_dialect(shape.name, turn.steps, rounds=turn.full_rounds)
+        rounds = turn.full_rounds
+        refuse_for_dialect(shape.name, turn.steps, rounds=rounds)
     return [shape.user(question_content(shape, turn.question)),
-            *round_messages(shape, turn.steps), shape.answer(turn.answer)]
+            *round_messages(shape, rounds), shape.answer(turn.answer)]
 
 
 def current_messages(shape: Shape, current: str | tuple, current_steps: tuple) -> list[dict]:
     """The current question and the tool rounds of the turn in progress."""
     question = check_question(current, "current question")
     if shape.refuses_empty_text:
-        refuse_empty(question)
-    return [shape.user(question_content(shape, question)), *round_messages(shape, current_steps)]
+        shape.refuse_blank(question)
+    return [shape.user(question_content(shape, question)),
+            *round_messages(shape, full_rounds(current_steps))]
+
+
+def arguments(shape: Shape, call: ToolCall) -> object:
+    """A call's arguments as the dialect sends them: the JSON text or the object."""
+    return call.arguments if shape.arguments_as_text else call.input
+
+
+def question_content(shape: Shape, question: str | tuple) -> object:
+    """A question as a user message's content: its text, or its parts as content blocks."""
+    if isinstance(question, str):
+        return question
+    return [part_piece(shape, part) for part in question]
+
+
+def part_piece(shape: Shape, part) -> dict:
+    """A part of a question or of a result: a text, an image or a document."""
+    if isinstance(part, str):
+        return shape.text(part)
+    if isinstance(part, Image):
+        return shape.image(part.media_type, part.base64)
+    return shape.document(part.media_type, part.base64, part.filename)
+
+
+def round_messages(shape: Shape, rounds: tuple) -> list[dict]:
+    """The messages of tool rounds (``Round``s): each round's reasoning (its own dialect's,
+    as given; another dialect's are left out), its text, its calls, then the results that
+    answer them."""
+    messages = []
+    for round_ in rounds:
+        messages.extend(shape.round(
+            [shape.call(call.id, call.name, arguments(shape, call)) for call in round_.calls],
+            [shape.result(answer.call_id, question_content(shape, answer.content),
+                          answer.is_error) for answer in round_.results],
+            [item.as_dict for item in round_.reasoning if item.dialect == shape.name],
+            None if round_.text is None else round_.text.text))
+    return messages
 
 
 def sections(options: RequestOptions) -> tuple[str | None, str | None, str | None]:

@@ -8,7 +8,7 @@ the history is never changed, and if the mandatory part alone does not fit, Budg
 
 "Fits" means every limit holds: the byte budget; with ``max_tokens``, the token limit
 less ``reserve_tokens`` (counted by ``ledgerlab.tokens``, an estimate); and the provider's
-documented counts (``ledgerlab.limits``: images, messages).
+documented counts (each dialect's ``LIMITS``: images, messages).
 
 Memory comes before the turns, in precedence, each section under its own cap: the facts
 (the longest prefix of them that fits ``max_fact_bytes`` and what the mandatory part
@@ -33,18 +33,17 @@ from copy import copy
 from dataclasses import dataclass, field, replace
 
 from .checks import check_int
+from .dialects import (SHAPES, RequestTally, TokenCount, check_budget, evidence_line,
+                       message_count, refuse_reused_ids, request_basis, summary_line,
+                       system_text)
 from .encoders import get_encoder
 from .images import Image
-from .limits import RequestTally, check_budget
 from .memory import Summary
 from .memory_sections import (CoverNotInHistory, LazyOrder, SummaryPlan, TurnIds,
                               evidence_within_tokens, summary_order)
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
-from .request import fragment, frame, request_bytes, sections
-from .shapes import (SHAPES, evidence_line, message_count, question_content, refuse_reused_ids,
-                     summary_line, system_text)
+from .request import fragment, frame, question_content, request_bytes, sections
 from .steps import ToolResult
-from .token_rules import TokenCount, request_basis
 from .tokens import MessageCounter, counter
 from .turns import Fact, Turn, check_fact, check_question, fact_line
 
@@ -144,7 +143,7 @@ def _token_limit(options: RequestOptions) -> int | None:
 
 def _labelled(tokens: int, options: RequestOptions) -> TokenCount:
     """A request's count, labelled: every count of a request is an estimate (why, by
-    dialect: ``token_rules.request_basis``)."""
+    dialect: ``dialects.request_basis``)."""
     return TokenCount(tokens, exact=False, basis=request_basis(options.dialect, options.tokenizer))
 
 
@@ -189,7 +188,7 @@ def _tally(options: RequestOptions, turns: Sequence[Turn], current: str | tuple)
 
 def _provider_limits(options: RequestOptions, budget: int, current: str | tuple) -> RequestTally:
     """The mandatory input's tally; ProviderLimitError if the budget or that input alone is
-    over a limit of the provider (``ledgerlab.limits``)."""
+    over a limit of the provider (its dialect's ``LIMITS``)."""
     check_budget(options.dialect, budget)
     tally = _tally(options, (), check_question(current, "current"))
     error = tally.broken()

@@ -21,7 +21,7 @@ from .checks import InvalidText, InvalidTurn, check_id, check_text, id_tag
 from .images import Image
 
 # The widest of the providers' patterns for a tool's name (Anthropic's; OpenAI's allows 64
-# characters, which a request in its dialect checks: ``ledgerlab.limits``).
+# characters, which a request in its dialect checks: ``ledgerlab.dialects``).
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 

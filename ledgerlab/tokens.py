@@ -10,7 +10,7 @@ body that goes over the wire; a token count says nothing about it. (A whole
 request's count, ``request_tokens``, is in ``selector``, beside the budgets.)
 
 What is exact and what is an estimate (each count says so: ``TokenCount``, in
-``token_rules``, with the providers' rules and their sources):
+``ledgerlab.dialects``, with the providers' rules and their sources):
 
 - a text's own tokens (``text_tokens``): exact, tiktoken's encoding of it;
 - text messages: the cookbook's rule, which it checks against the API on gpt-4o,
@@ -49,10 +49,10 @@ from importlib.resources import files
 
 from .checks import check_text
 from .images import Image
-from .shapes import check_dialect, lines_content
+from .dialects import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
+                       anthropic_tool_prompt, check_dialect, image_rule, lines_content,
+                       openai_image_tokens)
 from .steps import check_steps, full_rounds
-from .token_rules import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
-                          anthropic_tool_prompt, image_rule, openai_image_tokens)
 from .turns import (Fact, Tool, Turn, check_fact, check_question, check_tools, fact_line,
                     facts_content)
 
@@ -278,7 +278,7 @@ class MessageCounter:
 
     def tool_prompt(self, tools: Sequence[Tool], model: str | None) -> int:
         """The system prompt a provider adds when a request has tools: Anthropic's (its
-        pricing table, ``token_rules``); OpenAI documents none apart from the tools' own."""
+        pricing table, ``dialects.anthropic``); OpenAI documents none apart from the tools' own."""
         return anthropic_tool_prompt(model) if tools and self.dialect == ANTHROPIC else 0
 
     def question(self, question: str | tuple) -> int:
@@ -398,7 +398,7 @@ def image_tokens(image: Image, dialect: str = "openai-chat", *,
       another. Scaled down (never up) to fit 2048x2048, then so that its shortest side is at
       most 768 px; then 85 tokens and 170 for each 512-px tile it covers. The guide's own
       examples: 1024x1024 is 765 tokens, 2048x4096 is 1105. The guide gives those figures for
-      GPT-4o, GPT-4.1 and GPT-4.5; other models differ (``token_rules.OPENAI_TILE_TOKENS``:
+      GPT-4o, GPT-4.1 and GPT-4.5; other models differ (``dialects.openai_chat.OPENAI_TILE_TOKENS``:
       gpt-4o-mini, o1, o3, gpt-5 ...; gpt-4.1-mini, gpt-4.1-nano and o4-mini count 32-px
       patches instead). A ``model`` the guide does not name is a ValueError, not a guess.
     - Anthropic (``anthropic-messages``): its vision guide's width x height / 750, after
@@ -423,7 +423,7 @@ def tool_tokens(tools: Sequence[Tool], *, tokenizer: str = "o200k_base",
                 dialect: str = "openai-chat", model: str | None = None) -> TokenCount:
     """The tool schemas' tokens by the cookbook's ``num_tokens_for_tools``: an estimate. In
     ``anthropic-messages`` with at least one tool, Anthropic's tool-use system prompt for
-    ``model`` is added (``token_rules.ANTHROPIC_TOOL_PROMPT``)."""
+    ``model`` is added (``dialects.anthropic.ANTHROPIC_TOOL_PROMPT``)."""
     count = counter(check_tokenizer(tokenizer), check_dialect(dialect))
     tools = check_tools(tools)
     return TokenCount(count.tools(tools) + count.tool_prompt(tools, model), exact=False,

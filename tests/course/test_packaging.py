@@ -1,6 +1,7 @@
 """The set-up a new user relies on: dependencies listed alike, a Binder that builds, a
 light import; and the layers kept apart: the library never imports the course, the quizzes
-draw nothing, no module is long, no notebook reaches a private module."""
+draw nothing, the dialects build on the bottom layers only, no notebook reaches a private
+module."""
 
 import ast
 import json
@@ -260,8 +261,9 @@ def test_no_import_cycle_anywhere():
 
 
 def test_the_journal_knows_nothing_of_requests():
-    graph, request = import_graph(), {"ledgerlab.shapes", "ledgerlab.options", "ledgerlab.wire",
-                                      "ledgerlab.selector", "ledgerlab.rules", "ledgerlab.tokens"}
+    request = {"ledgerlab.options", "ledgerlab.wire", "ledgerlab.selector", "ledgerlab.tokens"}
+    graph = import_graph()
+    request |= {name for name in graph if name.split(".")[:2] == ["ledgerlab", "dialects"]}
     for name in (name for name in graph if name.startswith("ledgerlab.journal")):
         reached, todo = set(), [name]
         while todo:
@@ -269,6 +271,18 @@ def test_the_journal_knows_nothing_of_requests():
                 reached.add(target)
                 todo.append(target)
         assert not reached & request, f"{name} reaches {sorted(reached & request)}"
+
+
+def test_the_dialects_build_on_the_bottom_layers_only():
+    """A dialect's contract is data and checks: it imports the values it writes and their
+    checks, never the writer, the selector, the token counter, the options or the journal."""
+    bottom = {f"ledgerlab.{name}" for name in ("turns", "steps", "images", "documents", "memory",
+                                               "checks", "encoders")}
+    for name, targets in import_graph().items():
+        if name.split(".")[:2] == ["ledgerlab", "dialects"]:
+            above = {target for target in targets if target.split(".")[:2] != [
+                "ledgerlab", "dialects"]} - bottom
+            assert not above, f"{name} imports {sorted(above)}"
 
 
 def test_a_cycle_is_found():

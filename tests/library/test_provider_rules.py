@@ -14,7 +14,7 @@ import pytest
 from ledgerlab import (LIMITS, Fact, Image, InvalidRequest, InvalidTurn, ProviderLimitError,
                        ProviderTool, Tool, ToolCall, ToolResult, Turn, check_request,
                        request_body, request_bytes, select, select_reference)
-from ledgerlab.rules import RULES
+from ledgerlab.dialects import RULES
 from test_rich_steps import RULES_TESTED as RICH_RULES_TESTED
 from test_rules import BROKEN
 

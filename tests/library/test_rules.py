@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 
 from ledgerlab import ENCODERS, InvalidRequest, check_request, request_bytes
-from ledgerlab.rules import RULES
+from ledgerlab.dialects import RULES
 from test_dialects import RICH, requests_
 
 S = "SECRETrq4"  # in every text and id of the bodies below; never in an error

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from ledgerlab import (ProviderTool, Selection, TokenCount, Tool, Turn, byte_breakdown,
                        image_tokens, request_bytes, request_tokens, select, select_reference,
                        text_tokens, tool_tokens)
-from ledgerlab.token_rules import (ANTHROPIC_TOOL_PROMPT, anthropic_image_tokens,
-                                   anthropic_tool_prompt, openai_image_tokens, request_basis)
+from ledgerlab.dialects import (ANTHROPIC_TOOL_PROMPT, anthropic_image_tokens,
+                                anthropic_tool_prompt, openai_image_tokens, request_basis)
 from test_image_tokens import sized
 from tiers import examples
 

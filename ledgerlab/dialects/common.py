@@ -1,0 +1,497 @@
+"""What a dialect is, and what every dialect shares.
+
+A dialect is a ``Shape``: one method per piece of a request, returning that piece as a JSON
+object (the body around the messages, a user message and its parts, a document, a tool
+call, its result, a round of them with its reasoning and text, the final answer, a tool's
+entry); its rules (``check``, and the hooks ``check_request``'s shared checks call); its
+documented limits (``limits``, each ``Limit`` with its source); its rules' words (``rules``,
+``wording``); and its token rules (``image_tokens``, ``token_basis``). Each dialect's module
+(``openai_chat``, ``anthropic``, ``openai_responses``) defines its subclass and its tables;
+``ledgerlab.dialects`` registers them (``register``), which fills the tables here that name a
+dialect's limits, wording and rules by its name.
+
+Shared by every dialect, here:
+
+- ``Limit``, ``limit``, ``ProviderLimitError``, ``check_budget`` and ``RequestTally``: a
+  provider's documented limits, and a request held to them (MB is 10**6 bytes). A limit that
+  depends on the model (Anthropic's 600 images for some models, context sizes) is not in a
+  table: the value is the one every model of the dialect takes;
+- ``RULES`` (the rules more than one dialect has; each dialect adds its own), ``WORDING``,
+  ``InvalidRequest`` and the checks of a call's id and a tool's name;
+- ``TokenCount``: a token count that says whether it is exact, and by which rules;
+- what every dialect refuses before a body is built (``refuse_for_dialect``,
+  ``refuse_reused_ids``); ``ledgerlab.request`` builds the body from the pieces.
+
+A round's ``Reasoning`` goes, as given, into the requests of its own dialect and no other.
+Memory beyond the facts has its own sections, after the facts and
+before the turns, in every dialect where the facts go: the evidence (``evidence_line``:
+``[source: where] text``), then the summaries (``summary_line``: ``[turns: id, id] text``),
+oldest first, so they sit next to the turns they stand for and the order stays
+chronological. A request without them is the same bytes as before they existed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..checks import InvalidTurn, id_tag
+from ..memory import Evidence, Summary
+from ..steps import full_rounds
+from ..turns import ProviderTool, ToolCall, ToolResult, Turn
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One documented value and where it is documented (None: the provider documents none)."""
+
+    value: object
+    source: str
+
+
+# The image media types all three dialects take (each table gives its own source).
+MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+PDF = "application/pdf"
+DATA_URL = re.compile(r"data:([^;,]*);base64,(.*)", re.DOTALL)
+
+
+def data_url(url: object) -> tuple[str | None, str | None]:
+    """A data URL's (media type, base64 data); (None, None) for another URL or none."""
+    found = DATA_URL.fullmatch(url) if isinstance(url, str) else None
+    return (found[1], found[2]) if found else (None, None)
+
+
+class Shape:
+    """One dialect: its pieces, its rules, its limits and its token rules. The defaults are
+    what the dialects share."""
+
+    name = ""
+    # Its documented limits (its ``LIMITS`` entry), the rules only it has (keyed as in
+    # ``RULES``), and its provider's own words for a rule where they differ from RULES'.
+    limits: dict[str, Limit] = {}
+    rules: dict[str, str] = {}
+    wording: dict[str, str] = {}
+    # What a request's token count in this dialect rests on ({tokenizer}: its name).
+    token_basis = ""
+    # Where the body holds its conversation.
+    conversation_key = "messages"
+    # Does the body carry the reply's reserve as a required ``max_tokens``?
+    requires_max_tokens = False
+    # The reply's reserve when none is given (``RequestOptions.reserve_tokens``).
+    default_reserve = 0
+    # Does the provider refuse empty or whitespace-only text (``refuse_blank`` refuses it)?
+    refuses_empty_text = False
+    # Is a blank system left out of the body (where it is a field of its own)?
+    omits_blank_system = False
+    # Are a call's arguments sent as their JSON text (else as the object, ``call.input``)?
+    arguments_as_text = True
+    # May a tool result's content hold images?
+    result_images = True
+    # Does a tool result block hold parts of its own (images and documents checked there too)?
+    nests_result_parts = False
+    # Over this many images, the limit ``image_side_many`` applies (None: no such rule).
+    many_images: int | None = None
+
+    # --- The body's pieces ---------------------------------------------------------------
+
+    def body(self, model, max_tokens, system, facts, messages: list, tools: list,
+             evidence=None, summaries=None) -> dict:
+        """The whole request: ``facts``, ``evidence`` and ``summaries`` are each section's
+        text or None, ``messages`` the conversation after the system's part, ``tools`` the
+        tools' entries (none: no key). ``system`` is None where ``system_text`` leaves a
+        blank system out."""
+        raise NotImplementedError
+
+    def system(self, text) -> object:
+        """The system's part of the body (what ``byte_breakdown`` counts as the system)."""
+        raise NotImplementedError
+
+    def user(self, content) -> dict:
+        """A user message: ``content`` is the question's text or its list of parts."""
+        return {"role": "user", "content": content}
+
+    def answer(self, text) -> dict:
+        """The assistant's final answer of a turn."""
+        return {"role": "assistant", "content": text}
+
+    def text(self, text) -> dict:
+        """A text part of a question (or of a tool result)."""
+        return {"type": "text", "text": text}
+
+    def image(self, media_type, data) -> dict:
+        """An image part of a question (or of a tool result); ``data`` is its base64."""
+        raise NotImplementedError
+
+    def document(self, media_type, data, filename=None) -> dict:
+        """A document (PDF) part of a question; ``data`` is its base64, ``filename`` None
+        where it has none."""
+        raise NotImplementedError
+
+    def call(self, id, name, arguments) -> dict:
+        """One tool call; ``arguments`` is ``call.arguments`` or ``call.input`` (see
+        ``arguments_as_text``)."""
+        raise NotImplementedError
+
+    def result(self, call_id, content, is_error=False) -> dict:
+        """What a tool returned for one call: ``content`` its text or its list of parts."""
+        raise NotImplementedError
+
+    def round(self, calls: list, results: list, reasoning: Sequence = (), text=None) -> list:
+        """The messages (or items) of one round: its reasoning items (this dialect's, as
+        given), its text beside the calls (None: none), its calls, then its results."""
+        raise NotImplementedError
+
+    def tool(self, name, description, schema) -> dict:
+        """A tool's entry in the tools array; ``schema`` is its parameters' object."""
+        raise NotImplementedError
+
+    # --- Its rules -----------------------------------------------------------------------
+
+    def check(self, body: dict, messages: list[dict]) -> None:
+        """InvalidRequest for the first of this dialect's own rules the body breaks
+        (``messages``: its conversation); ``check_request`` then runs the shared checks."""
+        raise NotImplementedError
+
+    def function_tool(self, tool: dict) -> tuple[object, object] | None:
+        """A function tool's (name, schema) in this dialect's shape; None for a provider's
+        own tool type, which passes untouched; InvalidRequest ("tools") for neither."""
+        raise NotImplementedError
+
+    def image_data(self, part: dict) -> tuple[str | None, str | None] | None:
+        """An image part's (media type, base64 data), (None, None) where its bytes are not
+        in the body (a URL, a file id); None for a part that is not an image."""
+        raise NotImplementedError
+
+    def document_data(self, part: dict, index: int) -> str | None:
+        """A document part's base64 data to check, None where there is none (not a
+        document, or not inline); InvalidRequest ("document") for one of a wrong shape."""
+        raise NotImplementedError
+
+    def refuse_blank(self, question: str | tuple, answer: str = "-") -> None:
+        """InvalidText if the provider refuses a question, a text part or an answer this
+        empty (where ``refuses_empty_text``); nothing by default."""
+
+    # --- Its token rules -----------------------------------------------------------------
+
+    def image_tokens(self, width: int, height: int) -> int:
+        """An image's tokens by this provider's documented rule."""
+        raise NotImplementedError
+
+
+# --- The registry's tables: ``ledgerlab.dialects`` registers each dialect once ------------
+
+SHAPES: dict[str, Shape] = {}
+LIMITS: dict[str, dict[str, Limit]] = {}
+# Each dialect's own words for a rule, where they differ from RULES' (API error texts
+# quoted in issue threads, or the provider's documentation).
+WORDING: dict[str, dict[str, str]] = {}
+# The rules, keyed: what each asks, in the providers' words where they are known. These are
+# the rules of more than one dialect; each dialect's module adds the rules only it has.
+RULES = {
+    "body": "the body must be one JSON object with a model and a non-empty messages array",
+    "role": "each message's role must be one the API knows for its place",
+    "tools": "each tool must be an object of the dialect's shape with a name",
+    "call-id": "each tool call needs its id, a string",
+    "tool-call-id": "each tool result needs the id of the call it answers, a string",
+    "call-id-pattern": "a tool call's id must match the dialect's pattern",
+    "call-id-length": "a tool call's id must be at most the dialect's length",
+    "call-id-unique": "a tool call's id must appear once",
+    "schema-object": "a tool's parameters must be a JSON Schema of type object",
+    "tool-name": "a tool's name must match the dialect's pattern",
+    "tool-names-unique": "tool names must be unique",
+    "arguments": "a call's arguments must be what the dialect sends",
+    "block-type": "each content block or part must be of a type the API knows",
+    "media-type": "an image's media type must be one the provider lists",
+    "too-large": "the request body must be within the provider's size limit",
+    "too-many-messages": "the messages must be within the provider's count",
+    "too-many-images": "the images must be within the provider's count",
+    "image-bytes": "the images' bytes must be within the provider's limit",
+    "image-size": "each image's sides must be within the provider's pixel limit",
+    "too-many-tools": "the tools must be within the provider's count",
+    "result-content": "a tool result's content must be text, or the part types the dialect "
+                      "takes in a result",
+    "document": "a document must be a base64 PDF (application/pdf) of the dialect's shape",
+    "reasoning-shape": ("a reasoning item must keep the fields the provider returned: a "
+                        "thinking block its thinking and signature, a redacted_thinking "
+                        "block its data, a reasoning item its id"),
+}
+
+
+def register(shape: Shape) -> None:
+    """Name a dialect: its shape, its limits, its wording, and the rules only it has."""
+    if shape.name in SHAPES or RULES.keys() & shape.rules.keys():
+        raise ValueError(f"{shape.name} is registered, or names a rule already named")
+    SHAPES[shape.name] = shape
+    LIMITS[shape.name] = shape.limits
+    WORDING[shape.name] = shape.wording
+    RULES.update(shape.rules)
+
+
+# --- Limits ------------------------------------------------------------------------------
+
+def limit(dialect: str, name: str) -> object:
+    """The value of ``name`` for ``dialect`` (None: not documented)."""
+    return LIMITS[dialect][name].value
+
+
+class ProviderLimitError(ValueError):
+    """A request would break a provider's documented limit: ``limit`` names it (a key of
+    ``LIMITS``), ``value`` is what the request has, ``allowed`` the provider's value."""
+
+    def __init__(self, dialect: str, name: str, value: int, what: str = "") -> None:
+        self.dialect, self.limit, self.value = dialect, name, value
+        self.allowed = limit(dialect, name)
+        what = what or name.replace("_", " ")
+        super().__init__(f"{dialect} allows at most {self.allowed} {what}, got {value} "
+                         f"({LIMITS[dialect][name].source})")
+
+
+def check_budget(dialect: str, budget: int) -> int:
+    """``budget`` if the provider's body limit allows it, else ProviderLimitError with both."""
+    body = limit(dialect, "body_bytes")
+    if body is not None and budget > body:
+        raise ProviderLimitError(dialect, "body_bytes", budget,
+                                 "bytes in a request body, but the budget asks for")
+    return budget
+
+
+def name_pattern(dialect: str, name: str) -> re.Pattern | None:
+    """The compiled pattern ``name`` of ``dialect`` (None: none documented)."""
+    pattern = limit(dialect, name)
+    return None if pattern is None else _compiled(pattern)
+
+
+_PATTERNS: dict[str, re.Pattern] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern:
+    if pattern not in _PATTERNS:
+        _PATTERNS[pattern] = re.compile(pattern)
+    return _PATTERNS[pattern]
+
+
+class RequestTally:
+    """The images and messages a request holds so far, against ``dialect``'s limits.
+
+    ``add`` counts more; ``within`` says whether every limit still holds. Counts only grow,
+    so once a limit breaks, more of the same cannot mend it."""
+
+    def __init__(self, dialect: str) -> None:
+        self.dialect = dialect
+        self.max_images, self.max_image_bytes = limit(dialect, "images"), limit(dialect,
+                                                                             "image_bytes")
+        self.side, self.side_many = limit(dialect, "image_side"), limit(dialect,
+                                                                        "image_side_many")
+        self.many = SHAPES[dialect].many_images
+        self.max_messages = limit(dialect, "messages")
+        self.images = self.image_bytes = self.longest_side = self.messages = 0
+
+    def add(self, images=(), messages: int = 0) -> None:
+        for image in images:
+            self.images += 1
+            self.image_bytes += len(image.data)
+            self.longest_side = max(self.longest_side, image.width, image.height)
+        self.messages += messages
+
+    def broken(self) -> ProviderLimitError | None:
+        """The first limit the counts break, as the error to raise; None if none."""
+        dialect = self.dialect
+        if self.max_messages is not None and self.messages > self.max_messages:
+            return ProviderLimitError(dialect, "messages", self.messages, "messages")
+        if self.max_images is not None and self.images > self.max_images:
+            return ProviderLimitError(dialect, "images", self.images, "images")
+        if self.max_image_bytes is not None and self.image_bytes > self.max_image_bytes:
+            return ProviderLimitError(dialect, "image_bytes", self.image_bytes,
+                                      "bytes of images")
+        if self.side is not None and self.longest_side > self.side:
+            return ProviderLimitError(dialect, "image_side", self.longest_side,
+                                      "pixels on an image's side")
+        if (self.side_many is not None and self.images > self.many
+                and self.longest_side > self.side_many):
+            return ProviderLimitError(dialect, "image_side_many", self.longest_side,
+                                      f"pixels on an image's side with over {self.many} "
+                                      f"images")
+        return None
+
+
+# --- Rules -------------------------------------------------------------------------------
+
+class InvalidRequest(ValueError):
+    """A request body breaks a provider's rule: ``rule`` is its key in RULES, ``index``
+    the message at fault (or the tool, for a tool's rule; None when the fault is not in
+    one), ``wording`` the provider's own words for it."""
+
+    def __init__(self, rule: str, index: int | None = None, detail: str = "",
+                 dialect: str | None = None, item: str = "message") -> None:
+        self.rule, self.index = rule, index
+        self.wording = WORDING.get(dialect, {}).get(rule, RULES[rule])
+        where = "" if index is None else f" ({item} {index})"
+        more = f"; {detail}" if detail else ""
+        words = "" if self.wording == RULES[rule] else f" (the API: {self.wording})"
+        super().__init__(f"{rule}{where}: {RULES[rule]}{words}{more}")
+
+
+def known(kind: object, kinds: set[str]) -> bool:
+    return isinstance(kind, str) and kind in kinds
+
+
+def check_call_id(call_id: object, index: int, dialect: str) -> None:
+    """The id of a call: present, a string, of the dialect's pattern and length."""
+    if not isinstance(call_id, str) or not call_id:
+        raise InvalidRequest("call-id", index, dialect=dialect)
+    pattern, length = name_pattern(dialect, "call_id_pattern"), limit(dialect, "call_id_length")
+    if pattern is not None and not pattern.fullmatch(call_id):
+        raise InvalidRequest("call-id-pattern", index, dialect=dialect)
+    if length is not None and len(call_id) > length:
+        raise InvalidRequest("call-id-length", index, f"{len(call_id)} characters",
+                             dialect=dialect)
+
+
+def check_call_name(name: object, index: int | None, dialect: str,
+                    item: str = "message") -> None:
+    if not isinstance(name, str) or not name_pattern(dialect, "tool_name").fullmatch(name):
+        raise InvalidRequest("tool-name", index, dialect=dialect, item=item)
+
+
+# --- Token counts ------------------------------------------------------------------------
+
+class TokenCount(int):
+    """A token count: an ``int`` that says whether it is ``exact`` and its ``basis``, the
+    rules it was counted by. Its repr is the number's, so it prints as before.
+
+    Only a text's own tokens under a tiktoken encoding are exact (``text_tokens``); every
+    count of a request is an estimate, because each provider says its own rules are: OpenAI's
+    cookbook ("How to count tokens with tiktoken") checks its message rule against the API
+    and still calls its counts "an estimate, not a timeless guarantee"; Anthropic's
+    tokenizer is not published, and its guides give image and tool figures as
+    approximations."""
+
+    exact: bool
+    basis: str
+
+    def __new__(cls, value: int, *, exact: bool, basis: str) -> TokenCount:
+        count = super().__new__(cls, value)
+        count.exact, count.basis = exact, basis
+        return count
+
+    def __getnewargs_ex__(self):  # copy and pickle keep the label
+        return (int(self),), {"exact": self.exact, "basis": self.basis}
+
+
+# --- A request's messages, built from a shape's pieces -------------------------------------
+
+def sections(*texts) -> list:
+    """The sections after the system's part that a request has (each text, or None: none)."""
+    return [text for text in texts if text is not None]
+
+
+def evidence_line(evidence: Evidence) -> str:
+    """How one evidence item reads in its section: its source, then its text."""
+    return f"[source: {evidence.source}] {evidence.text}"
+
+
+def summary_line(summary: Summary) -> str:
+    """How one summary reads in its section: the ids of the turns it covers, then its text."""
+    return f"[turns: {', '.join(summary.covers)}] {summary.text}"
+
+
+def lines_content(lines) -> str:
+    """A section's text: its lines joined by newlines (as the facts' are)."""
+    return "\n".join(lines)
+
+
+def system_text(shape: Shape, system: str) -> str | None:
+    """The system as the body carries it: None (left out) where the dialect leaves a blank
+    system out (Anthropic refuses empty text; the Responses API's instructions are
+    optional) and it is empty or only whitespace."""
+    return None if shape.omits_blank_system and not system.strip() else system
+
+
+def tool_entry(shape: Shape, tool) -> dict:
+    """A tool's entry in the tools array: a ProviderTool's own, else the shape's."""
+    if isinstance(tool, ProviderTool):
+        return tool.as_dict
+    return shape.tool(tool.name, tool.description, tool.schema)
+
+
+def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = (),
+                       rounds: tuple | None = None) -> None:
+    """InvalidTurn if a call or a tool breaks a rule of ``dialect`` (its ``LIMITS``: its
+    call id pattern and length, its tool name pattern, calls per message, tools per
+    request, a provider tool of another dialect) or a result holds what the dialect does
+    not take (an image where results are text; a blank text part where text must not be
+    blank), so that no body of it is built. ``rounds`` are the steps' ``full_rounds``
+    where the caller has them."""
+    shape = SHAPES[dialect]
+    for step in steps:
+        if type(step) is ToolResult and type(step.content) is tuple:
+            if step.images and not shape.result_images:
+                raise InvalidTurn(f"{dialect} refuses an image in a tool result (its tool "
+                                  f"results are text): result {id_tag(step.call_id)}")
+            if shape.refuses_empty_text:
+                shape.refuse_blank(step.content)
+    id_pattern, id_length = name_pattern(dialect, "call_id_pattern"), limit(dialect,
+                                                                         "call_id_length")
+    names, most_calls = name_pattern(dialect, "tool_name"), limit(dialect, "calls_per_message")
+    for round_ in full_rounds(steps) if rounds is None else rounds:
+        calls = round_.calls
+        if most_calls is not None and len(calls) > most_calls:
+            raise ProviderLimitError(dialect, "calls_per_message", len(calls),
+                                     "tool calls in one message")
+        for call in calls:
+            if id_pattern is not None and not id_pattern.fullmatch(call.id):
+                raise InvalidTurn(f"{dialect} refuses call id {id_tag(call.id)}: it must "
+                                  f"match ^{id_pattern.pattern}$")
+            if id_length is not None and len(call.id) > id_length:
+                raise InvalidTurn(f"{dialect} refuses call id {id_tag(call.id)}: "
+                                  f"{len(call.id)} characters, at most {id_length}")
+            if not names.fullmatch(call.name):
+                raise InvalidTurn(f"{dialect} refuses a tool name of {len(call.name)} "
+                                  f"characters: it must match ^{names.pattern}$")
+    most_tools = limit(dialect, "tools")
+    if most_tools is not None and len(tools) > most_tools:
+        raise ProviderLimitError(dialect, "tools", len(tools), "tools in a request")
+    for tool in tools:
+        if isinstance(tool, ProviderTool):
+            if tool.dialect != dialect:
+                raise InvalidTurn(f"a provider tool of {tool.dialect} cannot go in a "
+                                  f"{dialect} request")
+        elif not names.fullmatch(tool.name):
+            raise InvalidTurn(f"{dialect} refuses a tool name of {len(tool.name)} "
+                              f"characters: it must match ^{names.pattern}$")
+
+
+def message_count(shape: Shape, turn: Turn | None = None, steps: tuple = ()) -> int:
+    """How many messages a turn (its question, rounds and answer), or a current question
+    and its rounds ``steps``, puts in the dialect's messages array."""
+    rounds = full_rounds(steps) if turn is None else turn.full_rounds
+    # Only how many: a stand-in for each kept reasoning item, not its parsed object.
+    return 1 + sum(len(shape.round(round_.calls, round_.results, [None] * sum(
+        item.dialect == shape.name for item in round_.reasoning), round_.text))
+        for round_ in rounds) + (turn is not None)
+
+
+def refuse_reused_ids(dialect: str, turns: Sequence[Turn], current_steps: tuple) -> None:
+    """InvalidTurn if ``dialect`` wants each call id once in a request and two of the turns
+    (or a turn and the rounds in progress) share one."""
+    if not limit(dialect, "call_ids_unique"):
+        return
+    seen = {step.id for step in current_steps if isinstance(step, ToolCall)}
+    for turn in turns:
+        for step in turn.steps:
+            if isinstance(step, ToolCall):
+                if step.id in seen:
+                    raise InvalidTurn(f"{dialect} refuses call id {id_tag(step.id)}: two "
+                                      f"turns of the request use it")
+                seen.add(step.id)
+
+
+def max_tokens_field(shape: Shape, reserve_tokens: int) -> int | None:
+    """The body's ``max_tokens`` where the dialect requires it (the reply's reserve), else None."""
+    if not shape.requires_max_tokens:
+        return None
+    if reserve_tokens < 1:
+        raise ValueError(f"{shape.name} needs reserve_tokens of at least 1: it is the "
+                         f"body's required max_tokens, the tokens kept for the reply")
+    return reserve_tokens

@@ -1,0 +1,297 @@
+"""OpenAI Chat Completions (``"openai-chat"``): its body's pieces, its rules, its limits and
+its token rules, each with its source.
+
+- **Pieces** (``OpenAIChat``): the system message first, pinned facts a second ``system``
+  message (then the evidence and summaries, one more each), a round an ``assistant``
+  message with ``tool_calls`` then one ``tool`` message per call, an image a ``data:`` URL
+  part, a document a ``file`` part; no reasoning (Chat Completions has no reasoning items).
+- **Rules** (``check_chat``): roles, content of text or known parts, a ``tool`` message
+  answering a call of the ``tool_calls`` message just before it, every call answered before
+  any other message, call ids unique in a message and at most 40 characters, arguments as
+  JSON text, a function's parameters of ``"type": "object"``; OpenAI's own error texts in
+  ``WORDING``.
+- **Limits** (``LIMITS``): 128 tools, 128 calls in a message, 500 images and 50 MB of them.
+- **Token rules**: the images guide's tile and patch rules (``openai_image_tokens``); the
+  Responses API counts by the same guide.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
+                     check_call_name, data_url, known, sections)
+
+OPENAI_CHAT = "openai-chat"
+
+LIMITS: dict[str, Limit] = {
+    "body_bytes": Limit(None, "not documented by OpenAI"),
+    "messages": Limit(None, "not documented (2048 seen in an API error in 2024)"),
+    "tools": Limit(128, "API error quoted in issue threads: 'tools' array too long, "
+                        "maximum length 128"),
+    "calls_per_message": Limit(128, "API error quoted in issue threads: 128 tool_calls "
+                                    "per message"),
+    "images": Limit(500, "OpenAI images guide: up to 500 images per request"),
+    "image_bytes": Limit(50_000_000, "OpenAI images guide: 50 MB of image bytes per "
+                                     "request"),
+    "image_side": Limit(None, "not a refusal: OpenAI scales large images down"),
+    "image_side_many": Limit(None, "not documented"),
+    "call_id_pattern": Limit(None, "not documented"),
+    "call_ids_unique": Limit(None, "not documented"),
+    "call_id_length": Limit(40, "API error: 'string too long. Expected a string with "
+                                "maximum length 40' (Portkey gateway#1062, autogen#6377)"),
+    "tool_name": Limit(r"[a-zA-Z0-9_-]{1,64}", "API reference, function name: "
+                                               "^[a-zA-Z0-9_-]{1,64}$"),
+    "media_types": Limit(MEDIA_TYPES, "OpenAI images guide: PNG, JPEG, WEBP, "
+                                      "non-animated GIF"),
+    "document_pages": Limit(None, "not documented in OpenAI's file inputs guide (PDF "
+                                  "only, as a file part)"),
+}
+
+# The rules only Chat Completions has, in its API's words.
+RULES = {
+    "tool-after-call": ("messages with role 'tool' must be a response to a preceding "
+                        "message with 'tool_calls'"),
+    "calls-answered": ("An assistant message with 'tool_calls' must be followed by tool "
+                       "messages responding to each 'tool_call_id'"),
+    "too-many-calls": "the tool calls of one message must be within the provider's count",
+}
+
+# Its own words for shared rules (API error texts quoted in issue threads, its reference).
+WORDING = {
+    "call-id": "Missing required parameter: 'messages[N].tool_calls[M].id'",
+    "tool-call-id": "Missing required parameter: 'messages[N].tool_call_id'",
+    "call-id-length": ("string too long. Expected a string with maximum length "
+                       f"{LIMITS['call_id_length'].value}"),
+    "schema-object": "schema must be a JSON Schema of 'type: \"object\"'",
+    "tool-name": f"function name must match ^{LIMITS['tool_name'].value}$",
+    "arguments": "tool_calls[M].function.arguments must be a string (the JSON text)",
+    "block-type": "content parts are text, image_url, input_audio, file (refusal from "
+                  "the assistant)",
+    "media-type": "image_url data URLs of image/png, image/jpeg, image/gif, image/webp",
+}
+
+# The content part types of each role.
+OPENAI_PARTS = {"system": {"text"}, "developer": {"text"}, "tool": {"text"},
+                "user": {"text", "image_url", "input_audio", "file"},
+                "assistant": {"text", "refusal"}}
+
+
+def check_chat(body: dict, messages: list[dict]) -> None:
+    """Raise InvalidRequest for the first of Chat Completions' own rules ``messages`` breaks."""
+    waiting: set[str] = set()  # ids of the last tool_calls message not yet answered
+    answerable: set[str] = set()
+    calls_at = None  # the index of that message
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role not in ("system", "developer", "user", "assistant", "tool"):
+            raise InvalidRequest("role", index)
+        content = message.get("content")
+        if not (isinstance(content, (str, list)) or (
+                content is None and role == "assistant" and message.get("tool_calls"))):
+            raise InvalidRequest("body", index, "a message's content must be text or parts "
+                                 "(null only beside tool_calls)")
+        if isinstance(content, list) and any(
+                not isinstance(part, dict) or not known(part.get("type"), OPENAI_PARTS[role])
+                for part in content):
+            raise InvalidRequest("block-type", index, dialect=OPENAI_CHAT)
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str):
+                raise InvalidRequest("tool-call-id", index, dialect=OPENAI_CHAT)
+            if call_id not in answerable or call_id not in waiting:
+                raise InvalidRequest("tool-after-call", index)
+            waiting.discard(call_id)
+            continue
+        if waiting:  # a message that is not a tool result, before every call was answered
+            raise InvalidRequest("calls-answered", calls_at, f"{len(waiting)} call(s) unanswered")
+        answerable = set()
+        calls = message.get("tool_calls") if role == "assistant" else None
+        if calls is not None and not isinstance(calls, list):
+            raise InvalidRequest("calls-answered", index, "tool_calls must be a list")
+        if calls:
+            most = LIMITS["calls_per_message"].value
+            if len(calls) > most:
+                raise InvalidRequest("too-many-calls", index, f"{len(calls)}, at most {most}")
+            for call in calls:
+                if not isinstance(call, dict) or call.get("type") not in ("function", "custom"):
+                    raise InvalidRequest("block-type", index, "a tool call's type",
+                                         dialect=OPENAI_CHAT)
+                check_call_id(call.get("id"), index, OPENAI_CHAT)
+                if call["type"] == "function":
+                    function = call.get("function")
+                    if not isinstance(function, dict):
+                        raise InvalidRequest("arguments", index, dialect=OPENAI_CHAT)
+                    check_call_name(function.get("name"), index, OPENAI_CHAT)
+                    if not isinstance(function.get("arguments"), str):
+                        raise InvalidRequest("arguments", index, dialect=OPENAI_CHAT)
+            ids = [call["id"] for call in calls]
+            if len(set(ids)) < len(ids):
+                raise InvalidRequest("call-id-unique", index, "in one message",
+                                     dialect=OPENAI_CHAT)
+            waiting, answerable, calls_at = set(ids), set(ids), index
+    if waiting:
+        raise InvalidRequest("calls-answered", calls_at, f"{len(waiting)} call(s) unanswered")
+
+
+# --- OpenAI's image rules: the images and vision guide, "Calculating costs" --------------------
+# (platform.openai.com/docs/guides/images-vision#calculating-costs). Two rules, each named
+# there for the models it applies to.
+#
+# The tile rule, at "detail": "high" (the body sends no `detail`, so the API's "auto"
+# applies; "high" is its upper bound): fit in 2048x2048, then the shortest side down to
+# 768 px (never up), then base tokens + tile tokens for each 512-px tile.
+IMAGE_TILE = 512
+IMAGE_FIT = 2048
+IMAGE_SHORT_SIDE = 768
+OPENAI_TILE_TOKENS = {  # model: (base tokens, tokens per tile), the guide's table
+    "gpt-4o": (85, 170), "gpt-4.1": (85, 170), "gpt-4.5-preview": (85, 170),
+    "gpt-4o-mini": (2833, 5667),
+    "o1": (75, 150), "o1-pro": (75, 150), "o3": (75, 150),
+    "computer-use-preview": (65, 129),
+    "gpt-5": (70, 140), "gpt-5-chat-latest": (70, 140),
+}
+# The default when no model is named: GPT-4o's figures (85 + 170 a tile), the guide's
+# worked examples (1024x1024 is 765 tokens, 2048x4096 is 1105).
+OPENAI_DEFAULT_IMAGE_MODEL = "gpt-4o"
+# The patch rule: 32-px patches cover the image; over 1536 of them, the image is scaled
+# down to fit 1536; then the patches times the model's multiplier (the guide: 1024x1024 is
+# 1024 patches, 1800x2400 is 1452). How a fraction of a token rounds is not documented:
+# it is rounded up here.
+IMAGE_PATCH = 32
+IMAGE_MAX_PATCHES = 1536
+OPENAI_PATCH_MULTIPLIER = {"gpt-4.1-mini": Fraction("1.62"), "gpt-4.1-nano": Fraction("2.46"),
+                           "o4-mini": Fraction("1.72"), "gpt-5-mini": Fraction("1.62"),
+                           "gpt-5-nano": Fraction("2.46")}
+_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")  # "gpt-4o-2024-08-06" is "gpt-4o"'s
+
+
+def openai_image_tokens(width: int, height: int, model: str | None = None) -> int:
+    """An image's tokens by OpenAI's rule for ``model`` (None: GPT-4o's); ValueError for a
+    model the guide does not name, rather than a guess."""
+    name = _SNAPSHOT.sub("", OPENAI_DEFAULT_IMAGE_MODEL if model is None else model)
+    if name in OPENAI_TILE_TOKENS:
+        base, per_tile = OPENAI_TILE_TOKENS[name]
+        return base + per_tile * _tiles(width, height)
+    if name in OPENAI_PATCH_MULTIPLIER:
+        return math.ceil(_patches(width, height) * OPENAI_PATCH_MULTIPLIER[name])
+    known_models = ", ".join(sorted([*OPENAI_TILE_TOKENS, *OPENAI_PATCH_MULTIPLIER]))
+    raise ValueError(f"OpenAI's images guide gives no image rule for model {model!r}; "
+                     f"it gives one for: {known_models}")
+
+
+def _tiles(width: int, height: int) -> int:
+    """The 512-px tiles of the image once fitted in 2048x2048 and its short side at most 768."""
+    w, h = Fraction(width), Fraction(height)
+    if max(w, h) > IMAGE_FIT:
+        scale = IMAGE_FIT / max(w, h)
+        w, h = w * scale, h * scale
+    if min(w, h) > IMAGE_SHORT_SIDE:
+        scale = IMAGE_SHORT_SIDE / min(w, h)
+        w, h = w * scale, h * scale
+    return math.ceil(w / IMAGE_TILE) * math.ceil(h / IMAGE_TILE)
+
+
+def _patches(width: int, height: int) -> int:
+    """The 32-px patches of the image, scaled down as the guide writes it when over 1536."""
+    patches = math.ceil(width / IMAGE_PATCH) * math.ceil(height / IMAGE_PATCH)
+    if patches <= IMAGE_MAX_PATCHES:
+        return patches
+    shrink = math.sqrt(IMAGE_PATCH ** 2 * IMAGE_MAX_PATCHES / (width * height))
+    across, down = width * shrink / IMAGE_PATCH, height * shrink / IMAGE_PATCH
+    shrink *= min(math.floor(across) / across, math.floor(down) / down)
+    # The resized image is whole pixels (the guide's example: 1056x1408); the margin keeps
+    # a side the guide gives as a whole number of patches from rounding up to one more.
+    resized_width = math.floor(width * shrink + 1e-6)
+    resized_height = math.floor(height * shrink + 1e-6)
+    return min(math.ceil(resized_width / IMAGE_PATCH) * math.ceil(resized_height / IMAGE_PATCH),
+               IMAGE_MAX_PATCHES)
+
+
+# What a request's count rests on, in every OpenAI dialect (and any dialect not registered:
+# OpenAI's other API shapes, the same tokenizer and image rule; their own per-item framing
+# is not documented, so it is an estimate too).
+OPENAI_BASIS = ("OpenAI's cookbook rule for chat messages under {tokenizer} (its own "
+                "estimate); images by GPT-4o's tile rule; tools by the cookbook's estimate; "
+                "tool rounds by ledgerlab's estimate")
+
+
+class OpenAIChat(Shape):
+    """Reasoning is left out (Chat Completions has no reasoning items); a result is text,
+    or text parts (its API reference lists no image part for a ``tool`` message); an
+    error result is its content as is (there is no error field)."""
+
+    name = OPENAI_CHAT
+    limits, rules, wording, token_basis = LIMITS, RULES, WORDING, OPENAI_BASIS
+    result_images = False
+
+    def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
+             summaries=None):
+        system_messages = [self.system(system)]
+        system_messages += [self.system(text) for text in sections(facts, evidence, summaries)]
+        body = {"model": model, "messages": system_messages + messages}
+        if tools:
+            body["tools"] = tools
+        return body
+
+    def system(self, text):
+        return {"role": "system", "content": text}
+
+    def image(self, media_type, data):
+        return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
+
+    def document(self, media_type, data, filename=None):
+        named = {} if filename is None else {"filename": filename}
+        return {"type": "file", "file": {**named, "file_data": f"data:{media_type};base64,{data}"}}
+
+    def call(self, id, name, arguments):
+        return {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+    def result(self, call_id, content, is_error=False):
+        return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+    def round(self, calls, results, reasoning=(), text=None):
+        return [{"role": "assistant", "content": text, "tool_calls": calls}, *results]
+
+    def tool(self, name, description, schema):
+        return {"type": "function",
+                "function": {"name": name, "description": description, "parameters": schema}}
+
+    def check(self, body, messages):
+        check_chat(body, messages)
+
+    def function_tool(self, tool):
+        """Function tools; a custom tool (its own ``custom`` object) passes untouched."""
+        kind = tool.get("type")
+        if kind == "custom" and isinstance(tool.get("custom"), dict):
+            return None
+        function = tool.get("function")
+        if kind != "function" or not isinstance(function, dict) or not isinstance(
+                function.get("name"), str):
+            raise InvalidRequest("tools")
+        return function["name"], function.get("parameters", {"type": "object"})
+
+    def image_data(self, part):
+        if part.get("type") != "image_url":
+            return None
+        url = part.get("image_url")
+        return data_url(url.get("url") if isinstance(url, dict) else None)
+
+    def document_data(self, part, index):
+        """A ``file`` part's ``file_data``: a PDF data URL (a file id is not inline)."""
+        if part.get("type") != "file":
+            return None
+        file = part.get("file")
+        if not isinstance(file, dict):
+            raise InvalidRequest("document", index)
+        if "file_data" not in file:
+            return None
+        media_type, data = data_url(file["file_data"])
+        if media_type != PDF:
+            raise InvalidRequest("document", index, "file_data: a PDF data URL")
+        return data
+
+    def image_tokens(self, width, height):
+        return openai_image_tokens(width, height)
