@@ -29,7 +29,6 @@ the same result walking back from the newest turn, writing only what it keeps
 from __future__ import annotations
 
 from collections.abc import Sequence
-from copy import copy
 from dataclasses import dataclass, field, replace
 
 from .checks import check_int
@@ -428,20 +427,21 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: 
     dominates small turns): a chunk that fits is kept, and the next is as many turns as half
     the room left holds at the kept turns' mean size, at most twice the last (turns vary in
     size). The first chunk that does not fit holds the cut: it is walked again one turn at a
-    time, to the first turn that does not fit. With a token limit or ``one_by_one`` every
-    piece is one turn (each turn is counted once)."""
+    time, and once all its newer turns fit, its oldest is the one that does not (every limit
+    only grows with more turns), so it is not written again. With a token limit or
+    ``one_by_one`` every piece is one turn (each turn is counted once)."""
     pieces, used, tokens, kept = [], 0, 0, 0
     end, length, separator = len(history), 1, len(encoder.item_separator)
     chunks = count is None and not one_by_one
-    while end:
+    stop = 0  # the walk ends at this index: the whole history, until a chunk crosses a limit
+    while end > stop:
         start = max(0, end - length)
         turns = history[start:end]
         piece, messages = fragment(encoder, shape, turns)
         piece_bytes = len(piece) + separator
         piece_tokens = 0 if count is None else sum(map(count.turn, turns))
-        trial = copy(tally)
-        trial.add([image for turn in turns for image in turn.images + turn.result_images],
-                  messages)
+        trial = tally.plus([image for turn in turns for image in turn.images + turn.result_images],
+                           messages)
         if (used + piece_bytes <= room and (count is None or tokens + piece_tokens <= token_room)
                 and trial.broken() is None):
             pieces.append((piece, len(turns), piece_bytes, piece_tokens))
@@ -450,7 +450,7 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: 
             if chunks:
                 length = max(1, min(2 * length, (room - used) * kept // (2 * used)))
         elif length > 1:
-            length, chunks = 1, False  # the cut is inside this chunk
+            length, chunks, stop = 1, False, start + 1  # the cut is inside this chunk
         else:
             break
     return pieces

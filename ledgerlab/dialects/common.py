@@ -287,6 +287,13 @@ class RequestTally:
         self.max_messages = limit(dialect, "messages")
         self.images = self.image_bytes = self.longest_side = self.messages = 0
 
+    def plus(self, images=(), messages: int = 0) -> RequestTally:
+        """A new tally: this one's counts and these (this one is unchanged)."""
+        more = object.__new__(RequestTally)
+        more.__dict__.update(self.__dict__)
+        more.add(images, messages)
+        return more
+
     def add(self, images=(), messages: int = 0) -> None:
         for image in images:
             self.images += 1
