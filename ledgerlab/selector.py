@@ -351,33 +351,19 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
 
     newline = _line_bytes(encoder, "\n")
     memory = [None, None, None]  # the sections' texts: facts, evidence, summaries
-    kept = {}
-    for kind, items, cap, line_of, within_tokens in (
-            (0, options.facts, options.max_fact_bytes, lambda fact: fact_line(check_fact(fact)),
-             _facts_within_tokens),
-            (1, options.evidence, options.max_evidence_bytes, evidence_line,
-             evidence_within_tokens)):
-        lines, sizes, added = [], [], 0
+    kept = []  # (items kept, items dropped, bytes added) of the facts, then of the evidence
+    for kind, items, cap in ((0, options.facts, options.max_fact_bytes),
+                             (1, options.evidence, options.max_evidence_bytes)):
+        lines, added, cost = [], 0, 0
         if items:
-            limit = budget - size if cap is None else min(cap, budget - size)
-            added = overhead(kind, memory) - newline  # the section before its first line
-            for item in items:  # an item after the first that does not fit is not read
-                line = line_of(item)
-                more = newline + _line_bytes(encoder, line)
-                if added + more > limit:
-                    break
-                added += more
-                lines.append(line)
-                sizes.append(more)
-            if count is not None and lines:
-                chosen, cost = within_tokens(count, items[:len(lines)], room - tokens)
-                tokens += cost
-                added -= sum(sizes[len(chosen):])
-                lines = lines[:len(chosen)]
+            room_left = budget - size if cap is None else min(cap, budget - size)
+            lines, added, cost = _section_that_fits(
+                kind, items, encoder, overhead(kind, memory), newline, room_left, count,
+                None if count is None else room - tokens)
         if lines:
             memory[kind] = "\n".join(lines)
-            size += added
-        kept[kind] = (len(lines), len(items) - len(lines), added if lines else 0)
+            size, tokens = size + added, tokens + cost
+        kept.append((len(lines), len(items) - len(lines), added))
 
     # The newest whole turns that fit what is left. Summaries only add to a request, so no
     # more turns than these fit beside them; with summaries, turns are weighed one by one.
@@ -406,13 +392,13 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     refuse_reused_ids(options.dialect, kept_history, options.current_steps)
     whole = bare if memory == [None, None, None] else frame(system, current, options,
                                                             tuple(memory))
-    payload = whole.join(
-        [piece for piece, _, _, _ in reversed(pieces)])
+    payload = whole.join([piece for piece, _, _, _ in reversed(pieces)])
+    facts, evidence = kept
     return Selection(payload, kept_turns, len(history) - kept_turns, budget,
                      None if count is None else _labelled(tokens, options), turns=kept_history,
-                     facts_kept=kept[0][0], facts_dropped=kept[0][1], fact_bytes=kept[0][2],
-                     evidence_kept=kept[1][0], evidence_dropped=kept[1][1],
-                     evidence_bytes=kept[1][2], summary_ids=summary_ids,
+                     facts_kept=facts[0], facts_dropped=facts[1], fact_bytes=facts[2],
+                     evidence_kept=evidence[0], evidence_dropped=evidence[1],
+                     evidence_bytes=evidence[2], summary_ids=summary_ids,
                      summaries_dropped=len(options.summaries) - len(summary_ids),
                      summary_bytes=summary_bytes)
 
@@ -454,6 +440,32 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: 
         else:
             break
     return pieces
+
+
+def _section_that_fits(kind: int, items: Sequence, encoder, overhead: int, newline: int,
+                       room: int, count: MessageCounter | None,
+                       token_room: int | None) -> tuple[list[str], int, int]:
+    """The lines of the longest prefix of ``items`` (facts: ``kind`` 0; evidence: 1) whose
+    section fits ``room`` bytes (``overhead``: the section with one empty line) and
+    ``token_room`` tokens; the bytes and tokens it adds. An item after the first that does
+    not fit is not read."""
+    line_of = (lambda fact: fact_line(check_fact(fact))) if kind == 0 else evidence_line
+    lines, sizes, added = [], [], overhead - newline
+    for item in items:
+        line = line_of(item)
+        more = newline + _line_bytes(encoder, line)
+        if added + more > room:
+            break
+        added += more
+        lines.append(line)
+        sizes.append(more)
+    cost = 0
+    if count is not None and lines:
+        within = _facts_within_tokens if kind == 0 else evidence_within_tokens
+        chosen, cost = within(count, items[:len(lines)], token_room)
+        added -= sum(sizes[len(chosen):])
+        lines = lines[:len(chosen)]
+    return lines, added if lines else 0, cost
 
 
 def _line_bytes(encoder, text: str) -> int:
