@@ -97,4 +97,16 @@ SOLUTIONS = {
         '                                    tools=[fixtures.LOOKUP_TOOL]))\n'
         'q11.check(reasoned_budget)'
     ),
+    'exercise02': (
+        'def my_select(system, history, current, max_bytes):\n'
+        '    # as select does: from no turn, add turns from the newest back\n'
+        '    if len(request_bytes(system, [], current)) > max_bytes:\n'
+        '        return None   # the mandatory input alone does not fit: select refuses\n'
+        '    start = len(history)\n'
+        '    while start > 0 and len(request_bytes(system, history[start - 1:], current)) <= max_bytes:\n'
+        '        start -= 1   # the next older turn fits: keep it\n'
+        '    return history[start:]   # the first turn that does not fit ends the walk: no packing\n'
+        '\n'
+        'exercise02.check(my_select)'
+    ),
 }

@@ -18,7 +18,7 @@ import nbformat
 from run_notebooks import ROOT, run
 
 from ledgerlab.course import syllabus
-from ledgerlab.course.exercises import EXERCISES
+from ledgerlab.course.exercises import EXERCISES, OPTIONAL
 from ledgerlab.course.grading import editions
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -29,6 +29,8 @@ SOLUTIONS_HEAD = f"""# {SOLUTIONS.heading}
 **What you'll learn**
 
 - one worked answer for every exercise of {syllabus.lesson(12).link()}, with its check passing
+- one for the optional exercise of {syllabus.lesson(2).link()}: the whole-turn rule, written
+  again and checked against `select`
 
 **Before you start**
 
@@ -60,6 +62,9 @@ SOLUTIONS_RECAP = f"""## Recap
   that holds the three, measured whole (exercise 10).
 - A turn's reasoning item travels with it: the smallest budget that keeps the turn is the request
   that holds it whole, in the dialect the item belongs to (exercise 11).
+- Walking back from the newest turn and stopping at the first that does not fit keeps the same
+  turns as dropping the oldest until the request fits: the two ways `select` and
+  `select_reference` are written (02's optional exercise).
 
 ---
 
@@ -86,7 +91,7 @@ def solutions_notebook():
                      "                                        REASONED, SUMMARY, SYSTEM,\n"
                      "                                        WINDOW_RESERVE, grown_question,\n"
                      "                                        torn_journal, q1, q2, q3, q4, q5, q6,\n"
-                     "                                        q7, q8, q9, q10, q11)",
+                     "                                        q7, q8, q9, q10, q11, exercise02)",
              "solutions-imports"),
     ]
     for exercise in EXERCISES:
@@ -96,6 +101,13 @@ def solutions_notebook():
     cells.append(cell("markdown", "## Every check at once", "all-title"))
     cells.append(cell("code", "results = [" + ",\n           ".join(answers) + "]\n"
                               "[bool(result) for result in results]", "all-checks"))
+    for number, optional in OPTIONAL.items():  # a lesson's, graded nowhere: after 12's tally
+        for exercise in optional:
+            cells.append(cell("markdown", f"## The optional exercise of "
+                                          f"{syllabus.lesson(number).link()}: {exercise.title}",
+                              f"{exercise.name}-title"))
+            cells.append(cell("code", editions.solution_code(exercise),
+                              f"{exercise.name}-solution"))
     cells.append(cell("markdown", SOLUTIONS_RECAP, "recap"))
     notebook = nbformat.v4.new_notebook(cells=cells)
     exercises = nbformat.read(NOTEBOOKS / editions.EXERCISES_NOTEBOOK, as_version=4)

@@ -28,6 +28,9 @@ def items() -> list[tuple[str, str, str]]:
             else:
                 predictions += 1
                 found.append((lesson, f"prediction {predictions}", part.progress_id))
+        number = next(each.number for each in syllabus.LESSONS if each.heading == lesson)
+        found += [(lesson, f"exercise {index} (optional)", exercise.name) for index, exercise
+                  in enumerate(exercises.OPTIONAL.get(number, ()), start=1)]
     (practice,) = [lesson.heading for lesson in syllabus.LESSONS
                    if lesson.file.endswith("-exercises.ipynb")]
     found += [(practice, f"exercise {exercise.number}", exercise.name)

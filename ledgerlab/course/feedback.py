@@ -175,11 +175,17 @@ class Exercise:
     test for grading only: it gets the same answers once ``check`` has passed. An
     answer that is a function is graded by its outputs on ``inputs``, which the
     grader's sandbox computes (a function itself never leaves a student's kernel).
+    ``name`` (``qN`` by default) is what a notebook calls it, the learner's progress
+    records it by and ``teacher/solutions.py`` files its solution under; ``label``
+    ("Exercise N" by default) is how it introduces itself.
     """
 
     def __init__(self, number: int, title: str, checker, hint: str, *, fixture=None,
-                 hidden=None, inputs: tuple = ()) -> None:
-        self.number, self.title, self.name = number, title, f"q{number}"
+                 hidden=None, inputs: tuple = (), name: str | None = None,
+                 label: str | None = None) -> None:
+        self.number, self.title = number, title
+        self.name = f"q{number}" if name is None else name
+        self.label = f"Exercise {number}" if label is None else label
         self._checker, self._hint, self._fixture = checker, hint, fixture
         self._hidden, self.inputs = hidden, tuple(inputs)
         self.answers = tuple(inspect.signature(checker).parameters)[1 if fixture else 0:]
@@ -196,7 +202,7 @@ class Exercise:
     def _check(self, answer: tuple, fixture: object) -> Feedback:
         if len(answer) != len(self.answers):
             names = ", ".join(self.answers)
-            return wrong(f"q{self.number}.check takes {len(self.answers)} "
+            return wrong(f"{self.name}.check takes {len(self.answers)} "
                          f"answer{'' if len(self.answers) == 1 else 's'} ({names}); "
                          f"you gave {len(answer)}.")
         if any(part is Ellipsis for part in answer):
@@ -238,7 +244,7 @@ class Exercise:
         return PlainText(f"Solution:\n{self.solution_code}")
 
     def __repr__(self) -> str:
-        return f"Exercise {self.number}: {self.title} (check(), hint(), solution())"
+        return f"{self.label}: {self.title} (check(), hint(), solution())"
 
 
 # What a number one away from the answer hears, unless the question names that mistake: it

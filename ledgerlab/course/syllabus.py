@@ -45,10 +45,11 @@ LESSONS = (
     Lesson(1, "01-storage-vs-context.ipynb", "Storage vs context", 19,
            "The ledger on disk and the request in a call: what each holds, and why a projection "
            "never changes the ledger."),
-    Lesson(2, "02-bad-slice-vs-whole-turn.ipynb", "Bad slice vs whole-turn slice", 19,
+    Lesson(2, "02-bad-slice-vs-whole-turn.ipynb", "Bad slice vs whole-turn slice", 28,
            "Slicing by message count sends an answer without its question and drops the system "
-           "message; the whole-turn rule keeps `SYSTEM`, whole turns and the question. A budget "
-           "slider."),
+           "message; the whole-turn rule keeps `SYSTEM`, whole turns and the question. The rule "
+           "in the library's own code, a budget slider, and an optional exercise: write the rule, "
+           "checked against `select` on random histories."),
     Lesson(3, "03-the-length-trap.ipynb", "The length trap", 21,
            "UTF-16 units, code points, UTF-8 bytes and wire bytes: what Java measures, and what "
            "goes over the wire. Three encoders, three outcomes."),
@@ -161,7 +162,8 @@ def workload(cells: list[dict]) -> dict[str, int]:
              "prediction": sum(".check(my_answer)" in code for code in codes),
              "quiz question": sum(bool(re.match(r"quiz\[\d+\]\.check\(", code)) for code in codes),
              "answer in words": len(re.findall(r"^\*Your answer:\*$", prose, re.MULTILINE)),
-             "exercise": sum(bool(re.search(r"^q\d+\.check\(", code, re.MULTILINE)
+             "exercise": sum(bool(re.search(r"^(?:q\d+|exercise\d\d)\.check\(", code,
+                                            re.MULTILINE)
                                   and _ELLIPSIS.search(code)) for code in codes)}
     count["other code cell"] = len(codes) - sum(count[item] for item in
                                                 ("prediction", "quiz question", "exercise"))

@@ -14,7 +14,9 @@ solutions notebook and the graded edition from it. The exercises are split by th
 fixture they use: ``boundary`` (1 to 5, and 7), ``scenario`` (6 and 8), ``pairing``
 (9, notebook 10's tool turns), ``memory`` (10, notebook 09's summary and evidence) and
 ``reasoning`` (11, notebook 11's reasoning between tool calls); every
-name a notebook or the grader uses is importable from here.
+name a notebook or the grader uses is importable from here. ``rule`` holds notebook 02's
+optional exercise (``exercise02``: write the whole-turn rule, checked against ``select``),
+which is in ``OPTIONAL``, not in ``EXERCISES``: nothing grades it.
 
 What exercises 1 to 8, 10 and 11 ask about is a ``variants.Variant``: the article's fixture, or in a
 graded class each student's own (``use_variant``). ``SYSTEM``, ``QUESTION``, ``HISTORY`` and
@@ -29,12 +31,16 @@ from .boundary import (HIDDEN_JAVA_TEXTS, JAVA_TEXTS, MUCH_LARGER, SMILE, WINDOW
 from .memory import EVIDENCE, MEMORY_IDS, q10
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
+from .rule import exercise02
 from .scenario import q6, q8, reopened, torn_journal
 from .variants import ARTICLE, Variant, VariantError, active, use_variant, variant, variant_key
 
 EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11)
 # What the graded edition grades, by the names its answers are reported under.
 GRADED = {exercise.name: exercise for exercise in EXERCISES}
+# Each lesson's optional exercises, by its number: in the lesson, not in 12, and graded
+# nowhere (their worked solutions are in 13 all the same).
+OPTIONAL = {2: (exercise02,)}
 
 # The names a notebook imports that are the variant's: name -> how the variant gives it.
 _FROM_VARIANT = {
@@ -55,9 +61,9 @@ def __getattr__(name: str):
 
 __all__ = ["ARTICLE", "EVIDENCE", "EXERCISES", "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
            "HIDDEN_JAVA_TEXTS", "HISTORY", "JAVA_TEXTS", "MEMORY", "MEMORY_IDS", "MUCH_LARGER",
-           "PINNED", "QUESTION", "REASONED", "SLICED_MESSAGES", "SMILE", "SUMMARY", "SYSTEM",
+           "OPTIONAL", "PINNED", "QUESTION", "REASONED", "SLICED_MESSAGES", "SMILE", "SUMMARY", "SYSTEM",
            "TOOL_MESSAGES", "TORN_AFTER", "Variant",
-           "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active",
+           "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active", "exercise02",
            "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11",
            "reopened",
            "torn_journal", "unit_mistake", "use_variant", "variant", "variant_key"]
