@@ -207,8 +207,15 @@ stress: $(DEV)
 	LEDGERLAB_KILL_TRIALS=1000 $(BIN)/python -m pytest tests/library/test_journal_crash.py -s
 	$(BIN)/python -m pytest -m long -n 2 tests/library
 
-# Side-by-side timings (select, the article's loop, LangChain's trim_messages, the journal;
-# then tool turns in both dialects, and how often trim_messages' output is refused).
+# Side-by-side timings, one run: select, the article's loop, LangChain's trim_messages and the
+# journal (bench_select, which writes notebook 12's results); many facts under a token limit;
+# the speed target (issue 44), cold: select on turns it has never seen at most 3.0x one gson
+# dumps of the body it returns, at 10,000 and 100,000 turns, 64 and 512 KiB, in the three
+# dialects, on tool and reasoning turns, each row marked within or OVER (bench_tools, with
+# how often trim_messages' output is refused); summaries and evidence (bench_memory).
+# Measured: 7 min 7 s wall, 168 s of CPU, on this project's 2-core machine at a load average of
+# 6 to 9.5 from other work; bench_tools 282 s of it, 151 s of that making its three
+# 100,000-turn histories (docs/benchmark.md).
 bench: $(call EXTRA_STAMP,bench)
 	$(BIN)/python benchmarks/bench_select.py
 	$(BIN)/python benchmarks/bench_facts_tokens.py

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import hashlib
 import json
+import math
 import os
 import platform
 import statistics
@@ -54,8 +56,10 @@ FACT_SIZES = (1_000, 10_000, 100_000)
 FACT_COUNT = 20
 
 
+@functools.cache
 def make_history(turns: int) -> list[Turn]:
-    """Deterministic turns of 80 to 180 bytes, with quotes, CJK, emoji and newlines."""
+    """Deterministic turns of 80 to 180 bytes, with quotes, CJK, emoji and newlines (made
+    once per length: the sections below share them, and select keeps nothing on them)."""
     return [
         Turn(f'question {i}: 接口 "是什么" 🙂', f"answer {i}\nUse a Java 8 client. " + "x" * (i % 50))
         for i in range(turns)
@@ -63,10 +67,13 @@ def make_history(turns: int) -> list[Turn]:
 
 
 def best_seconds(call, min_total: float = 0.2, repeat: int = 5) -> float:
-    """Best per-call time over `repeat` runs of an auto-sized loop."""
+    """Best per-call time over `repeat` runs of a loop of about `min_total` seconds, sized
+    from one call made first (a call that alone takes longer is that run's first)."""
     timer = timeit.Timer(call)
-    number, _ = timer.autorange()
-    number = max(1, int(number * min_total / 0.2))
+    first = timer.timeit(1)
+    number = max(1, math.ceil(min_total / max(first, 1e-7)))
+    if number == 1:
+        return min([first, *timer.repeat(repeat=repeat - 1, number=1)])
     return min(timer.repeat(repeat=repeat, number=number)) / number
 
 
@@ -211,7 +218,7 @@ def bench_selection(sizes) -> list[dict]:
         if turns <= REFERENCE_MAX_TURNS:
             assert select_reference(SYSTEM, history, QUESTION, BUDGET) == chosen
             row["reference_s"] = best_seconds(
-                lambda: select_reference(SYSTEM, history, QUESTION, BUDGET), 0.5, 3)
+                lambda: select_reference(SYSTEM, history, QUESTION, BUDGET), 0.2, 3)
         trim = langchain_trim(history)
         trimmed = trim()
         assert len(trimmed) == 2 + 2 * chosen.kept, "trim_messages chose another request"
