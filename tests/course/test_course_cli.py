@@ -209,8 +209,11 @@ def test_audit_of_a_log_with_a_hostile_payload_is_a_fail_line(evidence, course_c
 @pytest.mark.slow  # starts a Python process per case
 @pytest.mark.parametrize("stdout", ["full", "broken pipe"])
 def test_a_report_that_cannot_be_printed_is_a_one_line_error(unwritable, stdout):
+    # stdout buffered, as a shell runs the command (this suite may set PYTHONUNBUFFERED).
+    buffered = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
     result = subprocess.run([sys.executable, "-m", "ledgerlab.course", "table"],
-                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True)
+                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True,
+                            env=buffered)
     assert result.returncode == 1
     assert result.stderr == ("ledgerlab-course table: the output could not be written (stdout closed, "
                              "full or a broken pipe)\n")

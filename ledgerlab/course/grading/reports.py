@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ledgerlab import printable
+from ledgerlab.console import printable
 
 from ..exercises import GRADED
 from ..feedback import Feedback
