@@ -133,6 +133,11 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None,
     Output that cannot be written is one line and exit 1, except for a command in
     ``changes``: what it changed happened, so its exit status stays the change's.
     """
+    # argparse would take a str as its characters: a caller's mistake, not a command line.
+    if argv is not None and (isinstance(argv, (str, bytes))
+                             or not all(isinstance(arg, str) for arg in argv)):
+        raise TypeError(f"argv must be a list of str (None: sys.argv[1:]), not "
+                        f"{type(argv).__name__}")
     args = parser.parse_args(argv)
     output = _CommandOutput(sys.stdout)
     try:

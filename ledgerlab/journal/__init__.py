@@ -29,6 +29,7 @@ from .errors import (
     SummaryConflict,
     SummaryNotFound,
     TurnConflict,
+    TurnIdMismatch,
     TurnNotFound,
 )
 from .files import (
@@ -95,6 +96,7 @@ __all__ = [
     "SummaryRecord",
     "TURNS",
     "TurnConflict",
+    "TurnIdMismatch",
     "TurnNotFound",
     "decode_record",
     "describe_tail",

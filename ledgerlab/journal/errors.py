@@ -1,7 +1,13 @@
 """What the journal raises. Every message carries offsets, sizes, hashes or id tags,
-never conversation text, and says what state the files were left in."""
+never conversation text, and says what state the files were left in. A wrong type in a
+public function is a TypeError naming the argument (``check_type``, ``check_path``)."""
 
 from __future__ import annotations
+
+import os
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class JournalError(Exception):
@@ -31,6 +37,11 @@ class JournalFull(JournalError):
 
 class TurnConflict(JournalError):
     """The id is already stored with a different question, or different tool rounds."""
+
+
+class TurnIdMismatch(JournalError, ValueError):
+    """A Turn that carries one id (it was read from a journal) was committed under another:
+    nothing written."""
 
 
 class TurnNotFound(JournalError, KeyError):
@@ -68,3 +79,18 @@ def too_large(size: int) -> JournalError:
     """The error for a file that does not fit in memory: Journal and salvage read it whole."""
     return JournalError(f"the journal's {size} bytes do not fit in this process's memory "
                         f"(it reads the whole file); nothing changed")
+
+
+def check_type(value: T, name: str, kinds: type | tuple[type, ...], expected: str) -> T:
+    """``value`` if it is one of ``kinds``; else a TypeError naming the argument and what it
+    must be (never the value: it may be conversation text)."""
+    if not isinstance(value, kinds):
+        raise TypeError(f"{name} must be {expected}, not {type(value).__name__}")
+    return value
+
+
+def check_path(path: object, name: str) -> str:
+    """``path`` (a str or an os.PathLike naming a str) as a str; else a TypeError naming the
+    argument."""
+    named = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+    return check_type(named, name, str, "a str or os.PathLike path")

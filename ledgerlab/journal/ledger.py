@@ -79,7 +79,10 @@ from .errors import (
     SummaryConflict,
     SummaryNotFound,
     TurnConflict,
+    TurnIdMismatch,
     TurnNotFound,
+    check_path,
+    check_type,
 )
 from .files import (
     FACTS_REWRITE_SUFFIX,
@@ -101,6 +104,33 @@ DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 def _plural(count: int, noun: str, nouns: str = "") -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def _name(value: object, name: str) -> str:
+    """An id or a text argument: a wrong type is a TypeError naming ``name``; a str that
+    UTF-8 cannot encode stays InvalidText."""
+    return check_text(check_type(value, name, str, "a str"), name)
+
+
+def _turn_to_commit(turn_id: object, question: object, answer: object, steps: object) -> Turn:
+    """The Turn ``commit`` stores, carrying ``turn_id`` as the turns ``history`` returns do:
+    the Turn given, or one made of a question, an answer and steps."""
+    check_id(_name(turn_id, "turn_id"), "turn_id")
+    if isinstance(question, Turn):
+        if answer is not None or steps:
+            raise TypeError("commit takes a Turn or a question with its answer, not both: the "
+                            "Turn holds its answer and steps")
+        if question.id is None:
+            return Turn(question.question, question.answer, question.steps, id=turn_id)
+        if question.id != turn_id:
+            raise TurnIdMismatch(f"the Turn carries the id {id_tag(question.id)}, not "
+                                 f"{id_tag(turn_id)}: a turn has one id; nothing written")
+        return question
+    check_type(question, "question", (str, tuple), "a str, a tuple of parts or a Turn")
+    if answer is None:
+        raise TypeError("commit needs the answer with a question (or a Turn in its place)")
+    check_type(answer, "answer", str, "a str")
+    return Turn(question, answer, steps, id=turn_id)  # validates the texts, parts and rounds
 
 
 class Journal:
@@ -132,9 +162,10 @@ class Journal:
                  max_bytes: int | None = DEFAULT_MAX_BYTES, create: bool = True) -> None:
         # The real path: a rewrite must replace the file itself, not a symlink to it,
         # and must not follow a later chdir.
-        self.path = os.path.realpath(os.fspath(path))
+        self.path = os.path.realpath(check_path(path, "path"))
         self.max_bytes = None if max_bytes is None else check_int(max_bytes, "max_bytes",
                                                                   minimum=1)
+        check_type(create, "create", bool, "a bool")
         self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
         self._pid = os.getpid()  # a child forked from this process shares the lock: refused
         self._turns: dict[str, Turn] = {}
@@ -204,20 +235,23 @@ class Journal:
         self._drop(self._summary_store, "_summaries",
                    lambda summary: all(turn_id in self._turns for turn_id in summary.covers))
 
-    def commit(self, turn_id: str, question: str | tuple, answer: str, *,
+    def commit(self, turn_id: str, question: str | tuple | Turn, answer: str | None = None, *,
                steps: tuple = ()) -> str:
         """Store a confirmed turn durably and return the stored answer.
 
-        ``question`` is a str or a tuple of parts (str and Image); ``steps`` the tool
-        rounds before the answer, as ``Turn`` takes them. The whole turn is one line,
-        written and synced at once: a call is never on disk without its results.
+        ``commit(turn_id, turn)`` stores a ``Turn``; ``commit(turn_id, question, answer,
+        steps=...)`` its pieces: ``question`` a str or a tuple of parts (str, Image and
+        Document), ``steps`` the tool rounds before the answer, as ``Turn`` takes them. A
+        Turn that carries an id (one read from a journal) must carry ``turn_id``, else
+        TurnIdMismatch; ``history`` and ``find`` return the turn with ``turn_id`` as its
+        id. The whole turn is one line, written and synced at once: a call is never on
+        disk without its results.
 
         Idempotent by id: committing an id again with the same question and steps
         writes nothing and returns the answer stored first; another question or other
         steps is TurnConflict.
         """
-        check_id(turn_id)
-        turn = Turn(question, answer, steps)  # validates the texts, parts and rounds
+        turn = _turn_to_commit(turn_id, question, answer, steps)
         with self._in_use():
             stored = self._turns.get(turn_id)
             if stored is not None:
@@ -233,7 +267,7 @@ class Journal:
             self._turn_store.check_named("commit")
             self._turn_store.append(line, "commit")
             self._turns[turn_id] = turn
-            return answer
+            return turn.answer
 
     def pin(self, fact_id: str, text: str, *, origin: str) -> Fact:
         """Store a fact durably, with the id of the stored turn it came from; return it.
@@ -244,7 +278,7 @@ class Journal:
         it, deletes the fact. Idempotent by id: the same text and origin return the
         stored fact and write nothing; another text or origin is FactConflict.
         """
-        fact = Fact(fact_id, text, origin)  # validates all three
+        fact = Fact(_name(fact_id, "fact_id"), _name(text, "text"), _name(origin, "origin"))
         with self._in_use():
             stored = self._facts.get(fact_id)
             if stored is not None:
@@ -271,7 +305,8 @@ class Journal:
         Idempotent by id: the same text and covers return the stored summary and write
         nothing; another text or other covers is SummaryConflict.
         """
-        summary = Summary(summary_id, text, covers)  # validates all three
+        # covers is checked by Summary (a TypeError naming it).
+        summary = Summary(_name(summary_id, "summary_id"), _name(text, "text"), covers)
         with self._in_use():
             stored = self._summaries.get(summary_id)
             if stored is not None:
@@ -317,7 +352,7 @@ class Journal:
         rewrites leaves the turn with none of its facts and summaries, or some of them
         gone, and forgetting it again completes the deletion.
         """
-        check_text(turn_id, "id")
+        _name(turn_id, "turn_id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
@@ -335,7 +370,7 @@ class Journal:
 
     def unpin(self, fact_id: str) -> None:
         """Delete one fact for real, as ``forget`` deletes a turn."""
-        check_text(fact_id, "id")
+        _name(fact_id, "fact_id")
         with self._in_use():
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
@@ -344,7 +379,7 @@ class Journal:
 
     def drop_summary(self, summary_id: str) -> None:
         """Delete one summary for real, as ``forget`` deletes a turn; the turns it covers stay."""
-        check_text(summary_id, "id")
+        _name(summary_id, "summary_id")
         with self._in_use():
             if summary_id not in self._summaries:
                 raise SummaryNotFound(f"{id_tag(summary_id)} is not a stored summary; nothing "
@@ -356,7 +391,7 @@ class Journal:
     def derived_from(self, turn_id: str) -> Derived:
         """The facts pinned from the stored turn ``turn_id`` and the summaries that cover it:
         what ``forget(turn_id)`` would delete with it (TurnNotFound if it is not stored)."""
-        check_text(turn_id, "id")
+        _name(turn_id, "turn_id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal")
@@ -409,7 +444,7 @@ class Journal:
             self, held, {record.id: record.item for record in kept}))
 
     def history(self) -> list[Turn]:
-        """The stored turns in commit order (a copy)."""
+        """The stored turns in commit order (a copy), each with its id (``Turn.id``)."""
         with self._in_use():
             return list(self._turns.values())
 
@@ -430,8 +465,8 @@ class Journal:
             return list(self._facts.values())
 
     def find(self, turn_id: str) -> Turn | None:
-        """The turn stored under ``turn_id``, or None."""
-        check_text(turn_id, "id")
+        """The turn stored under ``turn_id`` (its ``id``), or None."""
+        _name(turn_id, "turn_id")
         with self._in_use():
             return self._turns.get(turn_id)
 

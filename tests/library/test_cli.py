@@ -8,6 +8,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -386,3 +387,11 @@ def test_salvage_says_what_it_did_with_the_summaries(with_summaries, cli):
     assert code == 1 and "SECRET" not in out + err
     assert "lost summaries file line 1" in out and "a turn it covers was not salvaged" in out
     assert "salvaged 1 summaries into" in out
+
+
+@pytest.mark.parametrize("argv", ["inspect", ["inspect", Path("c.log")], [b"inspect"]])
+def test_main_refuses_an_argv_that_is_not_a_list_of_str(argv):
+    from ledgerlab.cli import main
+
+    with pytest.raises(TypeError, match="^argv must be a list of str"):
+        main(argv)
