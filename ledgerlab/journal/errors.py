@@ -1,13 +1,9 @@
 """What the journal raises. Every message carries offsets, sizes, hashes or id tags,
-never conversation text, and says what state the files were left in. A wrong type in a
-public function is a TypeError naming the argument (``check_type``, ``check_path``)."""
+never conversation text, and says what state the files were left in. (A wrong type in a
+public function is a TypeError naming the argument: ``arguments``.)"""
 
 from __future__ import annotations
 
-import os
-from typing import TypeVar
-
-T = TypeVar("T")
 
 
 class JournalError(Exception):
@@ -80,17 +76,3 @@ def too_large(size: int) -> JournalError:
     return JournalError(f"the journal's {size} bytes do not fit in this process's memory "
                         f"(it reads the whole file); nothing changed")
 
-
-def check_type(value: T, name: str, kinds: type | tuple[type, ...], expected: str) -> T:
-    """``value`` if it is one of ``kinds``; else a TypeError naming the argument and what it
-    must be (never the value: it may be conversation text)."""
-    if not isinstance(value, kinds):
-        raise TypeError(f"{name} must be {expected}, not {type(value).__name__}")
-    return value
-
-
-def check_path(path: object, name: str) -> str:
-    """``path`` (a str or an os.PathLike naming a str) as a str; else a TypeError naming the
-    argument."""
-    named = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
-    return check_type(named, name, str, "a str or os.PathLike path")

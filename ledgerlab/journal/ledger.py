@@ -66,9 +66,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import NoReturn
 
-from ..checks import check_id, check_int, check_text, id_tag
+from ..checks import check_int, id_tag
 from ..memory import Derived, Summary
 from ..turns import Fact, Turn
+from .arguments import check_name, check_path, check_type, turn_to_commit
 from .errors import (
     FactConflict,
     FactNotFound,
@@ -79,10 +80,7 @@ from .errors import (
     SummaryConflict,
     SummaryNotFound,
     TurnConflict,
-    TurnIdMismatch,
     TurnNotFound,
-    check_path,
-    check_type,
 )
 from .files import (
     FACTS_REWRITE_SUFFIX,
@@ -104,33 +102,6 @@ DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 def _plural(count: int, noun: str, nouns: str = "") -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
-
-
-def _name(value: object, name: str) -> str:
-    """An id or a text argument: a wrong type is a TypeError naming ``name``; a str that
-    UTF-8 cannot encode stays InvalidText."""
-    return check_text(check_type(value, name, str, "a str"), name)
-
-
-def _turn_to_commit(turn_id: object, question: object, answer: object, steps: object) -> Turn:
-    """The Turn ``commit`` stores, carrying ``turn_id`` as the turns ``history`` returns do:
-    the Turn given, or one made of a question, an answer and steps."""
-    check_id(_name(turn_id, "turn_id"), "turn_id")
-    if isinstance(question, Turn):
-        if answer is not None or steps:
-            raise TypeError("commit takes a Turn or a question with its answer, not both: the "
-                            "Turn holds its answer and steps")
-        if question.id is None:
-            return Turn(question.question, question.answer, question.steps, id=turn_id)
-        if question.id != turn_id:
-            raise TurnIdMismatch(f"the Turn carries the id {id_tag(question.id)}, not "
-                                 f"{id_tag(turn_id)}: a turn has one id; nothing written")
-        return question
-    check_type(question, "question", (str, tuple), "a str, a tuple of parts or a Turn")
-    if answer is None:
-        raise TypeError("commit needs the answer with a question (or a Turn in its place)")
-    check_type(answer, "answer", str, "a str")
-    return Turn(question, answer, steps, id=turn_id)  # validates the texts, parts and rounds
 
 
 class Journal:
@@ -239,19 +210,17 @@ class Journal:
                steps: tuple = ()) -> str:
         """Store a confirmed turn durably and return the stored answer.
 
-        ``commit(turn_id, turn)`` stores a ``Turn``; ``commit(turn_id, question, answer,
-        steps=...)`` its pieces: ``question`` a str or a tuple of parts (str, Image and
-        Document), ``steps`` the tool rounds before the answer, as ``Turn`` takes them. A
-        Turn that carries an id (one read from a journal) must carry ``turn_id``, else
-        TurnIdMismatch; ``history`` and ``find`` return the turn with ``turn_id`` as its
-        id. The whole turn is one line, written and synced at once: a call is never on
-        disk without its results.
+        ``commit(turn_id, turn)`` stores a ``Turn``, ``commit(turn_id, question, answer,
+        steps=...)`` its pieces, as ``Turn`` takes them. A Turn that carries an id (read
+        from a journal) must carry ``turn_id``, else TurnIdMismatch; ``history`` and
+        ``find`` return the turn with ``turn_id`` as its id. The whole turn is one line,
+        written and synced at once: a call is never on disk without its results.
 
         Idempotent by id: committing an id again with the same question and steps
         writes nothing and returns the answer stored first; another question or other
         steps is TurnConflict.
         """
-        turn = _turn_to_commit(turn_id, question, answer, steps)
+        turn = turn_to_commit(turn_id, question, answer, steps)
         with self._in_use():
             stored = self._turns.get(turn_id)
             if stored is not None:
@@ -278,7 +247,8 @@ class Journal:
         it, deletes the fact. Idempotent by id: the same text and origin return the
         stored fact and write nothing; another text or origin is FactConflict.
         """
-        fact = Fact(_name(fact_id, "fact_id"), _name(text, "text"), _name(origin, "origin"))
+        fact = Fact(check_name(fact_id, "fact_id"), check_name(text, "text"),
+                    check_name(origin, "origin"))
         with self._in_use():
             stored = self._facts.get(fact_id)
             if stored is not None:
@@ -306,7 +276,8 @@ class Journal:
         nothing; another text or other covers is SummaryConflict.
         """
         # covers is checked by Summary (a TypeError naming it).
-        summary = Summary(_name(summary_id, "summary_id"), _name(text, "text"), covers)
+        summary = Summary(check_name(summary_id, "summary_id"), check_name(text, "text"),
+                          covers)
         with self._in_use():
             stored = self._summaries.get(summary_id)
             if stored is not None:
@@ -352,7 +323,7 @@ class Journal:
         rewrites leaves the turn with none of its facts and summaries, or some of them
         gone, and forgetting it again completes the deletion.
         """
-        _name(turn_id, "turn_id")
+        check_name(turn_id, "turn_id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
@@ -370,7 +341,7 @@ class Journal:
 
     def unpin(self, fact_id: str) -> None:
         """Delete one fact for real, as ``forget`` deletes a turn."""
-        _name(fact_id, "fact_id")
+        check_name(fact_id, "fact_id")
         with self._in_use():
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
@@ -379,7 +350,7 @@ class Journal:
 
     def drop_summary(self, summary_id: str) -> None:
         """Delete one summary for real, as ``forget`` deletes a turn; the turns it covers stay."""
-        _name(summary_id, "summary_id")
+        check_name(summary_id, "summary_id")
         with self._in_use():
             if summary_id not in self._summaries:
                 raise SummaryNotFound(f"{id_tag(summary_id)} is not a stored summary; nothing "
@@ -391,7 +362,7 @@ class Journal:
     def derived_from(self, turn_id: str) -> Derived:
         """The facts pinned from the stored turn ``turn_id`` and the summaries that cover it:
         what ``forget(turn_id)`` would delete with it (TurnNotFound if it is not stored)."""
-        _name(turn_id, "turn_id")
+        check_name(turn_id, "turn_id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal")
@@ -466,7 +437,7 @@ class Journal:
 
     def find(self, turn_id: str) -> Turn | None:
         """The turn stored under ``turn_id`` (its ``id``), or None."""
-        _name(turn_id, "turn_id")
+        check_name(turn_id, "turn_id")
         with self._in_use():
             return self._turns.get(turn_id)
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from ..checks import InvalidText, InvalidTurn, check_id, id_tag
 from ..encoders import ENCODERS
 from ..turns import Fact, Turn
-from .errors import check_type
+from .arguments import check_type
 from .rich import (Pairs, check_strings, decode_question, decode_steps, part_payload,
                    step_payload)
 

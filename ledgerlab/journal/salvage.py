@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..checks import id_tag
-from .errors import JournalError, check_path, too_large
+from .arguments import check_path
+from .errors import JournalError, too_large
 from .files import (
     FACTS_SUFFIX,
     SALVAGE_SUFFIX,

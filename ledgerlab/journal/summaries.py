@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..checks import InvalidText
 from ..memory import Summary
-from .errors import check_type
+from .arguments import check_type
 from .records import Kind, check_strings, encode_line
 
 SUMMARY_KEYS = ["id", "text", "covers"]
