@@ -52,6 +52,13 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
     assert conda_dependencies() == pip_dependencies()
 
 
+def test_the_library_docs_name_every_runtime_dependency():
+    runtime = {name for name, _ in pip_dependencies(extras=())}
+    section = (ROOT / "docs" / "library.md").read_text(encoding="utf-8").split("\n## ", 1)[0]
+    named = set(re.findall(r"^  - `([A-Za-z0-9_.\-]+)`: ", section, re.M))
+    assert runtime and named == runtime, f"docs/library.md names {sorted(named)}"
+
+
 def test_environment_yml_installs_the_package_itself():
     text = (ROOT / "environment.yml").read_text()
     assert re.search(r"^  - pip:\n(?:      - .*\n)*      - -e \.$", text, re.M)
@@ -438,6 +445,13 @@ def test_setuptools_ships_every_package_and_the_course_data():
     assert set(setuptools.find_packages(str(ROOT), include=["ledgerlab*"])) == packages
     assert {path.name for path in (COURSE / "data").iterdir()} >= {"results.json",
                                                                    "select-scaling.png"}
+
+
+def test_the_development_docs_state_no_count_of_tests():
+    # A count nothing regenerates is wrong after the next test; pytest prints the real one.
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    counts = re.findall(r"\b\d[\d,]* (?:tests|passed|failed|skipped|xfailed|items)\b", text)
+    assert not counts, counts
 
 
 def test_the_layout_in_the_development_docs_names_every_module_and_tool():
