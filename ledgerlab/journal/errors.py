@@ -5,7 +5,6 @@ public function is a TypeError naming the argument: ``arguments``.)"""
 from __future__ import annotations
 
 
-
 class JournalError(Exception):
     """The journal cannot do what was asked; the message says what state it left."""
 
@@ -75,4 +74,3 @@ def too_large(size: int) -> JournalError:
     """The error for a file that does not fit in memory: Journal and salvage read it whole."""
     return JournalError(f"the journal's {size} bytes do not fit in this process's memory "
                         f"(it reads the whole file); nothing changed")
-
