@@ -1,6 +1,7 @@
 """ledgerlab: keep the durable ledger of a conversation apart from the request you project from it.
 
-Every name a notebook uses from the library is here. Importing ledgerlab loads no
+Every name an application or a notebook uses from the library is here (what the two
+commands print with, and how they run, is ``ledgerlab.console``'s). Importing ledgerlab loads no
 plotting, notebook or tokenizer package (tiktoken is imported when tokens are first
 counted): the library runs where those are missing.
 """
@@ -20,12 +21,12 @@ from .journal import (
     SummaryConflict,
     SummaryNotFound,
     TurnConflict,
+    TurnIdMismatch,
     TurnNotFound,
     encode_record,
     examine,
     salvage,
 )
-from .console import printable, run_command, say, shown
 from .checks import InvalidText, InvalidTurn, check_text, utf16_units
 from .documents import Document
 from .encoders import ENCODERS, get_encoder
@@ -86,6 +87,7 @@ __all__ = [
     "ToolResult",
     "Turn",
     "TurnConflict",
+    "TurnIdMismatch",
     "TurnNotFound",
     "byte_breakdown",
     "check_request",
@@ -96,16 +98,12 @@ __all__ = [
     "get_encoder",
     "image_tokens",
     "messages",
-    "printable",
     "request_body",
     "request_bytes",
     "request_tokens",
-    "run_command",
     "salvage",
-    "say",
     "select",
     "select_reference",
-    "shown",
     "text_tokens",
     "tool_tokens",
     "utf16_units",

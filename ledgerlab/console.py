@@ -1,17 +1,21 @@
 """What every ledgerlab command prints, and how it runs: the course's commands too.
 
+This module is for commands, not for notebooks or applications (``ledgerlab`` does not
+export it): the ``ledgerlab`` and ``ledgerlab-course`` commands import it by its name.
+
 - ``printable``: untrusted text as one visible line (the one escaping rule, for reports
   and files as for the terminal), ``escaped`` the same for stdout, ``shown`` a path;
-- ``say``: one line of a command's result, as far as stdout takes it;
+- ``say``: one line of a command's result, what stdout cannot encode escaped;
 - ``run_command``: parse, run, and turn an error or a lost stdout into one line and an
   exit status.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from .journal.errors import JournalError
 
@@ -19,35 +23,61 @@ if TYPE_CHECKING:
     import argparse
 
 
-class _Stdout:
-    """Where results go. A closed, full or broken stdout loses the output, never the work:
-    once a line cannot be written, the rest is dropped and stdout is pointed at the null
-    device, so that Python's own flush at exit cannot fail either."""
-
-    lost = False
-
-
 def say(text: str = "") -> None:
-    """Print one line of a command's result to stdout, as far as stdout takes it."""
-    if _Stdout.lost:
-        return
-    try:
-        if sys.stdout is None:  # started with stdout closed (>&-)
-            raise OSError("stdout is closed")
-        print(text, flush=True)
-    except (OSError, ValueError):
-        _Stdout.lost = True
-        _silence_stdout()
+    """Print one line to stdout; what stdout's encoding cannot encode (a lone surrogate, a
+    character outside a narrow encoding) is printed as a backslash escape, never refused."""
+    print(_encodable(text), flush=True)
 
 
-def _silence_stdout() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
+class _CommandOutput:
+    """stdout while one command runs (``run_command``): a closed, full or broken stdout loses
+    the output, never the work. Once a line cannot be written, the rest is dropped and
+    ``lost`` says so; stdout itself is left as it was."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.lost = stream is None  # started with stdout closed (>&-)
+
+    @property
+    def encoding(self) -> str:  # what _encodable escapes for
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if not self.lost:
+            try:
+                # Escaped as say escapes: an encoding error is not a lost stdout.
+                self.stream.write(_encodable(text, self.encoding))
+                self.stream.flush()
+            except (OSError, ValueError):  # ValueError: a stream closed meanwhile
+                self.lost = True
+                _drop_unwritten(self.stream)
+        return len(text)
+
+    def flush(self) -> None:
+        pass  # each write flushed already
+
+
+def _drop_unwritten(stream: TextIO) -> None:
+    """Let go of the bytes a failed write left in ``stream``'s buffer.
+
+    A buffered stdout keeps them, and Python flushes stdout at exit: that flush would fail
+    too ("Exception ignored ... BrokenPipeError", exit status 120). They are flushed into
+    the null device, and ``stream``'s file descriptor then points where it did before.
+    """
     try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # no descriptor (a test's capture, a notebook's stream): no exit flush to fail
+    saved = os.dup(fd)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
     finally:
-        os.close(devnull)
+        os.dup2(saved, fd)
+        os.close(saved)
+        os.close(null)
 
 
 def shown(path: str) -> str:
@@ -88,9 +118,10 @@ def escaped(text: str) -> str:
     return _encodable(printable(text))
 
 
-def _encodable(text: str) -> str:
-    """``text`` with what stdout's encoding cannot print written as backslash escapes."""
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+def _encodable(text: str, encoding: str | None = None) -> str:
+    """``text`` with what ``encoding`` (stdout's by default) cannot encode written as
+    backslash escapes."""
+    encoding = encoding or getattr(sys.stdout, "encoding", None) or "utf-8"
     return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
@@ -102,15 +133,21 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None,
     Output that cannot be written is one line and exit 1, except for a command in
     ``changes``: what it changed happened, so its exit status stays the change's.
     """
+    # argparse would take a str as its characters: a caller's mistake, not a command line.
+    if argv is not None and (isinstance(argv, (str, bytes))
+                             or not all(isinstance(arg, str) for arg in argv)):
+        raise TypeError(f"argv must be a list of str (None: sys.argv[1:]), not "
+                        f"{type(argv).__name__}")
     args = parser.parse_args(argv)
-    _Stdout.lost = False
+    output = _CommandOutput(sys.stdout)
     try:
-        code = args.run(args)
+        with contextlib.redirect_stdout(output):  # this command's run only
+            code = args.run(args)
     except (JournalError, OSError, ValueError, TypeError) as error:
         print(f"{parser.prog} {args.command}: {type(error).__name__}: {_describe(error)}",
               file=sys.stderr)
         return 2
-    if _Stdout.lost and args.command not in changes:
+    if output.lost and args.command not in changes:
         print(f"{parser.prog} {args.command}: the output could not be written (stdout closed, "
               f"full or a broken pipe)", file=sys.stderr)
         return code or 1

@@ -3,8 +3,8 @@
 Course material, so a course command: the ``ledgerlab`` command is the library's
 (inspect, forget, retain, salvage). What these print, and their exit statuses, are
 what ``ledgerlab table|scenario|audit`` printed before they moved here: they run through
-the library's ``run_command`` and print with its ``say``, so an error, or a closed or broken
-stdout, is handled alike.
+the library's ``run_command`` and print with its ``say`` (``ledgerlab.console``), so an
+error, or a closed or broken stdout, is handled alike.
 
 ``python -m ledgerlab.course lab`` is ``make lab`` for a machine without make (Windows): it
 fills ``work/`` with the learner's copies, then starts JupyterLab on it. The Makefile runs
@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ledgerlab import __version__
-from ledgerlab import run_command, say, shown
+from ledgerlab.console import run_command, say, shown
 
 from . import learner, paths, scenario
 

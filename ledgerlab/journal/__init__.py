@@ -3,6 +3,8 @@
 One job per module, imported one way (each only from those above it):
 
 - ``errors``: what the journal raises;
+- ``arguments``: what its public functions take (a wrong type is a TypeError naming the
+  argument), and the Turn ``commit`` stores;
 - ``records``: the line format (``encode_record``, ``encode_turn``, ``decode_record``,
   ``examine``, ``scan``);
 - ``summaries``: the summaries file's payload (``encode_summary``);
@@ -29,6 +31,7 @@ from .errors import (
     SummaryConflict,
     SummaryNotFound,
     TurnConflict,
+    TurnIdMismatch,
     TurnNotFound,
 )
 from .files import (
@@ -95,6 +98,7 @@ __all__ = [
     "SummaryRecord",
     "TURNS",
     "TurnConflict",
+    "TurnIdMismatch",
     "TurnNotFound",
     "decode_record",
     "describe_tail",

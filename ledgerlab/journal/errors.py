@@ -1,5 +1,6 @@
 """What the journal raises. Every message carries offsets, sizes, hashes or id tags,
-never conversation text, and says what state the files were left in."""
+never conversation text, and says what state the files were left in. (A wrong type in a
+public function is a TypeError naming the argument: ``arguments``.)"""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ class JournalFull(JournalError):
 
 class TurnConflict(JournalError):
     """The id is already stored with a different question, or different tool rounds."""
+
+
+class TurnIdMismatch(JournalError, ValueError):
+    """A Turn that carries one id (it was read from a journal) was committed under another:
+    nothing written."""
 
 
 class TurnNotFound(JournalError, KeyError):

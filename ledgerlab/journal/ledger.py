@@ -66,9 +66,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import NoReturn
 
-from ..checks import check_id, check_int, check_text, id_tag
+from ..checks import check_int, id_tag
 from ..memory import Derived, Summary
 from ..turns import Fact, Turn
+from .arguments import check_name, check_path, check_type, turn_to_commit
 from .errors import (
     FactConflict,
     FactNotFound,
@@ -132,9 +133,10 @@ class Journal:
                  max_bytes: int | None = DEFAULT_MAX_BYTES, create: bool = True) -> None:
         # The real path: a rewrite must replace the file itself, not a symlink to it,
         # and must not follow a later chdir.
-        self.path = os.path.realpath(os.fspath(path))
+        self.path = os.path.realpath(check_path(path, "path"))
         self.max_bytes = None if max_bytes is None else check_int(max_bytes, "max_bytes",
                                                                   minimum=1)
+        check_type(create, "create", bool, "a bool")
         self._mutex = threading.Lock()  # flock does not stop threads sharing one handle
         self._pid = os.getpid()  # a child forked from this process shares the lock: refused
         self._turns: dict[str, Turn] = {}
@@ -204,20 +206,21 @@ class Journal:
         self._drop(self._summary_store, "_summaries",
                    lambda summary: all(turn_id in self._turns for turn_id in summary.covers))
 
-    def commit(self, turn_id: str, question: str | tuple, answer: str, *,
+    def commit(self, turn_id: str, question: str | tuple | Turn, answer: str | None = None, *,
                steps: tuple = ()) -> str:
         """Store a confirmed turn durably and return the stored answer.
 
-        ``question`` is a str or a tuple of parts (str and Image); ``steps`` the tool
-        rounds before the answer, as ``Turn`` takes them. The whole turn is one line,
+        ``commit(turn_id, turn)`` stores a ``Turn``, ``commit(turn_id, question, answer,
+        steps=...)`` its pieces, as ``Turn`` takes them. A Turn that carries an id (read
+        from a journal) must carry ``turn_id``, else TurnIdMismatch; ``history`` and
+        ``find`` return the turn with ``turn_id`` as its id. The whole turn is one line,
         written and synced at once: a call is never on disk without its results.
 
         Idempotent by id: committing an id again with the same question and steps
         writes nothing and returns the answer stored first; another question or other
         steps is TurnConflict.
         """
-        check_id(turn_id)
-        turn = Turn(question, answer, steps)  # validates the texts, parts and rounds
+        turn = turn_to_commit(turn_id, question, answer, steps)
         with self._in_use():
             stored = self._turns.get(turn_id)
             if stored is not None:
@@ -233,7 +236,7 @@ class Journal:
             self._turn_store.check_named("commit")
             self._turn_store.append(line, "commit")
             self._turns[turn_id] = turn
-            return answer
+            return turn.answer
 
     def pin(self, fact_id: str, text: str, *, origin: str) -> Fact:
         """Store a fact durably, with the id of the stored turn it came from; return it.
@@ -244,7 +247,8 @@ class Journal:
         it, deletes the fact. Idempotent by id: the same text and origin return the
         stored fact and write nothing; another text or origin is FactConflict.
         """
-        fact = Fact(fact_id, text, origin)  # validates all three
+        fact = Fact(check_name(fact_id, "fact_id"), check_name(text, "text"),
+                    check_name(origin, "origin"))
         with self._in_use():
             stored = self._facts.get(fact_id)
             if stored is not None:
@@ -271,7 +275,9 @@ class Journal:
         Idempotent by id: the same text and covers return the stored summary and write
         nothing; another text or other covers is SummaryConflict.
         """
-        summary = Summary(summary_id, text, covers)  # validates all three
+        # covers is checked by Summary (a TypeError naming it).
+        summary = Summary(check_name(summary_id, "summary_id"), check_name(text, "text"),
+                          covers)
         with self._in_use():
             stored = self._summaries.get(summary_id)
             if stored is not None:
@@ -317,7 +323,7 @@ class Journal:
         rewrites leaves the turn with none of its facts and summaries, or some of them
         gone, and forgetting it again completes the deletion.
         """
-        check_text(turn_id, "id")
+        check_name(turn_id, "turn_id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal; nothing changed")
@@ -335,7 +341,7 @@ class Journal:
 
     def unpin(self, fact_id: str) -> None:
         """Delete one fact for real, as ``forget`` deletes a turn."""
-        check_text(fact_id, "id")
+        check_name(fact_id, "fact_id")
         with self._in_use():
             if fact_id not in self._facts:
                 raise FactNotFound(f"{id_tag(fact_id)} is not pinned; nothing changed")
@@ -344,7 +350,7 @@ class Journal:
 
     def drop_summary(self, summary_id: str) -> None:
         """Delete one summary for real, as ``forget`` deletes a turn; the turns it covers stay."""
-        check_text(summary_id, "id")
+        check_name(summary_id, "summary_id")
         with self._in_use():
             if summary_id not in self._summaries:
                 raise SummaryNotFound(f"{id_tag(summary_id)} is not a stored summary; nothing "
@@ -356,7 +362,7 @@ class Journal:
     def derived_from(self, turn_id: str) -> Derived:
         """The facts pinned from the stored turn ``turn_id`` and the summaries that cover it:
         what ``forget(turn_id)`` would delete with it (TurnNotFound if it is not stored)."""
-        check_text(turn_id, "id")
+        check_name(turn_id, "turn_id")
         with self._in_use():
             if turn_id not in self._turns:
                 raise TurnNotFound(f"{id_tag(turn_id)} is not in the journal")
@@ -409,7 +415,7 @@ class Journal:
             self, held, {record.id: record.item for record in kept}))
 
     def history(self) -> list[Turn]:
-        """The stored turns in commit order (a copy)."""
+        """The stored turns in commit order (a copy), each with its id (``Turn.id``)."""
         with self._in_use():
             return list(self._turns.values())
 
@@ -430,8 +436,8 @@ class Journal:
             return list(self._facts.values())
 
     def find(self, turn_id: str) -> Turn | None:
-        """The turn stored under ``turn_id``, or None."""
-        check_text(turn_id, "id")
+        """The turn stored under ``turn_id`` (its ``id``), or None."""
+        check_name(turn_id, "turn_id")
         with self._in_use():
             return self._turns.get(turn_id)
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from ..checks import InvalidText, InvalidTurn, check_id, id_tag
 from ..encoders import ENCODERS
 from ..turns import Fact, Turn
+from .arguments import check_type
 from .rich import (Pairs, check_strings, decode_question, decode_steps, part_payload,
                    step_payload)
 
@@ -103,8 +104,8 @@ def _turn_record(pairs: list, digest: str) -> Record:
         if "parts" in fields:
             question = decode_question(question, fields["parts"])
         steps = decode_steps(fields["steps"]) if "steps" in fields else ()
-        # The Turn checks the texts, and that the rounds pair up.
-        turn = Turn(question, answer, steps)
+        # The Turn checks the texts, and that the rounds pair up; it carries its id.
+        turn = Turn(question, answer, steps, id=turn_id)
     except (InvalidText, InvalidTurn) as error:
         raise ValueError(f"payload field is invalid: {error}") from None
     return Record(turn_id, turn, digest)
@@ -146,16 +147,17 @@ def encode_record(turn_id: str, question: str | tuple, answer: str, steps: tuple
     question of parts, or tool rounds in ``steps``, give the richer record
     (``encode_turn``); those are checked as ``Turn`` checks them.
     """
+    check_type(turn_id, "turn_id", str, "a str")
     if isinstance(question, str) and not steps:
+        check_type(answer, "answer", str, "a str")
         return encode_line({"id": turn_id, "question": question, "answer": answer})
     return encode_turn(turn_id, Turn(question, answer, steps))
 
 
 def encode_turn(turn_id: str, turn: Turn) -> bytes:
     """The journal line for a Turn, newline included: what ``Journal.commit`` writes."""
-    check_id(turn_id)
-    if not isinstance(turn, Turn):
-        raise TypeError(f"turn must be a Turn, not {type(turn).__name__}")
+    check_id(check_type(turn_id, "turn_id", str, "a str"), "turn_id")
+    check_type(turn, "turn", Turn, "a Turn")
     return encode_line(turn_payload(turn_id, turn))
 
 
@@ -172,6 +174,7 @@ def turn_payload(turn_id: str, turn: Turn) -> dict:
 
 def encode_fact(fact: Fact) -> bytes:
     """The facts file's line for one fact: the journal's format, keys id, text, origin."""
+    check_type(fact, "fact", Fact, "a Fact")
     return encode_line({"id": fact.id, "text": fact.text, "origin": fact.origin})
 
 
@@ -183,6 +186,8 @@ def encode_line(payload: dict) -> bytes:
 
 def decode_record(line: bytes, kind: Kind = TURNS) -> Record | FactRecord:
     """Decode one complete line (without its newline); ValueError says what is wrong."""
+    check_type(line, "line", bytes, "bytes")
+    check_type(kind, "kind", Kind, "a Kind (TURNS, FACTS, SUMMARIES)")
     if line.endswith(b"\r"):
         raise ValueError("line ends with CR (Windows line endings?)")
     fields = line.split(b" ")
@@ -299,6 +304,13 @@ def scan(data: bytes, kind: Kind = TURNS) -> Iterator[LineStatus]:
     the copies are counted, not decoded, and a million of them cost about what one does.
     The file's last line is never part of a run: it may be a torn tail.
     """
+    # Checked now, not at the first line: scan's lines come lazily.
+    check_type(data, "data", bytes, "bytes")
+    check_type(kind, "kind", Kind, "a Kind (TURNS, FACTS, SUMMARIES)")
+    return _scan(data, kind)
+
+
+def _scan(data: bytes, kind: Kind) -> Iterator[LineStatus]:
     seen: set[str] = set()
     offset = 0
     number = 0

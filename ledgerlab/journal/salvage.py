@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..checks import id_tag
+from .arguments import check_path
 from .errors import JournalError, too_large
 from .files import (
     FACTS_SUFFIX,
@@ -102,8 +103,8 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
     salvage left, which are removed). They all appear, whole, or none of them, and they
     never replace a file (``_publish``).
     """
-    source = os.path.realpath(os.fspath(source))  # the file Journal(source) would open
-    destination = os.path.abspath(os.fspath(destination))
+    source = os.path.realpath(check_path(source, "source"))  # the file Journal(source) opens
+    destination = os.path.abspath(check_path(destination, "destination"))
     data = _read_for_salvage(source)
     if os.path.lexists(destination):
         raise JournalError(f"{destination!r} exists: salvage writes a new file, never over one")

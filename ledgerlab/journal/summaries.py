@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..checks import InvalidText
 from ..memory import Summary
+from .arguments import check_type
 from .records import Kind, check_strings, encode_line
 
 SUMMARY_KEYS = ["id", "text", "covers"]
@@ -31,6 +32,7 @@ class SummaryRecord:
 
 def encode_summary(summary: Summary) -> bytes:
     """The summaries file's line for one summary, newline included."""
+    check_type(summary, "summary", Summary, "a Summary")
     return encode_line({"id": summary.id, "text": summary.text, "covers": list(summary.covers)})
 
 

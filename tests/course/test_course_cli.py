@@ -4,13 +4,18 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from importlib.metadata import PackageNotFoundError
+from pathlib import Path
 
 import pytest
 
 from ledgerlab.course.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TABLE = """\
 budget  retained  dropped  bytes
@@ -209,8 +214,46 @@ def test_audit_of_a_log_with_a_hostile_payload_is_a_fail_line(evidence, course_c
 @pytest.mark.slow  # starts a Python process per case
 @pytest.mark.parametrize("stdout", ["full", "broken pipe"])
 def test_a_report_that_cannot_be_printed_is_a_one_line_error(unwritable, stdout):
+    # stdout buffered, as a shell runs the command (this suite may set PYTHONUNBUFFERED).
+    buffered = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
     result = subprocess.run([sys.executable, "-m", "ledgerlab.course", "table"],
-                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True)
+                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True,
+                            env=buffered)
     assert result.returncode == 1
     assert result.stderr == ("ledgerlab-course table: the output could not be written (stdout closed, "
                              "full or a broken pipe)\n")
+
+
+# --- Issue 44: the command the library's wheel installs runs, or says what is missing ---------
+def course_extra():
+    """The names of the course extra's packages, as pyproject.toml lists them."""
+    text = (ROOT / "pyproject.toml").read_text()
+    block = text.split("\ncourse = [\n", 1)[1].split("\n]", 1)[0]
+    return re.findall(r'^\s*"([A-Za-z0-9._-]+)', block, re.M)
+
+
+def test_the_entry_point_finds_every_package_of_the_course_extra(monkeypatch):
+    from ledgerlab.course import entry
+
+    assert entry.missing_packages() == []  # this environment has the extra
+
+    def absent(name):
+        raise PackageNotFoundError(name)
+
+    monkeypatch.setattr(entry, "distribution", absent)
+    assert sorted(entry.missing_packages()) == sorted(course_extra()) and course_extra()
+
+
+def test_without_the_course_extra_the_command_says_how_to_install_it(monkeypatch, capsys):
+    from ledgerlab.course import entry
+
+    def without_nbformat(name, found=entry.distribution):
+        if name == "nbformat":
+            raise PackageNotFoundError(name)
+        return found(name)
+
+    monkeypatch.setattr(entry, "distribution", without_nbformat)
+    assert entry.main(["table"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "(nbformat)" in err and "pip install 'ledgerlab[course]'" in err

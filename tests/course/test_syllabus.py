@@ -79,6 +79,19 @@ def test_the_tables_of_notebooks_are_the_manifests():
         in README
 
 
+def test_readme_names_the_notebook_of_solution_and_the_one_of_the_solutions():
+    # The numbers README gives, against the notebooks: the one whose code calls solution(),
+    # and the one generated from teacher/solutions.py.
+    calls = [lesson.number for lesson in LESSONS if any(
+        "solution()" in "".join(cell["source"]) for cell in cells(lesson)
+        if cell["cell_type"] == "code")]
+    generated = [lesson.number for lesson in LESSONS
+                 if "This notebook is generated from `teacher/solutions.py`" in markdown(lesson)[0]]
+    assert len(calls) == len(generated) == 1
+    assert [int(n) for n in re.findall(r"`solution\(\)` in (\d+)", README)] == calls
+    assert [int(n) for n in re.findall(r"(\d+) holds every exercise's solution", README)] == generated
+
+
 def test_readme_and_contents_give_one_total_the_sum_and_say_how_it_is_measured():
     contents = "\n".join(markdown(LESSONS[0]))
     total = f"The whole course takes about {syllabus.course_length()}"

@@ -5,8 +5,10 @@ import hashlib
 import io
 import os
 import shutil
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -160,10 +162,18 @@ def test_a_path_prints_as_the_console_can_show_it(monkeypatch):
     assert shown(os.fsdecode(b"caf\xff")) == "caf\\xff"  # not text at all: its byte escaped
 
 
+def buffering(mode):
+    """The environment of a child whose stdout is buffered (as a shell runs a command; this
+    suite may run with PYTHONUNBUFFERED set) or unbuffered."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    return {**env, "PYTHONUNBUFFERED": "1"} if mode == "unbuffered" else env
+
+
+@pytest.mark.parametrize("mode", ["buffered", "unbuffered"])
 @pytest.mark.parametrize("stdout", ["closed", "full", "broken pipe"])
 @pytest.mark.parametrize("command", [["forget", "{log}", "two"], ["retain", "{log}", "--last", "1"]])
 def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, unwritable, stdout,
-                                                                 command):
+                                                                 command, mode):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         journal.commit("one", "q1", "a1")
@@ -171,10 +181,10 @@ def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, unwri
     argv = [sys.executable, "-m", "ledgerlab", *(part.format(log=log) for part in command)]
     if stdout == "closed":
         result = subprocess.run(["bash", "-c", '"$@" >&-', "-", *argv], capture_output=True,
-                                text=True)
+                                text=True, env=buffering(mode))
     else:
         result = subprocess.run(argv, stdout=unwritable(stdout), stderr=subprocess.PIPE,
-                                text=True)
+                                text=True, env=buffering(mode))
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
     with Journal(log) as journal:
@@ -182,16 +192,53 @@ def test_a_deletion_that_happened_exits_0_whatever_printing_does(tmp_path, unwri
         assert [turn.question for turn in journal.history()] == kept
 
 
+@pytest.mark.parametrize("mode", ["buffered", "unbuffered"])
 @pytest.mark.parametrize("stdout", ["full", "broken pipe"])
-def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, unwritable, stdout):
+def test_a_report_that_cannot_be_printed_is_a_one_line_error(tmp_path, unwritable, stdout, mode):
     log = tmp_path / "c.log"
     with Journal(log) as journal:
         journal.commit("one", "q", "a")
     result = subprocess.run([sys.executable, "-m", "ledgerlab", "inspect", str(log)],
-                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True)
+                            stdout=unwritable(stdout), stderr=subprocess.PIPE, text=True,
+                            env=buffering(mode))
     assert result.returncode == 1
     assert result.stderr == ("ledgerlab inspect: the output could not be written (stdout "
                              "closed, full or a broken pipe)\n")
+
+
+def test_a_lost_stdout_leaves_stdout_as_it_was_with_nothing_left_to_flush(
+        tmp_path, cli, unwritable, monkeypatch):
+    # In this process: the command's stdout is a buffered file on a broken pipe.
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("one", "q", "a")
+    pipe = unwritable("broken pipe")
+    stream = io.TextIOWrapper(io.BufferedWriter(io.FileIO(pipe, "w", closefd=False)),
+                              encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", stream)
+    from ledgerlab.cli import main
+
+    assert main(["inspect", str(log)]) == 1
+    assert sys.stdout is stream  # restored, not pointed elsewhere
+    assert stat.S_ISFIFO(os.fstat(pipe).st_mode)  # its descriptor is still the pipe
+    stream.flush()  # what could not be written was let go: Python's flush at exit succeeds
+
+
+def test_say_escapes_what_stdout_cannot_encode_and_stdout_stays_open():
+    # A lone surrogate once pointed stdout at the null device for the rest of the process.
+    code = ("from ledgerlab.console import say\n"
+            "say('a\\ud800b')\nsay('b')\nprint('c')\nsay('caf\\xe9')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            env={**buffering("buffered"), "PYTHONIOENCODING": "ascii"})
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == b"a\\ud800b\nb\nc\ncaf\\xe9\n"
+
+
+def test_the_console_helpers_are_the_commands_not_the_public_api():
+    import ledgerlab
+
+    for name in ("say", "shown", "printable", "run_command"):
+        assert name not in ledgerlab.__all__ and not hasattr(ledgerlab, name), name
 
 
 BIG_FILE_CHILD = r"""
@@ -340,3 +387,11 @@ def test_salvage_says_what_it_did_with_the_summaries(with_summaries, cli):
     assert code == 1 and "SECRET" not in out + err
     assert "lost summaries file line 1" in out and "a turn it covers was not salvaged" in out
     assert "salvaged 1 summaries into" in out
+
+
+@pytest.mark.parametrize("argv", ["inspect", ["inspect", Path("c.log")], [b"inspect"]])
+def test_main_refuses_an_argv_that_is_not_a_list_of_str(argv):
+    from ledgerlab.cli import main
+
+    with pytest.raises(TypeError, match="^argv must be a list of str"):
+        main(argv)

@@ -10,8 +10,9 @@ import sys
 import pytest
 
 from ledgerlab import Journal, JournalCorrupt, JournalError, JournalFull, JournalLocked, Turn
-from ledgerlab import TurnConflict
-from ledgerlab.journal import encode_record, examine
+from ledgerlab import ToolCall, ToolResult, TurnConflict, TurnIdMismatch
+from ledgerlab.journal import (decode_record, encode_fact, encode_record, encode_summary,
+                               encode_turn, examine, id_tag, salvage, scan)
 
 RECORD_TWO = encode_record("two", "第二问", "第二答")
 
@@ -196,3 +197,112 @@ def test_ids_is_a_copy_and_a_closed_journal_refuses_it(log):
     journal.close()
     with pytest.raises(JournalError, match="closed"):
         journal.ids()
+
+
+# --- Issue 44: turns carry their id; commit takes a Turn; wrong types name the argument -------
+TOOL_STEPS = (ToolCall("c1", "lookup", "{}"), ToolResult("c1", "found"))
+
+
+def test_turns_read_from_a_journal_carry_their_id(log):
+    with Journal(log) as journal:
+        journal.commit("one", "q1", "a1")
+        journal.commit("two", "q2", "a2", steps=TOOL_STEPS)
+        # As committed, and as read back after reopening, from history, find and the lines.
+        assert [turn.id for turn in journal.history()] == ["one", "two"]
+    with Journal(log) as journal:
+        assert [turn.id for turn in journal.history()] == list(journal.ids()) == ["one", "two"]
+        assert journal.find("two").id == "two" and journal.find("two").steps == TOOL_STEPS
+        journal.forget("one")  # a rewrite reads the kept lines back
+        kept = journal.history()
+    assert [turn.id for turn in kept] == ["two"]
+    assert [line.record.turn.id for line in examine(log.read_bytes())] == ["two"]
+    assert kept == [Turn("q2", "a2", TOOL_STEPS)]  # the id is not part of a turn's value
+
+
+def test_commit_takes_a_turn(log):
+    by_hand = Turn("q", "a", TOOL_STEPS)
+    with Journal(log) as journal:
+        assert journal.commit("one", by_hand) == "a"
+        assert journal.find("one").id == "one" and by_hand.id is None  # given its id, a copy
+        read = journal.find("one")
+        assert journal.commit("one", read) == "a"  # its own id: idempotent, nothing written
+        size = journal.size
+        assert journal.commit("one", by_hand) == "a" and journal.size == size
+        with pytest.raises(TurnConflict):
+            journal.commit("one", Turn("other", "a"))
+    # The same line as the pieces give: a Turn is only another way to pass them.
+    assert log.read_bytes() == encode_record("one", "q", "a", TOOL_STEPS)
+
+
+def test_a_turn_committed_under_another_id_is_refused(log):
+    with Journal(log) as journal:
+        journal.commit("SECRET-ID", "q", "a")
+        read = journal.find("SECRET-ID")
+        before = log.read_bytes()
+        with pytest.raises(TurnIdMismatch) as raised:
+            journal.commit("copy", read)
+        assert isinstance(raised.value, ValueError) and isinstance(raised.value, JournalError)
+        assert "SECRET" not in str(raised.value) and id_tag("SECRET-ID") in str(raised.value)
+        assert log.read_bytes() == before and journal.ids() == ("SECRET-ID",)
+
+
+@pytest.mark.parametrize("args, kwargs, named", [
+    ((123, "q", "a"), {}, "turn_id"),
+    ((["one"], Turn("q", "a")), {}, "turn_id"),
+    (("one", [Turn("q", "a")]), {}, "question"),  # a list where a Turn belongs
+    (("one", ["q"], "a"), {}, "question"),
+    (("one", "q", b"a"), {}, "answer"),
+    (("one", "q"), {}, "answer"),
+    (("one", Turn("q", "a"), "a"), {}, "not both"),
+    (("one", Turn("q", "a")), {"steps": TOOL_STEPS}, "not both"),
+])
+def test_a_wrong_type_in_commit_is_a_type_error_naming_the_argument(log, args, kwargs, named):
+    with Journal(log) as journal:
+        with pytest.raises(TypeError, match=named):
+            journal.commit(*args, **kwargs)
+        assert len(journal) == 0
+    assert log.read_bytes() == b""
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda journal: journal.forget(7), "turn_id"),
+    (lambda journal: journal.find(None), "turn_id"),
+    (lambda journal: journal.derived_from(b"one"), "turn_id"),
+    (lambda journal: journal.pin(1, "text", origin="one"), "fact_id"),
+    (lambda journal: journal.pin("f", None, origin="one"), "text"),
+    (lambda journal: journal.pin("f", "text", origin=["one"]), "origin"),
+    (lambda journal: journal.unpin(1.5), "fact_id"),
+    (lambda journal: journal.add_summary(("s",), "text", covers=["one"]), "summary_id"),
+    (lambda journal: journal.add_summary("s", 3, covers=["one"]), "text"),
+    (lambda journal: journal.add_summary("s", "text", covers="one"), "covers"),
+    (lambda journal: journal.drop_summary(None), "summary_id"),
+    (lambda journal: journal.retain(last="1"), "last"),
+])
+def test_a_wrong_type_in_a_journal_method_is_a_type_error_naming_it(log, call, named):
+    with Journal(log) as journal:
+        journal.commit("one", "q", "a")
+        before = log.read_bytes()
+        with pytest.raises(TypeError, match=f"^{named} must be"):
+            call(journal)
+        assert journal.history() == [Turn("q", "a")] and log.read_bytes() == before
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda log: Journal(3), "path"),
+    (lambda log: Journal(os.fsencode(log)), "path"),
+    (lambda log: Journal(log, create="no"), "create"),
+    (lambda log: salvage(None, log), "source"),
+    (lambda log: salvage(log, 5), "destination"),
+    (lambda log: examine("text"), "data"),
+    (lambda log: scan(b"", "turns"), "kind"),
+    (lambda log: decode_record("line"), "line"),
+    (lambda log: encode_record(1, "q", "a"), "turn_id"),
+    (lambda log: encode_record("one", "q", None), "answer"),
+    (lambda log: encode_turn("one", ("q", "a")), "turn"),
+    (lambda log: encode_fact("fact"), "fact"),
+    (lambda log: encode_summary(["s"]), "summary"),
+])
+def test_a_wrong_type_in_a_journal_function_is_a_type_error_naming_it(log, call, named):
+    with pytest.raises(TypeError, match=f"^{named} must be"):
+        call(log)
+    assert not log.exists()

@@ -1,5 +1,5 @@
-"""The journal package imports one way: errors <- rich <- records <- summaries, files <- store,
-salvage <- ledger."""
+"""The journal package imports one way: errors <- arguments <- rich <- records <- summaries,
+files <- store, salvage <- ledger."""
 
 import ast
 from pathlib import Path
@@ -12,13 +12,15 @@ PACKAGE = Path(ledgerlab.journal.__file__).parent
 # Each module and the journal modules it may import (the wire is below them all).
 ALLOWED = {
     "errors": set(),
-    "rich": {"errors"},
-    "records": {"errors", "rich"},
-    "files": {"errors", "records", "rich"},
-    "summaries": {"errors", "records", "rich"},
-    "store": {"errors", "records", "files", "rich"},
-    "salvage": {"errors", "records", "files", "summaries", "rich"},
-    "ledger": {"errors", "records", "files", "store", "salvage", "summaries", "rich"},
+    "arguments": {"errors"},
+    "rich": {"errors", "arguments"},
+    "records": {"errors", "arguments", "rich"},
+    "files": {"errors", "arguments", "records", "rich"},
+    "summaries": {"errors", "arguments", "records", "rich"},
+    "store": {"errors", "arguments", "records", "files", "rich"},
+    "salvage": {"errors", "arguments", "records", "files", "summaries", "rich"},
+    "ledger": {"errors", "arguments", "records", "files", "store", "salvage", "summaries",
+               "rich"},
 }
 
 

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ledgerlab import printable
+from ledgerlab.console import printable
 
 from .. import paths
 from . import roster, sandbox

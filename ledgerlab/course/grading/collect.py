@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import atomic, roster
-from ledgerlab import printable
+from ledgerlab.console import printable
 
 COLLECTED_FILE = "collected.json"
 MAX_FILE_BYTES = 5 * 1024**2  # as judge.MAX_NOTEBOOK_BYTES: a larger file is not graded anyway

@@ -2,8 +2,8 @@
 teacher's page of the answers in words (``written_page``).
 
 Every name shown comes from a student's file name, so it is made safe where it lands:
-``ledgerlab.printable`` for one visible line (an undecodable byte, a control or a bidi character
-escaped), then ``csv_safe`` for a spreadsheet (never a formula), ``markdown_name`` for a
+``ledgerlab.console.printable`` for one visible line (an undecodable byte, a control or a
+bidi character escaped), then ``csv_safe`` for a spreadsheet (never a formula), ``markdown_name`` for a
 page (never HTML or a link), ``feedback_name`` for a file name. ``check_outputs`` refuses
 outputs that cannot be written before anything is graded, and each file is replaced
 atomically, so a teacher never opens half a grades file.
@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ledgerlab import printable
+from ledgerlab.console import printable
 
 from ..exercises import GRADED
 from ..feedback import Feedback
