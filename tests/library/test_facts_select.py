@@ -1,18 +1,14 @@
-"""Pinned facts in the request: a prefix that fits, then the turns; select == select_reference."""
+"""Pinned facts in the request: a prefix that fits, then the turns (select == select_reference
+with facts: test_oracle.py)."""
 
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from ledgerlab import (BudgetError, Fact, InvalidText, Turn, request_bytes, request_tokens,
                        select, select_reference)
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
 from ledgerlab.tokens import encoding
-from ledgerlab import ENCODERS
-from test_selector import select_matches_reference  # the same oracle check, with facts
-from tiers import examples
 
 SELECTORS = [select, select_reference]
 FIXTURE = (BOUNDARY_SYSTEM, list(BOUNDARY_HISTORY), BOUNDARY_QUESTION)
@@ -127,82 +123,3 @@ def test_select_looks_only_at_the_facts_up_to_the_first_that_does_not_fit():
     # As with turns: a bad item past the stopping point is never encoded.
     chosen = select(*FIXTURE, 10_000, facts=[ORCHID, Fact("big", "x" * 10_000, "one"), "junk"])
     assert (chosen.facts_kept, chosen.facts_dropped) == (1, 2)
-
-
-# --- select is byte-identical to select_reference, with facts, under both limits ---------
-SPECIAL = st.sampled_from(list('"\\\n\r\t\x00\x1f\u2028\u2029é接🙂a ]['))
-TEXT = st.text(alphabet=st.one_of(SPECIAL, st.characters(exclude_categories=["Cs"])),
-               max_size=20)
-IDS = st.text(alphabet=st.one_of(SPECIAL, st.characters(exclude_categories=["Cs"])),
-              min_size=1, max_size=6)
-TURNS = st.lists(st.builds(Turn, TEXT, TEXT), max_size=8)
-FACTS = st.lists(st.builds(Fact, IDS, TEXT, IDS), max_size=6)
-
-
-def boundary_budgets(system, history, current, facts, encoder, pick, slack):
-    """A byte budget and a fact cap around real boundaries: some prefix of facts, some suffix."""
-    suffix = history[len(history) - min(pick, len(history)):]
-    prefix = facts[:min(pick, len(facts))]
-    budget = len(request_bytes(system, suffix, current, facts=prefix, encoder=encoder)) + slack
-    return max(1, budget), prefix
-
-
-@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(system=TEXT, history=TURNS, current=TEXT, facts=FACTS,
-       encoder=st.sampled_from(sorted(ENCODERS)), slack=st.integers(-30, 30),
-       cap_slack=st.one_of(st.none(), st.integers(-10, 10)), pick=st.integers(0, 8))
-def test_select_equals_select_reference_with_facts(system, history, current, facts, encoder,
-                                                   slack, cap_slack, pick):
-    budget, prefix = boundary_budgets(system, history, current, facts, encoder, pick, slack)
-    cap = None if cap_slack is None else max(0, fact_bytes_of(system, current, prefix, encoder)
-                                             + cap_slack)
-    expected = select_matches_reference(system, history, current, budget, facts=facts,
-                                        max_fact_bytes=cap, encoder=encoder)
-    if expected is not None:
-        check_composition(system, history, current, facts, expected, encoder, budget, cap)
-
-
-@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(system=TEXT, history=TURNS, current=TEXT, facts=FACTS,
-       encoder=st.sampled_from(sorted(ENCODERS)),
-       tokenizer=st.sampled_from(["o200k_base", "cl100k_base"]), slack=st.integers(-30, 30),
-       token_slack=st.integers(-6, 6), pick=st.integers(0, 8), other=st.integers(0, 8),
-       reserve=st.integers(0, 20))
-def test_select_equals_select_reference_with_facts_under_both_limits(
-        system, history, current, facts, encoder, tokenizer, slack, token_slack, pick, other,
-        reserve):
-    budget, _ = boundary_budgets(system, history, current, facts, encoder, other, slack + 200)
-    suffix = history[len(history) - min(pick, len(history)):]
-    max_tokens = max(reserve + 1, request_tokens(system, suffix, current, tokenizer=tokenizer,
-                                                 facts=facts[:pick]) + reserve + token_slack)
-    expected = select_matches_reference(system, history, current, budget, facts=facts,
-                                        encoder=encoder, max_tokens=max_tokens,
-                                        reserve_tokens=reserve, tokenizer=tokenizer)
-    if expected is None:
-        return
-    pinned = facts[:expected.facts_kept]
-    kept = history[len(history) - expected.kept:]
-    assert expected.tokens == request_tokens(system, kept, current, tokenizer=tokenizer,
-                                             facts=pinned)
-    assert expected.tokens + reserve <= max_tokens
-    check_composition(system, history, current, facts, expected, encoder, budget, None)
-
-
-def fact_bytes_of(system, current, facts, encoder):
-    return (len(request_bytes(system, [], current, facts=facts, encoder=encoder))
-            - len(request_bytes(system, [], current, encoder=encoder)))
-
-
-def check_composition(system, history, current, facts, chosen, encoder, budget, cap):
-    """The two budgets compose: request = mandatory + facts + turns, each apart."""
-    pinned = facts[:chosen.facts_kept]
-    kept = history[len(history) - chosen.kept:]
-    mandatory = len(request_bytes(system, [], current, encoder=encoder))
-    turns = len(request_bytes(system, kept, current, encoder=encoder)) - mandatory
-    # The facts' bytes do not depend on which turns are kept.
-    assert chosen.fact_bytes == fact_bytes_of(system, current, pinned, encoder)
-    assert chosen.size == mandatory + chosen.fact_bytes + turns <= budget
-    assert chosen.payload == request_bytes(system, kept, current, facts=pinned, encoder=encoder)
-    assert chosen.facts_kept + chosen.facts_dropped == len(facts)
-    assert cap is None or chosen.fact_bytes <= cap
-    assert (chosen.fact_bytes == 0) == (chosen.facts_kept == 0)

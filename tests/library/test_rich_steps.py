@@ -15,7 +15,7 @@ import pytest
 from ledgerlab import (DIALECTS, ENCODERS, AssistantText, Document, Fact, Image,
                        InvalidRequest, InvalidText, InvalidTurn, Journal, Reasoning, Tool,
                        ToolCall, ToolResult, Turn, byte_breakdown, check_request, encode_record,
-                       request_body, request_bytes, select, select_reference)
+                       request_body, request_bytes, select)
 from ledgerlab.journal import decode_record, encode_turn
 from test_journal_rich import gson_reads
 
@@ -212,13 +212,19 @@ def test_openai_responses_items():
     assert list(request_body(" ", [], S, **OPTIONS[OR])) == ["model", "input"]  # blank: out
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
-@pytest.mark.parametrize("encoder", sorted(ENCODERS))
-def test_writer_bytes_are_the_encoders_dump_of_request_body(dialect, encoder):
+def every_step_history(dialect):
+    """Turns with every kind of step (an image in a result where the dialect takes one), and
+    the rounds of the turn in progress; test_oracle.py selects from them too."""
     result = ToolResult("call_2", S if dialect == OA else (S + "\u2028", IMAGE), is_error=True)
     history = [Turn(S, S), rich_turn("call_1"), rich_turn("call_2", result=result),
                Turn((PDF,), S, rich_round("call_3", with_reasoning=False))]
-    current = rich_round("call_4")
+    return history, rich_round("call_4")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("encoder", sorted(ENCODERS))
+def test_writer_bytes_are_the_encoders_dump_of_request_body(dialect, encoder):
+    history, current = every_step_history(dialect)
     for facts in ((), [Fact("f1", S, "t1")]):
         options = dict(OPTIONS[dialect], encoder=encoder, tools=TOOLS, facts=facts,
                        current_steps=current)
@@ -230,23 +236,6 @@ def test_writer_bytes_are_the_encoders_dump_of_request_body(dialect, encoder):
             + parts["tools"] + parts["current_steps"] + parts.get("facts", 0) == len(payload)
         chosen = select(S, history, (S, PDF), len(payload), **options)
         assert chosen.payload == payload and chosen.kept == len(history)
-        assert select_reference(S, history, (S, PDF), len(payload), **options) == chosen
-
-
-@pytest.mark.parametrize("dialect", DIALECTS)
-def test_select_keeps_reasoning_with_its_turn(dialect):
-    turns = [rich_turn(f"call_{n}") for n in range(6)]
-    sizes = [len(request_bytes(S, turns[k:], S, **OPTIONS[dialect])) for k in range(7)]
-    for budget in range(sizes[-1], sizes[0] + 1, max(1, (sizes[0] - sizes[-1]) // 40)):
-        chosen = select(S, turns, S, budget, **OPTIONS[dialect])
-        assert chosen == select_reference(S, turns, S, budget, **OPTIONS[dialect])
-        body = json.loads(chosen.payload)
-        check_request(chosen.payload, dialect)
-        text = json.dumps(body)
-        want = {OA: 0, AN: chosen.kept, OR: chosen.kept}[dialect]
-        assert text.count("EqQBCkYIARgCIkB+sig/==" if dialect == AN else "rs_68b0c2") == want
-        if chosen.dropped:  # no older whole turn would have fit
-            assert sizes[chosen.dropped - 1] > budget
 
 
 # --- the rules, each refused by name ---------------------------------------------------------

@@ -12,7 +12,7 @@ from hypothesis import given
 
 from ledgerlab import ENCODERS, InvalidRequest, check_request, request_bytes
 from ledgerlab.dialects import RULES
-from test_dialects import RICH, requests_
+from strategies import RICH, requests_
 
 S = "SECRETrq4"  # in every text and id of the bodies below; never in an error
 OA, AN = "openai-chat", "anthropic-messages"

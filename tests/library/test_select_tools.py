@@ -1,145 +1,17 @@
-"""select over tool histories: the same answer as select_reference, and never a body the
-provider would refuse.
-
-A hypothesis property over random histories (plain turns; turns with 1-3 rounds of 1-3
-parallel calls whose results come back shuffled; images and text parts), random tools,
-random rounds of the turn in progress, facts sometimes, both dialects, all three
-encoders, random byte budgets around the interesting sizes and sometimes a token limit.
-
-Examples: PROPERTY_EXAMPLES here (a fifth of them in `make check`), SLOW_EXAMPLES behind the
-``long`` marker, which only `make stress` runs (230 s of one core in a loaded `make test`).
-"""
+"""select over tool histories: the whole-turn rule against the message-count slice, a loop
+in progress that no longer fits, the options a tool request takes. That select is
+select_reference over random tool histories, and never a body the provider would refuse,
+is in test_oracle.py."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
 
 from ledgerlab import (ENCODERS, BudgetError, InvalidRequest, Tool, ToolCall, ToolResult, Turn,
                        check_request, request_bytes, request_tokens, select, select_reference)
-from test_dialects import ANTHROPIC, OPENAI, SAMPLE_IMAGES, requests_
-from tiers import examples
-
-PROPERTY_EXAMPLES = 200
-SLOW_EXAMPLES = 3000
-
-
-@st.composite
-def selections(draw):
-    system, history, current, options = draw(requests_(max_turns=8))
-    dialect = options["dialect"]
-    options["encoder"] = draw(st.sampled_from(sorted(ENCODERS)))
-    facts = options.pop("facts")
-    if draw(st.booleans()):
-        options["max_fact_bytes"] = draw(st.integers(0, 120))
-    bare = {k: v for k, v in options.items() if k != "max_fact_bytes"}
-    # Budgets near the sizes where the answer changes: each suffix's size (with all the
-    # facts, and with none), the mandatory input's, a few bytes either side; or anywhere.
-    sizes = [len(request_bytes(system, history[k:], current, facts=chosen, **bare))
-             for k in range(len(history) + 1) for chosen in (facts, ())]
-    options["max_bytes"] = max(1, draw(st.one_of(
-        st.sampled_from(sizes).flatmap(lambda size: st.integers(size - 3, size + 3)),
-        st.integers(min(sizes) - 40, max(sizes) + 40))))
-    if draw(st.booleans()):
-        counting = dict(tools=options["tools"], current_steps=options["current_steps"])
-        options["tokenizer"] = draw(st.sampled_from(["o200k_base", "cl100k_base"]))
-        counts = [request_tokens(system, history[k:], current, facts=chosen,
-                                 tokenizer=options["tokenizer"], **counting)
-                  for k in range(len(history) + 1) for chosen in (facts, ())]
-        reserve = draw(st.integers(1 if dialect == ANTHROPIC else 0, 40))
-        options["reserve_tokens"] = reserve
-        options["max_tokens"] = max(reserve + 1, reserve + draw(st.one_of(
-            st.sampled_from(counts).flatmap(lambda count: st.integers(count - 2, count + 2)),
-            st.integers(min(counts) - 10, max(counts) + 10))))
-        if draw(st.booleans()):  # the bytes do not bind: the token limit alone decides
-            options["max_bytes"] = max(sizes) + draw(st.integers(0, 10))
-    history_type = draw(st.sampled_from([list, tuple]))
-    return system, history_type(history), current, facts, options
-
-
-def outcome(function, system, history, current, facts, options):
-    try:
-        return function(system, history, current, facts=facts, **options)
-    except BudgetError as error:
-        return error
-
-
-def budget_fields(error: BudgetError) -> tuple:
-    return (error.limit, str(error), error.mandatory_bytes, error.budget,
-            error.mandatory_tokens, error.max_tokens, error.reserve_tokens)
-
-
-def check_selection(case) -> None:
-    system, history, current, facts, options = case
-    before = list(history)
-    fast = outcome(select, system, history, current, facts, options)
-    reference = outcome(select_reference, system, history, current, facts, options)
-    assert list(history) == before  # the history is never changed
-    if isinstance(fast, BudgetError) or isinstance(reference, BudgetError):
-        assert isinstance(fast, BudgetError) and isinstance(reference, BudgetError)
-        assert budget_fields(fast) == budget_fields(reference)
-        event(f"BudgetError ({fast.limit})")
-        return
-    assert fast == reference
-    dialect = options["dialect"]
-    event("some turns dropped, some kept" if fast.kept and fast.dropped else
-          "all kept" if not fast.dropped else "none kept")
-    if any(not turn.plain for turn in history[fast.dropped:]):
-        event("a rich turn kept")
-    if fast.facts_kept and fast.facts_dropped:
-        event("facts partly kept")
-    check_request(fast.payload, dialect)  # never a body the provider refuses
-    # The kept turns are the newest ones, a contiguous suffix, and the payload is exactly
-    # their request with the first facts_kept facts.
-    assert fast.kept + fast.dropped == len(history)
-    wire = {k: options[k] for k in ("model", "encoder", "dialect", "tools", "current_steps",
-                                    "reserve_tokens") if k in options}
-    kept_facts = facts[:fast.facts_kept]
-    assert fast.payload == request_bytes(system, history[fast.dropped:], current,
-                                         facts=kept_facts, **wire)
-    assert fast.size <= options["max_bytes"]
-    counting = dict(tools=options["tools"], current_steps=options["current_steps"],
-                    tokenizer=options.get("tokenizer", "o200k_base"), dialect=dialect,
-                    model=options["model"])
-    if "max_tokens" in options:
-        assert fast.tokens == request_tokens(system, history[fast.dropped:], current,
-                                             facts=kept_facts, **counting)
-        assert fast.tokens + options["reserve_tokens"] <= options["max_tokens"]
-    else:
-        assert fast.tokens is None
-    # Whole turns, as many as fit: one more (older) turn would break a limit.
-    if fast.dropped:
-        more = history[fast.dropped - 1:]
-        bigger = request_bytes(system, more, current, facts=kept_facts, **wire)
-        if len(bigger) <= options["max_bytes"]:
-            event("the token limit decided")
-        assert len(bigger) > options["max_bytes"] or (
-            "max_tokens" in options and request_tokens(system, more, current, facts=kept_facts,
-                                                       **counting)
-            + options["reserve_tokens"] > options["max_tokens"])
-    body = json.loads(fast.payload)
-    if dialect == ANTHROPIC:
-        assert body["max_tokens"] == options["reserve_tokens"]
-
-
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                      HealthCheck.data_too_large])
-
-
-@given(selections())
-@settings(max_examples=examples(PROPERTY_EXAMPLES), **SETTINGS)
-def test_select_is_select_reference_and_always_valid(case):
-    check_selection(case)
-
-
-@pytest.mark.long
-@given(selections())
-@settings(max_examples=SLOW_EXAMPLES, **SETTINGS)
-def test_select_is_select_reference_and_always_valid_at_length(case):
-    check_selection(case)
+from strategies import ANTHROPIC, OPENAI, SAMPLE_IMAGES
 
 
 # --- the whole-turn rule against the message-count slice ---------------------------------
@@ -246,17 +118,21 @@ def test_the_tools_alone_can_break_the_budget():
         select("S", [], "Q", plain + 10, current_steps=STEPS)
 
 
-def test_select_takes_an_iterator_of_turns():
-    history = lookup_history() * 3
-    history = [Turn(turn.question, f"{turn.answer}{k}", tuple(  # a call id once a request
+def repeated_lookups():
+    """lookup_history three times over, each call id once in the request; test_oracle.py
+    selects from it too."""
+    return [Turn(turn.question, f"{turn.answer}{k}", tuple(  # a call id once a request
         type(step)(f"{step.id}_{k}", step.name, step.arguments) if isinstance(step, ToolCall)
         else ToolResult(f"{step.call_id}_{k}", step.content) for step in turn.steps))
-               for k, turn in enumerate(history)]
+            for k, turn in enumerate(lookup_history() * 3)]
+
+
+def test_select_takes_an_iterator_of_turns():
+    history = repeated_lookups()
     for dialect in (OPENAI, ANTHROPIC):
         options = dict(dialect=dialect, reserve_tokens=9) if dialect == ANTHROPIC else {}
         budget = len(request_bytes("S", history[-3:], "Q", **options))
         assert select("S", iter(history), "Q", budget, **options) == select(
-            "S", history, "Q", budget, **options) == select_reference(
             "S", history, "Q", budget, **options)
         assert select("S", history, "Q", budget, **options).kept == 3
 

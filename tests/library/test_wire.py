@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ledgerlab import ENCODERS, InvalidText, Turn, request_bytes
 from ledgerlab.course.fixtures import BOUNDARY_HISTORY, BOUNDARY_QUESTION, BOUNDARY_SYSTEM
 from ledgerlab import messages, utf16_units
-from test_facts_select import FACTS, TEXT, TURNS  # the same tricky texts, turns and facts
+from strategies import escaped_facts, escaped_texts, escaped_turns
 from tiers import examples
 
 TRICKY = 'q"uote\\back\nnl\ttab\x00nul\x1fus\x7fdel\u2028ls\u2029ps<&>\'=继续🙂'
@@ -130,8 +130,8 @@ def test_history_items_must_be_turns():
 
 # --- Issue 26: one piece writer writes every request; json.dumps stays the oracle ------------
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(system=TEXT, turns=TURNS, current=TEXT, facts=FACTS,
-       encoder=st.sampled_from(sorted(ENCODERS)),
+@given(system=escaped_texts, turns=escaped_turns, current=escaped_texts,
+       facts=escaped_facts, encoder=st.sampled_from(sorted(ENCODERS)),
        model=st.sampled_from(["agnes-3.0-flash", "m\u2028\"é"]))
 def test_the_pieces_join_into_what_json_dumps_writes(system, turns, current, facts, encoder,
                                                       model):

@@ -1,0 +1,594 @@
+"""The oracle: ``select`` gives what ``select_reference``, the article's readable loop, gives.
+
+Every test here runs both on the same input and asserts the same answer (``same_answer``:
+an equal Selection, or a BudgetError with the same limit, sizes and message), then checks
+what holds for any selection of that kind (its bytes are exactly the kept turns' request,
+within every limit, no older whole turn would fit, ``check_request`` takes the body).
+Sections, by what the inputs vary:
+
+1. plain turns, the encoders and the model;
+2. both limits, bytes on the wire and tokens in the window;
+3. facts;
+4. evidence and summaries;
+5. tool rounds, images, reasoning and documents in each dialect;
+6. long histories (against the summaries rule written from the issue's words: the
+   reference re-encodes every suffix, too slow at 20,000 turns).
+
+Budgets are drawn around real boundaries: the exact size of some suffix, a little either
+side. Each property draws ``examples(N)`` (tests/library/tiers.py: N in `make test`, a fifth
+in `make check`); the ``long`` runs of thousands of examples are for `make stress` only.
+Contract tests that run select and select_reference side by side over a fixed table (the
+article's boundary table and the like) stay with their capability's tests.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from ledgerlab import (DIALECTS, ENCODERS, AssistantText, BudgetError, Document, Evidence, Fact,
+                       Image, Reasoning, Summary, Tool, ToolCall, ToolResult, Turn,
+                       check_request, request_body, request_bytes, request_tokens, select,
+                       select_reference)
+from strategies import (arguments, escaped_facts, escaped_texts, escaped_turns, requests_,
+                        solid_texts, texts, tool_names)
+from test_facts_tokens import many_facts
+from test_image_tokens import photo_history
+from test_rich_steps import OPTIONS, PDF, S, TOOLS, every_step_history, png, rich_turn
+from test_select_tools import repeated_lookups
+from tiers import examples
+
+OA, AN, OR = "openai-chat", "anthropic-messages", "openai-responses"
+TOKENIZERS = ["o200k_base", "cl100k_base"]
+PROPERTY = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                      HealthCheck.data_too_large])
+
+# --- strategies ------------------------------------------------------------------------------
+# (Those other test files draw from too are in strategies.py: the rich requests of any
+# dialect, requests_, and the escaped texts, turns and facts.)
+
+# Plain turns: characters that change byte counts (escapes, control characters, line
+# separators, multi-byte UTF-8, astral characters of two UTF-16 units) and plain ASCII.
+PLAIN_SPECIAL = st.sampled_from(list('"\\\n\r\t\b\f\x00\x01\x1f\x7f\u2028\u2029é接🙂a /<>&\''))
+plain_texts = st.text(alphabet=st.one_of(PLAIN_SPECIAL, st.characters(exclude_categories=["Cs"])),
+                      max_size=30)
+plain_histories = st.lists(st.builds(Turn, plain_texts, plain_texts), max_size=12)
+
+# Memory: turns with ids t0.., summaries covering some of them, evidence, facts.
+words = st.text(alphabet="ab c\n[]é🙂\"", min_size=1, max_size=12).filter(str.strip)
+
+
+@st.composite
+def memories(draw):
+    turns = draw(st.lists(st.builds(Turn, words, words), max_size=7))
+    ids = [f"t{index}" for index in range(len(turns))]
+    summaries = []
+    if ids:
+        for number in range(draw(st.integers(0, 6))):
+            covers = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=4, unique=True))
+            summaries.append(Summary(f"s{number}", draw(words), tuple(covers)))
+    evidence = [Evidence(f"e{number}", draw(words), draw(words))
+                for number in range(draw(st.integers(0, 4)))]
+    facts = [Fact(f"f{number}", draw(words), "t0")
+             for number in range(draw(st.integers(0, 2)))]
+    return turns, ids, summaries, evidence, facts
+
+
+@st.composite
+def tool_selections(draw):
+    """A rich request (strategies.requests_: tool rounds of parallel calls with shuffled
+    results, images and text parts, tools, rounds of the turn in progress, facts, any
+    dialect), an encoder, a byte budget near a size where the answer changes, sometimes a
+    cap on the facts and a token limit; the history a list or a tuple."""
+    system, history, current, options = draw(requests_(max_turns=8))
+    dialect = options["dialect"]
+    options["encoder"] = draw(st.sampled_from(sorted(ENCODERS)))
+    facts = options.pop("facts")
+    if draw(st.booleans()):
+        options["max_fact_bytes"] = draw(st.integers(0, 120))
+    bare = {k: v for k, v in options.items() if k != "max_fact_bytes"}
+    # Budgets near the sizes where the answer changes: each suffix's size (with all the
+    # facts, and with none), the mandatory input's, a few bytes either side; or anywhere.
+    sizes = [len(request_bytes(system, history[k:], current, facts=chosen, **bare))
+             for k in range(len(history) + 1) for chosen in (facts, ())]
+    options["max_bytes"] = max(1, draw(st.one_of(
+        st.sampled_from(sizes).flatmap(lambda size: st.integers(size - 3, size + 3)),
+        st.integers(min(sizes) - 40, max(sizes) + 40))))
+    if draw(st.booleans()):
+        counting = dict(tools=options["tools"], current_steps=options["current_steps"])
+        options["tokenizer"] = draw(st.sampled_from(TOKENIZERS))
+        counts = [request_tokens(system, history[k:], current, facts=chosen,
+                                 tokenizer=options["tokenizer"], **counting)
+                  for k in range(len(history) + 1) for chosen in (facts, ())]
+        reserve = draw(st.integers(1 if dialect == AN else 0, 40))
+        options["reserve_tokens"] = reserve
+        options["max_tokens"] = max(reserve + 1, reserve + draw(st.one_of(
+            st.sampled_from(counts).flatmap(lambda count: st.integers(count - 2, count + 2)),
+            st.integers(min(counts) - 10, max(counts) + 10))))
+        if draw(st.booleans()):  # the bytes do not bind: the token limit alone decides
+            options["max_bytes"] = max(sizes) + draw(st.integers(0, 10))
+    history_type = draw(st.sampled_from([list, tuple]))
+    return system, history_type(history), current, facts, options
+
+
+# Reasoning of both dialects that keep it, documents, images in results, text beside calls.
+IMAGES = [Image("image/png", png(3, 2)), Image("image/png", png(40, 30))]
+DOCUMENTS = [Document("application/pdf", b"%PDF-1.4 x"),
+             Document("application/pdf", b"%PDF-1.7 \x00\xff" * 40, "a.pdf")]
+signatures = st.text("ABCDEFabcdef0123456789+/=", min_size=1, max_size=40)
+reasoning_items = st.one_of(
+    st.builds(lambda thought, signature: Reasoning(
+        {"type": "thinking", "thinking": thought, "signature": signature}, AN),
+        texts, signatures),
+    st.builds(lambda data: Reasoning({"type": "redacted_thinking", "data": data}, AN),
+              signatures),
+    st.builds(lambda suffix, summary, encrypted: Reasoning(
+        {"type": "reasoning", "id": "rs_" + suffix, "summary": [
+            {"type": "summary_text", "text": text} for text in summary],
+         "encrypted_content": encrypted}, OR),
+        signatures, st.lists(texts, max_size=2), signatures))
+
+
+@st.composite
+def rounds(draw, dialect: str, numbers, max_rounds: int = 2) -> tuple:
+    text = solid_texts if dialect == AN else texts
+    steps = []
+    for _ in range(draw(st.integers(1, max_rounds))):
+        chosen = draw(st.lists(reasoning_items, max_size=2))
+        responses = [item for item in chosen if item.dialect == OR][:1]
+        steps += [item for item in chosen if item.dialect == AN] + responses
+        if draw(st.booleans()):
+            steps.append(AssistantText(draw(solid_texts)))
+        calls = [ToolCall(f"call_{next(numbers)}", draw(tool_names), draw(arguments()))
+                 for _ in range(draw(st.integers(1, 3)))]
+        steps += calls
+        for call in draw(st.permutations(calls)):
+            content = draw(text)
+            if dialect != OA and draw(st.booleans()):  # OpenAI Chat's results are text
+                content = (draw(solid_texts), draw(st.sampled_from(IMAGES)))
+            steps.append(ToolResult(call.id, content, draw(st.booleans())))
+    return tuple(steps)
+
+
+@st.composite
+def rich_turns(draw, dialect: str, numbers) -> Turn:
+    text = solid_texts if dialect == AN else texts
+    if draw(st.integers(0, 3)) == 0:
+        return Turn(draw(text), draw(text))
+    parts = tuple(draw(st.lists(st.one_of(text, st.sampled_from(IMAGES),
+                                          st.sampled_from(DOCUMENTS)), min_size=1, max_size=3)))
+    steps = draw(st.just(()) | rounds(dialect, numbers))
+    return Turn(parts, draw(text), steps)
+
+
+@st.composite
+def rich_requests(draw):
+    dialect = draw(st.sampled_from(DIALECTS))
+    numbers = itertools.count()  # call ids unique in the request (Anthropic's rule)
+    history = draw(st.lists(rich_turns(dialect, numbers), max_size=6))
+    options = dict(dialect=dialect, encoder=draw(st.sampled_from(sorted(ENCODERS))),
+                   tools=draw(st.just([]) | st.just([Tool("f", "d", {"type": "object"})])),
+                   current_steps=draw(st.just(()) | rounds(dialect, numbers, 1)),
+                   facts=draw(st.just(()) | st.just([Fact("f1", "a fact", "t1")])))
+    if dialect == AN:
+        options["reserve_tokens"] = 64
+    current = draw(st.sampled_from(["now?", ("now?", DOCUMENTS[0])]))
+    full = len(request_bytes("S", history, current, **options))
+    least = len(request_bytes("S", [], current, **options))
+    budget = draw(st.integers(least, full) | st.integers(max(1, least - 20), full + 20))
+    return "S", history, current, budget, options
+
+
+# --- the oracle check ------------------------------------------------------------------------
+
+def outcome(function, system, history, current, budget, **options):
+    try:
+        return function(system, history, current, budget, **options)
+    except BudgetError as error:
+        return error
+
+
+def budget_fields(error: BudgetError) -> tuple:
+    return (error.limit, str(error), error.mandatory_bytes, error.budget,
+            error.mandatory_tokens, error.max_tokens, error.reserve_tokens)
+
+
+def same_answer(system, history, current, budget, **options):
+    """select gives what select_reference gives: an equal Selection, or a BudgetError with
+    every field and the message the same; neither changes the history. Returns the one
+    answer, a Selection or a BudgetError."""
+    before = list(history)
+    expected = outcome(select_reference, system, history, current, budget, **options)
+    chosen = outcome(select, system, history, current, budget, **options)
+    assert list(history) == before  # the history is never changed
+    if isinstance(expected, BudgetError) or isinstance(chosen, BudgetError):
+        assert isinstance(chosen, BudgetError) and isinstance(expected, BudgetError), (
+            chosen, expected)
+        assert budget_fields(chosen) == budget_fields(expected)
+        return chosen
+    assert chosen == expected
+    return chosen
+
+
+# --- 1. plain turns, the encoders and the model ---------------------------------------------
+
+@settings(max_examples=examples(300), **PROPERTY)
+@given(system=plain_texts, history=plain_histories, current=plain_texts,
+       encoder=st.sampled_from(sorted(ENCODERS)),
+       model=st.sampled_from(["agnes-3.0-flash", "m\u2028\"é"]), slack=st.integers(-40, 40),
+       pick=st.integers(0, 12))
+def test_select_equals_select_reference(system, history, current, encoder, model, slack, pick):
+    # Budgets around a real boundary: the exact size of some suffix, plus or minus a little.
+    suffix = history[len(history) - min(pick, len(history)):]
+    boundary = len(request_bytes(system, suffix, current, model=model, encoder=encoder))
+    budget = max(1, boundary + slack)
+    same_answer(system, history, current, budget, model=model, encoder=encoder)
+
+
+# --- 2. both limits: bytes on the wire and tokens in the window ------------------------------
+
+@settings(max_examples=examples(200), **PROPERTY)
+@given(system=plain_texts, history=plain_histories, current=plain_texts,
+       encoder=st.sampled_from(sorted(ENCODERS)), tokenizer=st.sampled_from(TOKENIZERS),
+       byte_slack=st.integers(-40, 40), token_slack=st.integers(-8, 8), pick=st.integers(0, 12),
+       reserve=st.integers(0, 30))
+def test_select_equals_select_reference_under_both_limits(
+        system, history, current, encoder, tokenizer, byte_slack, token_slack, pick, reserve):
+    # Both limits around real boundaries, from two independently chosen suffixes.
+    suffix = history[len(history) - min(pick, len(history)):]
+    other = history[len(history) - min(pick // 2, len(history)):]
+    budget = max(1, len(request_bytes(system, other, current, encoder=encoder)) + byte_slack)
+    max_tokens = max(reserve + 1, request_tokens(system, suffix, current, tokenizer=tokenizer)
+                     + reserve + token_slack)
+    chosen = same_answer(system, history, current, budget, encoder=encoder,
+                         max_tokens=max_tokens, reserve_tokens=reserve, tokenizer=tokenizer)
+    if isinstance(chosen, BudgetError):
+        return
+    assert chosen.size <= budget and chosen.tokens + reserve <= max_tokens
+
+
+# --- 3. facts --------------------------------------------------------------------------------
+
+def boundary_budgets(system, history, current, facts, encoder, pick, slack):
+    """A byte budget and a fact cap around real boundaries: some prefix of facts, some suffix."""
+    suffix = history[len(history) - min(pick, len(history)):]
+    prefix = facts[:min(pick, len(facts))]
+    budget = len(request_bytes(system, suffix, current, facts=prefix, encoder=encoder)) + slack
+    return max(1, budget), prefix
+
+
+def fact_bytes_of(system, current, facts, encoder):
+    return (len(request_bytes(system, [], current, facts=facts, encoder=encoder))
+            - len(request_bytes(system, [], current, encoder=encoder)))
+
+
+def check_composition(system, history, current, facts, chosen, encoder, budget, cap):
+    """The two budgets compose: request = mandatory + facts + turns, each apart."""
+    pinned = facts[:chosen.facts_kept]
+    kept = history[len(history) - chosen.kept:]
+    mandatory = len(request_bytes(system, [], current, encoder=encoder))
+    turns = len(request_bytes(system, kept, current, encoder=encoder)) - mandatory
+    # The facts' bytes do not depend on which turns are kept.
+    assert chosen.fact_bytes == fact_bytes_of(system, current, pinned, encoder)
+    assert chosen.size == mandatory + chosen.fact_bytes + turns <= budget
+    assert chosen.payload == request_bytes(system, kept, current, facts=pinned, encoder=encoder)
+    assert chosen.facts_kept + chosen.facts_dropped == len(facts)
+    assert cap is None or chosen.fact_bytes <= cap
+    assert (chosen.fact_bytes == 0) == (chosen.facts_kept == 0)
+
+
+@settings(max_examples=examples(300), **PROPERTY)
+@given(system=escaped_texts, history=escaped_turns, current=escaped_texts, facts=escaped_facts,
+       encoder=st.sampled_from(sorted(ENCODERS)), slack=st.integers(-30, 30),
+       cap_slack=st.one_of(st.none(), st.integers(-10, 10)), pick=st.integers(0, 8))
+def test_select_equals_select_reference_with_facts(system, history, current, facts, encoder,
+                                                   slack, cap_slack, pick):
+    budget, prefix = boundary_budgets(system, history, current, facts, encoder, pick, slack)
+    cap = None if cap_slack is None else max(0, fact_bytes_of(system, current, prefix, encoder)
+                                             + cap_slack)
+    chosen = same_answer(system, history, current, budget, facts=facts, max_fact_bytes=cap,
+                         encoder=encoder)
+    if not isinstance(chosen, BudgetError):
+        check_composition(system, history, current, facts, chosen, encoder, budget, cap)
+
+
+@settings(max_examples=examples(200), **PROPERTY)
+@given(system=escaped_texts, history=escaped_turns, current=escaped_texts, facts=escaped_facts,
+       encoder=st.sampled_from(sorted(ENCODERS)), tokenizer=st.sampled_from(TOKENIZERS),
+       slack=st.integers(-30, 30), token_slack=st.integers(-6, 6), pick=st.integers(0, 8),
+       other=st.integers(0, 8), reserve=st.integers(0, 20))
+def test_select_equals_select_reference_with_facts_under_both_limits(
+        system, history, current, facts, encoder, tokenizer, slack, token_slack, pick, other,
+        reserve):
+    budget, _ = boundary_budgets(system, history, current, facts, encoder, other, slack + 200)
+    suffix = history[len(history) - min(pick, len(history)):]
+    max_tokens = max(reserve + 1, request_tokens(system, suffix, current, tokenizer=tokenizer,
+                                                 facts=facts[:pick]) + reserve + token_slack)
+    chosen = same_answer(system, history, current, budget, facts=facts, encoder=encoder,
+                         max_tokens=max_tokens, reserve_tokens=reserve, tokenizer=tokenizer)
+    if isinstance(chosen, BudgetError):
+        return
+    pinned = facts[:chosen.facts_kept]
+    kept = history[len(history) - chosen.kept:]
+    assert chosen.tokens == request_tokens(system, kept, current, tokenizer=tokenizer,
+                                           facts=pinned)
+    assert chosen.tokens + reserve <= max_tokens
+    check_composition(system, history, current, facts, chosen, encoder, budget, None)
+
+
+def test_select_equals_select_reference_with_many_facts_under_a_token_limit():
+    # 400 facts fit the bytes, 30 the tokens (test_facts_tokens.py counts what select encodes).
+    system, current, facts = "Use only the supplied conversation.", "Next step?", many_facts(400)
+    max_tokens = request_tokens(system, [], current, facts=facts[:30]) + 3
+    chosen = same_answer(system, [], current, 1 << 20, facts=facts, max_tokens=max_tokens,
+                         tokenizer="o200k_base")
+    assert chosen.facts_kept == 30
+
+
+# --- 4. evidence and summaries ---------------------------------------------------------------
+
+def greedy(system, current, kept, ids, summaries, base, max_summary_bytes, budget, room,
+           tokenizer):
+    """The issue's rule for one k, written from its words: the summaries k sends."""
+    dropped = set(ids[:len(ids) - kept])
+    position = {turn_id: index for index, turn_id in enumerate(ids)}
+    candidates = [(max(position[c] for c in s.covers), given, s)
+                  for given, s in enumerate(summaries) if set(s.covers) <= dropped]
+    candidates.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    without = len(request_bytes(system, [], current, **base))
+    taken = []
+    for _, _, summary in candidates:
+        if any(set(summary.covers) & set(other.covers) for other in taken):
+            continue
+        trial = dict(base, summaries=list(reversed([*taken, summary])))
+        size = len(request_bytes(system, [], current, **trial))
+        if ((max_summary_bytes is None or size - without <= max_summary_bytes) and size <= budget
+                and (room is None or request_tokens(system, [], current, tokenizer=tokenizer,
+                                                    facts=trial["facts"],
+                                                    evidence=trial["evidence"],
+                                                    summaries=trial["summaries"]) <= room)):
+            taken.append(summary)
+    return list(reversed(taken))
+
+
+@settings(max_examples=examples(150), **PROPERTY)
+@given(memory=memories(), dialect=st.sampled_from([OA, AN]), share=st.floats(0.2, 1.1),
+       summary_cap=st.one_of(st.none(), st.integers(0, 120)),
+       evidence_cap=st.one_of(st.none(), st.integers(0, 120)),
+       token_share=st.one_of(st.none(), st.floats(0.3, 1.1)),
+       tokenizer=st.sampled_from(TOKENIZERS))
+def test_select_equals_select_reference_with_summaries_and_evidence(
+        memory, dialect, share, summary_cap, evidence_cap, token_share, tokenizer):
+    # Every field equal, no summary beside a turn it covers, every budget respected, the
+    # summaries the rule's, and nothing older fits.
+    turns, ids, summaries, evidence, facts = memory
+    system, current = "sys", "now?"
+    reserve = 5 if dialect == AN or token_share is not None else 0
+    everything = dict(facts=facts, evidence=evidence, summaries=summaries)
+    full = request_bytes(system, turns, current, dialect=dialect, reserve_tokens=reserve,
+                         **everything)
+    budget = max(1, int(len(full) * share))
+    max_tokens = None
+    if token_share is not None:
+        whole = request_tokens(system, turns, current, tokenizer=tokenizer, **everything)
+        max_tokens = max(reserve + 1, int(whole * token_share) + reserve)
+    options = dict(dialect=dialect, reserve_tokens=reserve, ids=ids, facts=facts,
+                   summaries=summaries, max_summary_bytes=summary_cap, evidence=evidence,
+                   max_evidence_bytes=evidence_cap, max_tokens=max_tokens, tokenizer=tokenizer)
+    chosen = same_answer(system, turns, current, budget, **options)
+    if isinstance(chosen, BudgetError):
+        return
+    by_id = {summary.id: summary for summary in summaries}
+    sent = [by_id[summary_id] for summary_id in chosen.summary_ids]
+    kept_ids = set(ids[len(ids) - chosen.kept:]) if chosen.kept else set()
+    assert not any(set(summary.covers) & kept_ids for summary in sent)
+    base = dict(dialect=dialect, reserve_tokens=reserve, facts=facts[:chosen.facts_kept],
+                evidence=evidence[:chosen.evidence_kept])
+    kept = turns[len(turns) - chosen.kept:] if chosen.kept else []
+    assert chosen.payload == request_bytes(system, kept, current, summaries=sent, **base)
+    without = len(request_bytes(system, [], current, **base))
+    assert chosen.summary_bytes == len(request_bytes(system, [], current, summaries=sent,
+                                                     **base)) - without
+    assert chosen.size <= budget
+    assert summary_cap is None or chosen.summary_bytes <= summary_cap
+    assert evidence_cap is None or chosen.evidence_bytes <= evidence_cap
+    room = None if max_tokens is None else max_tokens - reserve
+    if room is not None:
+        assert chosen.tokens == request_tokens(system, kept, current, tokenizer=tokenizer,
+                                               summaries=sent, facts=base["facts"],
+                                               evidence=base["evidence"])
+        assert chosen.tokens <= room
+    assert sent == greedy(system, current, chosen.kept, ids, summaries, base, summary_cap,
+                          budget, room, tokenizer)
+    if chosen.kept < len(turns):  # one more turn, beside its own summaries, does not fit
+        more = chosen.kept + 1
+        its = greedy(system, current, more, ids, summaries, base, summary_cap, budget, room,
+                     tokenizer)
+        bigger = turns[len(turns) - more:]
+        size = len(request_bytes(system, bigger, current, summaries=its, **base))
+        assert size > budget or (room is not None and request_tokens(
+            system, bigger, current, tokenizer=tokenizer, summaries=its, facts=base["facts"],
+            evidence=base["evidence"]) > room)
+
+
+# --- 5. tool rounds, images, reasoning and documents in each dialect -------------------------
+
+def check_tool_selection(case) -> None:
+    """The same answer, and never a body the provider refuses: a contiguous suffix of whole
+    turns, as many as fit, exactly their request with the first facts_kept facts."""
+    system, history, current, facts, options = case
+    options = dict(options)
+    budget = options.pop("max_bytes")
+    chosen = same_answer(system, history, current, budget, facts=facts, **options)
+    if isinstance(chosen, BudgetError):
+        event(f"BudgetError ({chosen.limit})")
+        return
+    dialect = options["dialect"]
+    event("some turns dropped, some kept" if chosen.kept and chosen.dropped else
+          "all kept" if not chosen.dropped else "none kept")
+    if any(not turn.plain for turn in history[chosen.dropped:]):
+        event("a rich turn kept")
+    if chosen.facts_kept and chosen.facts_dropped:
+        event("facts partly kept")
+    check_request(chosen.payload, dialect)  # never a body the provider refuses
+    # The kept turns are the newest ones, a contiguous suffix, and the payload is exactly
+    # their request with the first facts_kept facts.
+    assert chosen.kept + chosen.dropped == len(history)
+    wire = {k: options[k] for k in ("model", "encoder", "dialect", "tools", "current_steps",
+                                    "reserve_tokens") if k in options}
+    kept_facts = facts[:chosen.facts_kept]
+    assert chosen.payload == request_bytes(system, history[chosen.dropped:], current,
+                                           facts=kept_facts, **wire)
+    assert chosen.size <= budget
+    counting = dict(tools=options["tools"], current_steps=options["current_steps"],
+                    tokenizer=options.get("tokenizer", "o200k_base"), dialect=dialect,
+                    model=options["model"])
+    if "max_tokens" in options:
+        assert chosen.tokens == request_tokens(system, history[chosen.dropped:], current,
+                                               facts=kept_facts, **counting)
+        assert chosen.tokens + options["reserve_tokens"] <= options["max_tokens"]
+    else:
+        assert chosen.tokens is None
+    # Whole turns, as many as fit: one more (older) turn would break a limit.
+    if chosen.dropped:
+        more = history[chosen.dropped - 1:]
+        bigger = request_bytes(system, more, current, facts=kept_facts, **wire)
+        if len(bigger) <= budget:
+            event("the token limit decided")
+        assert len(bigger) > budget or (
+            "max_tokens" in options and request_tokens(system, more, current, facts=kept_facts,
+                                                       **counting)
+            + options["reserve_tokens"] > options["max_tokens"])
+    body = json.loads(chosen.payload)
+    if dialect == AN:
+        assert body["max_tokens"] == options["reserve_tokens"]
+
+
+@given(tool_selections())
+@settings(max_examples=examples(200), **PROPERTY)
+def test_select_is_select_reference_and_always_valid(case):
+    check_tool_selection(case)
+
+
+@pytest.mark.long  # minutes of one core: `make stress` only
+@given(tool_selections())
+@settings(max_examples=3000, **PROPERTY)
+def test_select_is_select_reference_and_always_valid_at_length(case):
+    check_tool_selection(case)
+
+
+def check_rich_selection(case) -> None:
+    """The same answer; every body passes check_request, decodes to exactly the kept turns'
+    request, is byte-identical to the encoder's dump of request_body, and no older whole
+    turn would have fit."""
+    system, history, current, budget, options = case
+    chosen = same_answer(system, history, current, budget, **options)
+    if isinstance(chosen, BudgetError):
+        event("BudgetError")
+        return
+    dialect = options["dialect"]
+    check_request(chosen.payload, dialect)
+    kept = history[chosen.dropped:]
+    assert chosen.kept == len(kept) and chosen.size <= budget
+    options = dict(options, facts=options["facts"][:chosen.facts_kept])
+    body = request_body(system, kept, current, **options)
+    assert chosen.payload == ENCODERS[options["encoder"]].dumps(body)
+    assert json.loads(chosen.payload) == body  # exactly the kept turns' pieces
+    if chosen.dropped:  # no older whole turn would have fit
+        assert len(request_bytes(system, history[chosen.dropped - 1:], current,
+                                 **options)) > budget
+    if any(isinstance(step, Reasoning) for turn in kept for step in turn.steps):
+        event(f"reasoning kept ({dialect})")
+
+
+@given(rich_requests())
+@settings(max_examples=examples(100), **PROPERTY)
+def test_every_rich_selection_is_valid_whole_and_exact(case):
+    check_rich_selection(case)
+
+
+@pytest.mark.long
+@given(rich_requests())
+@settings(max_examples=1000, **PROPERTY)
+def test_every_rich_selection_is_valid_whole_and_exact_at_length(case):
+    check_rich_selection(case)
+
+
+def test_select_equals_select_reference_on_repeated_tool_rounds():
+    history = repeated_lookups()
+    for dialect in (OA, AN):
+        options = dict(dialect=dialect, reserve_tokens=9) if dialect == AN else {}
+        budget = len(request_bytes("S", history[-3:], "Q", **options))
+        assert same_answer("S", history, "Q", budget, **options).kept == 3
+
+
+def test_select_equals_select_reference_at_every_token_limit_around_an_image():
+    history = photo_history()
+    for dialect, reserve in ((OA, 0), (AN, 7)):
+        everything = request_tokens("S", history, "Q", dialect=dialect)
+        for max_tokens in range(max(reserve + 1, everything - 1200), everything + 2 + reserve):
+            options = dict(dialect=dialect, reserve_tokens=reserve, max_tokens=max_tokens)
+            chosen = same_answer("S", history, "Q", 10**6, **options)
+            if isinstance(chosen, BudgetError):
+                continue
+            assert chosen.tokens == request_tokens("S", history[chosen.dropped:], "Q",
+                                                   dialect=dialect)
+            assert chosen.tokens + reserve <= max_tokens
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("encoder", sorted(ENCODERS))
+def test_select_equals_select_reference_with_every_rich_step(dialect, encoder):
+    # test_rich_steps.py's history of every step, whole, in each dialect and encoder.
+    history, current = every_step_history(dialect)
+    for facts in ((), [Fact("f1", S, "t1")]):
+        options = dict(OPTIONS[dialect], encoder=encoder, tools=TOOLS, facts=facts,
+                       current_steps=current)
+        payload = request_bytes(S, history, (S, PDF), **options)
+        assert same_answer(S, history, (S, PDF), len(payload), **options).payload == payload
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_select_keeps_reasoning_with_its_turn(dialect):
+    turns = [rich_turn(f"call_{n}") for n in range(6)]
+    sizes = [len(request_bytes(S, turns[k:], S, **OPTIONS[dialect])) for k in range(7)]
+    for budget in range(sizes[-1], sizes[0] + 1, max(1, (sizes[0] - sizes[-1]) // 40)):
+        chosen = same_answer(S, turns, S, budget, **OPTIONS[dialect])
+        body = json.loads(chosen.payload)
+        check_request(chosen.payload, dialect)
+        text = json.dumps(body)
+        want = {OA: 0, AN: chosen.kept, OR: chosen.kept}[dialect]
+        assert text.count("EqQBCkYIARgCIkB+sig/==" if dialect == AN else "rs_68b0c2") == want
+        if chosen.dropped:  # no older whole turn would have fit
+            assert sizes[chosen.dropped - 1] > budget
+
+
+# --- 6. long histories -----------------------------------------------------------------------
+
+def test_a_long_history_sends_the_summaries_the_rule_takes():
+    # 20,000 turns, a summary of each 50, a few of long spans and overlaps: the blocks of
+    # older ids are placed as the passes reach them, and the result is the rule's.
+    turns = [Turn(f"q{index} 🙂", f"a{index} " + "x" * (index % 40)) for index in range(20_000)]
+    ids = [f"t{index}" for index in range(len(turns))]
+    summaries = [Summary(f"s{n}", f"Turns {n * 50}.. said ORCHID-{n}.",
+                         tuple(ids[n * 50:(n + 1) * 50])) for n in range(400)]
+    summaries += [Summary("wide", "Everything early.", tuple(ids[:19_000:1000])),
+                  Summary("pair", "Two turns.", (ids[19_990], ids[5]))]
+    for budget, cap in ((40_000, 20_000), (60_000, None), (9_000, 3_000)):
+        chosen = select("sys", turns, "now?", budget, ids=ids, summaries=summaries,
+                        max_summary_bytes=cap)
+        assert chosen.summary_ids
+        kept = turns[len(turns) - chosen.kept:]
+        sent = greedy("sys", "now?", chosen.kept, ids, summaries, dict(facts=[], evidence=[]),
+                      cap, budget, None, "o200k_base")
+        assert [summary.id for summary in sent] == list(chosen.summary_ids)
+        assert chosen.payload == request_bytes("sys", kept, "now?", summaries=sent)
+        more = chosen.kept + 1
+        its = greedy("sys", "now?", more, ids, summaries, dict(facts=[], evidence=[]), cap,
+                     budget, None, "o200k_base")
+        assert len(request_bytes("sys", turns[len(turns) - more:], "now?",
+                                 summaries=its)) > budget
