@@ -23,7 +23,7 @@ travels beside a turn it covers. They are sent oldest first.
 
 ``select_reference`` is the article's loop, written as the rule reads; ``select`` gives
 the same result walking back from the newest turn, writing only what it keeps
-(``ledgerlab.request.Frame``), and a property suite holds the two equal.
+(``ledgerlab.request.Frame``), and tests/library/test_oracle.py holds the two equal.
 """
 
 from __future__ import annotations
