@@ -1,6 +1,12 @@
 """The set-up a new user relies on: dependencies listed alike, a Binder that builds, a
-light import; and the layers kept apart: the library never imports the course, the quizzes
-draw nothing, no notebook reaches a private module."""
+light import; and what the import contracts cannot say: a fresh interpreter's imports, names
+taken across modules, the course on the library's public names, no notebook reaching a private
+module.
+
+The layers themselves (the library never imports the course, nor a plotting or notebook
+package; the journal knows nothing of requests; the quizzes draw nothing; no cycle between
+siblings) are import-linter contracts in pyproject.toml, which `lint-imports` checks in
+`make check` and `make test`."""
 
 import ast
 import json
@@ -11,7 +17,6 @@ import sys
 from importlib.metadata import requires
 from pathlib import Path
 
-import pytest
 import setuptools
 
 import ledgerlab
@@ -160,15 +165,6 @@ def resolved(path, name):
     return ".".join((*package[:len(package) - level + 1], *([rest] if rest else [])))
 
 
-@pytest.mark.parametrize("path", LIBRARY_MODULES, ids=relative)
-def test_no_library_module_imports_the_course_or_a_plotting_or_notebook_package(path):
-    names = {resolved(path, name) for name in imported_modules(path)}
-    course = {name for name in names if "course" in name.split(".")}
-    # tiktoken is the one heavy import the library makes, lazily: see the next test.
-    heavy = {name for name in names if name.split(".")[0] in set(HEAVY) - {"tiktoken"}}
-    assert not course and not heavy, f"{relative(path)} imports {sorted(course | heavy)}"
-
-
 def test_the_tokenizer_is_imported_only_by_the_token_module_and_only_when_counting():
     for path in LIBRARY_MODULES:
         if path.name != "tokens.py":
@@ -178,17 +174,18 @@ def test_the_tokenizer_is_imported_only_by_the_token_module_and_only_when_counti
                    for node in top_level)
 
 
-@pytest.mark.parametrize("path", COURSE_MODULES, ids=relative)
-def test_the_course_imports_the_library_by_its_public_path_only(path):
+def test_the_course_imports_the_library_by_its_public_path_only():
     # The course may use ledgerlab and its modules; it never reaches a library module by a
     # relative import, which would only work from inside the same folder.
-    for name in imported_modules(path):
-        if name.startswith("."):
-            assert resolved(path, name).startswith("ledgerlab.course"), f"{relative(path)}: {name}"
+    relative_reaches = [f"{relative(path)}: {name}" for path in COURSE_MODULES
+                        for name in imported_modules(path) if name.startswith(".")
+                        and not resolved(path, name).startswith("ledgerlab.course")]
+    assert not relative_reaches
 
 
-# --- One direction, public names: no cycle, no private name across modules, the course on
-# the library's __all__ only (lazy imports inside functions count, as they run too).
+# --- One direction, public names: no cycle through a package, no private name across modules,
+# the course on the library's __all__ only (lazy imports inside functions count, as they run
+# too).
 MODULES = {module_name(path): path for path in ALL_MODULES}
 PACKAGES = {module_name(path) for path in ALL_MODULES if path.name == "__init__.py"}
 
@@ -222,59 +219,23 @@ def import_graph():
     return graph
 
 
-def cycles(graph):
-    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
-    index, low, stack, on_stack, groups = {}, {}, [], set(), []
-
-    def visit(node):
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(graph[node]):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            group = set()
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.add(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return groups
+def reached_from(graph, start):
+    """Every module ``start`` imports, directly or through others."""
+    reached, todo = set(), [start]
+    while todo:
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    return reached
 
 
-
-def test_no_import_cycle_anywhere():
-    """Lazy imports inside functions and TYPE_CHECKING imports count: a cycle is a cycle."""
-    assert not cycles(import_graph()), f"import cycles: {cycles(import_graph())}"
-
-
-def test_the_journal_knows_nothing_of_requests():
-    graph, request = import_graph(), {"ledgerlab.shapes", "ledgerlab.options", "ledgerlab.wire",
-                                      "ledgerlab.selector", "ledgerlab.rules", "ledgerlab.tokens"}
-    for name in (name for name in graph if name.startswith("ledgerlab.journal")):
-        reached, todo = set(), [name]
-        while todo:
-            for target in graph[todo.pop()] - reached:
-                reached.add(target)
-                todo.append(target)
-        assert not reached & request, f"{name} reaches {sorted(reached & request)}"
-
-
-def test_a_cycle_is_found():
-    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
-    assert cycles(graph) == [["a", "b", "c"]]
-    assert cycles({"a": {"b"}, "b": set()}) == []
+def test_no_package_is_imported_back_by_what_it_imports():
+    """The contract "No import cycles" (lint-imports) sees cycles between siblings. A package's
+    __init__ is no sibling of its own modules: a module that imports the package which imports
+    it (``from ledgerlab import Turn`` inside the library) is a cycle only this test sees."""
+    graph = import_graph()
+    looped = sorted(package for package in PACKAGES if package in reached_from(graph, package))
+    assert not looped, f"import cycles through the __init__ of {looped}"
 
 
 def private_names(path, source=None):
@@ -284,9 +245,9 @@ def private_names(path, source=None):
             and f"{module}.{name}" not in MODULES]
 
 
-@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
-def test_no_private_name_is_imported_from_another_module(path):
-    assert not private_names(path), f"{relative(path)} imports {private_names(path)}"
+def test_no_private_name_is_imported_from_another_module():
+    taken = {relative(path): names for path in ALL_MODULES if (names := private_names(path))}
+    assert not taken, f"private names imported from another module: {taken}"
 
 
 def library_reaches(path, source=None):
@@ -304,9 +265,10 @@ def library_reaches(path, source=None):
     return reaches
 
 
-@pytest.mark.parametrize("path", COURSE_MODULES, ids=relative)
-def test_the_course_uses_only_what_the_library_exports(path):
-    assert not library_reaches(path), f"{relative(path)} takes {library_reaches(path)}"
+def test_the_course_uses_only_what_the_library_exports():
+    taken = {relative(path): reaches for path in COURSE_MODULES
+             if (reaches := library_reaches(path))}
+    assert not taken, f"taken from the library beyond ledgerlab.__all__: {taken}"
 
 
 def test_library_reaches_and_private_names_are_caught():
@@ -329,23 +291,13 @@ def test_the_quizzes_exercises_and_measures_draw_nothing():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("path", [COURSE / "measures.py", *sorted((COURSE / "questions").glob(
-    "*.py"))], ids=relative)
-def test_measures_and_questions_never_import_matplotlib(path):
-    names = {resolved(path, name) for name in imported_modules(path)}
-    assert not {n for n in names if n.split(".")[0] in ("matplotlib", "ipywidgets", "pandas")
-                or n == "ledgerlab.course.charts"}
-
-
-@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
-def test_only_paths_names_the_checkout_folders(path):
+def test_only_paths_names_the_checkout_folders():
     # A wheel has no checkout around it: one module says where its folders are, and what
     # happens when they are absent (ledgerlab/course/paths.py).
-    if path == COURSE / "paths.py":
-        return
-    text = path.read_text(encoding="utf-8")
-    assert not re.search(r"parents\[|\.parent\.parent|/ *\"(teacher|notebooks|benchmarks)\"",
-                         text), relative(path)
+    naming = [relative(path) for path in ALL_MODULES if path != COURSE / "paths.py"
+              and re.search(r"parents\[|\.parent\.parent|/ *\"(teacher|notebooks|benchmarks)\"",
+                            path.read_text(encoding="utf-8"))]
+    assert not naming, f"checkout folders named outside paths.py: {naming}"
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(
@@ -389,11 +341,11 @@ def private_reaches(module, names):
     return [f"{module}.{name}" for name in names if name.startswith("_")]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
-def test_no_notebook_imports_a_private_module(path):
-    reaches = [reach for module, names in notebook_imports(path)
-               for reach in private_reaches(module, names)]
-    assert not reaches, f"{path.name} imports {reaches}: import from ledgerlab or ledgerlab.course"
+def test_no_notebook_imports_a_private_module():
+    reaches = {path.name: found for path in NOTEBOOKS
+               if (found := [reach for module, names in notebook_imports(path)
+                             for reach in private_reaches(module, names)])}
+    assert not reaches, f"import from ledgerlab or ledgerlab.course instead: {reaches}"
 
 
 def test_private_reaches_are_caught():
