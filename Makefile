@@ -74,10 +74,11 @@ links: $(COURSE)
 	@$(BIN)/python -m ledgerlab.course links $(if $(HUB),--hub "$(HUB)")
 
 # What both tiers check before their tests: ruff (notebooks included); the layers, as the
-# import contracts of pyproject.toml ([tool.importlinter]).
+# import contracts of pyproject.toml ([tool.importlinter]); the CI workflow, with actionlint.
 lint: $(DEV)
 	$(BIN)/ruff check $(LINT)
 	$(BIN)/lint-imports --no-logo
+	$(BIN)/actionlint
 
 # The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
 # notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,
