@@ -83,8 +83,11 @@ lint: $(DEV)
 # The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
 # notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,
 # tests/conftest.py). `make test` runs all of them, every example, but the `long` runs.
+# nbval is only for `make test`'s notebooks: loading the plugin imports nbformat, whose jsonschema
+# builds a grammar on import, 1.3 s of CPU in each of xdist's three processes.
 check: lint
-	$(BIN)/python -m pytest -m "not slow and not long" -n 2 --hypothesis-profile=fast tests/library tests/course
+	$(BIN)/python -m pytest -p no:nbval -m "not slow and not long" -n 2 --hypothesis-profile=fast \
+		tests/library tests/course
 
 # Everything: every test outside the browser ones and strict nbval, on both cores; then the
 # tests that need the machine to themselves.

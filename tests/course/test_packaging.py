@@ -9,6 +9,7 @@ siblings) are import-linter contracts in pyproject.toml, which `lint-imports` ch
 `make check` and `make test`."""
 
 import ast
+import functools
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import sys
 from importlib.metadata import requires
 from pathlib import Path
 
+import pytest
 import setuptools
 
 import ledgerlab
@@ -140,11 +142,20 @@ def test_importing_the_library_loads_no_course_module_and_no_heavy_package():
     assert out.stdout.strip() == "[]"
 
 
+@functools.cache
+def import_statements(path, source=None):
+    """Every import statement of ``path``, at any depth (lazy imports in functions too);
+    ``source`` is the module's text (by default, the file's). Each file is parsed once for all
+    the tests below."""
+    source = path.read_text(encoding="utf-8") if source is None else source
+    return tuple(node for node in ast.walk(ast.parse(source))
+                 if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def imported_modules(path):
     """Every module ``path`` imports, at any depth (lazy imports in functions too)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
-    for node in ast.walk(tree):
+    for node in import_statements(path):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -195,8 +206,7 @@ def imports_from(path, source=None):
     resolved), and (module, None) for every ``import module``, at any depth. ``source`` is
     the module's text (by default, the file's)."""
     found = []
-    source = path.read_text(encoding="utf-8") if source is None else source
-    for node in ast.walk(ast.parse(source)):
+    for node in import_statements(path, source):
         if isinstance(node, ast.Import):
             found += [(alias.name, None) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -281,6 +291,7 @@ def test_library_reaches_and_private_names_are_caught():
     assert private_names(probe, source) == ["ledgerlab.journal.files._link_new"]
 
 
+@pytest.mark.slow  # a fresh interpreter imports the course's command, and nbformat with it
 def test_the_quizzes_exercises_and_measures_draw_nothing():
     # Importing the quizzes (they only measure) must not load matplotlib: 1.2 s of 1.4 s.
     code = ("import sys\n"
