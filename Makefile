@@ -54,7 +54,7 @@ ENCRYPTED := --KernelManager.transport_encryption=auto
 # rewrites each test module's asserts again (make check took 97 s of CPU instead of 77 s).
 check test: export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: links lab check test notebooks present test-browser test-classroom book lite test-lite \
+.PHONY: links lab lint check test notebooks present test-browser test-classroom book lite test-lite \
 	stress bench assignment grade handout collect slides deps clean
 
 # JupyterLab on work/ (not committed): the learner's own copies of learner/, the course
@@ -73,20 +73,28 @@ lab: $(COURSE)
 links: $(COURSE)
 	@$(BIN)/python -m ledgerlab.course links $(if $(HUB),--hub "$(HUB)")
 
+# What both tiers check before their tests: ruff (notebooks included); the layers, as the
+# import contracts of pyproject.toml ([tool.importlinter]); the CI workflow, with actionlint.
+lint: $(DEV)
+	$(BIN)/ruff check $(LINT)
+	$(BIN)/lint-imports --no-logo
+	$(BIN)/actionlint
+
 # The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
 # notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,
 # tests/conftest.py). `make test` runs all of them, every example, but the `long` runs.
-check: $(DEV)
-	$(BIN)/ruff check $(LINT)
-	$(BIN)/python -m pytest -m "not slow and not long" -n 2 --hypothesis-profile=fast tests/library tests/course
+# nbval is only for `make test`'s notebooks: loading the plugin imports nbformat, whose jsonschema
+# builds a grammar on import, 1.3 s of CPU in each of xdist's three processes.
+check: lint
+	$(BIN)/python -m pytest -p no:nbval -m "not slow and not long" -n 2 --hypothesis-profile=fast \
+		tests/library tests/course
 
 # Everything: every test outside the browser ones and strict nbval, on both cores; then the
 # tests that need the machine to themselves.
 # matplotlib's font cache is built first: on a fresh, loaded machine a kernel building it
 # prints "Matplotlib is building the font cache" into a cell's output, which strict nbval fails.
 # Where npm is, reveal.js is installed for the slides test (without it, that test skips).
-test: $(DEV) $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
-	$(BIN)/ruff check $(LINT)
+test: lint $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
 	$(BIN)/python -c "import matplotlib.font_manager"
 	$(BIN)/python -m pytest -m "not long" $(XDIST) tests notebooks $(NBVAL) $(NOT_IN_TEST) \
 		--ignore=$(ALONE)

@@ -158,6 +158,7 @@ def test_slice_chart_when_the_whole_turn_rule_refuses():
     assert texts[-1] == "budget (100 bytes)"
 
 
+@pytest.mark.slow  # draws two charts for each of six budgets
 @pytest.mark.parametrize("budget", [100, 107, 108, 175, 309, 400])
 def test_every_slice_chart_legend_is_whole(budget):
     assert legend_inside_figure(charts.slice_chart(*SLICE, budget).figure)

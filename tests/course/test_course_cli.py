@@ -71,6 +71,7 @@ def test_audit_passes_on_a_fresh_scenario(evidence, course_cli):
     assert code == 0 and "audit passed" in out
 
 
+@pytest.mark.slow  # audits the evidence once per byte of its log
 def test_audit_fails_after_any_byte_of_the_log_changes(evidence, course_cli):
     log = evidence / "conversation.log"
     original = log.read_bytes()

@@ -161,6 +161,7 @@ def test_q10_refuses_other_budgets_with_counts_not_the_answer(answer, says):
     assert "442" not in feedback.message.replace(repr(answer), "")
 
 
+@pytest.mark.slow  # checks q10 on 200 variants
 def test_q10_has_a_window_on_every_variant_and_the_articles_answer_is_not_theirs():
     refused = 0
     for number in range(200):

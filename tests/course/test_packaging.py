@@ -1,9 +1,15 @@
 """The set-up a new user relies on: dependencies listed alike, a Binder that builds, a
-light import; and the layers kept apart: the library never imports the course, the quizzes
-draw nothing, the dialects build on the bottom layers only, no notebook reaches a private
-module."""
+light import; and what the import contracts cannot say: a fresh interpreter's imports, names
+taken across modules, the course on the library's public names, no notebook reaching a private
+module.
+
+The layers themselves (the library never imports the course, nor a plotting or notebook
+package; the journal knows nothing of requests; the dialects build on the bottom layers; the
+quizzes draw nothing; no cycle between siblings) are import-linter contracts in pyproject.toml, which `lint-imports` checks in
+`make check` and `make test`."""
 
 import ast
+import functools
 import json
 import os
 import re
@@ -143,11 +149,20 @@ def test_importing_the_library_loads_no_course_module_and_no_heavy_package():
     assert out.stdout.strip() == "[]"
 
 
+@functools.cache
+def import_statements(path, source=None):
+    """Every import statement of ``path``, at any depth (lazy imports in functions too);
+    ``source`` is the module's text (by default, the file's). Each file is parsed once for all
+    the tests below."""
+    source = path.read_text(encoding="utf-8") if source is None else source
+    return tuple(node for node in ast.walk(ast.parse(source))
+                 if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def imported_modules(path):
     """Every module ``path`` imports, at any depth (lazy imports in functions too)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
-    for node in ast.walk(tree):
+    for node in import_statements(path):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -168,15 +183,6 @@ def resolved(path, name):
     return ".".join((*package[:len(package) - level + 1], *([rest] if rest else [])))
 
 
-@pytest.mark.parametrize("path", LIBRARY_MODULES, ids=relative)
-def test_no_library_module_imports_the_course_or_a_plotting_or_notebook_package(path):
-    names = {resolved(path, name) for name in imported_modules(path)}
-    course = {name for name in names if "course" in name.split(".")}
-    # tiktoken is the one heavy import the library makes, lazily: see the next test.
-    heavy = {name for name in names if name.split(".")[0] in set(HEAVY) - {"tiktoken"}}
-    assert not course and not heavy, f"{relative(path)} imports {sorted(course | heavy)}"
-
-
 def test_the_tokenizer_is_imported_only_by_the_token_module_and_only_when_counting():
     for path in LIBRARY_MODULES:
         if path.name != "tokens.py":
@@ -186,18 +192,18 @@ def test_the_tokenizer_is_imported_only_by_the_token_module_and_only_when_counti
                    for node in top_level)
 
 
-@pytest.mark.parametrize("path", COURSE_MODULES, ids=relative)
-def test_the_course_imports_the_library_by_its_public_path_only(path):
+def test_the_course_imports_the_library_by_its_public_path_only():
     # The course may use ledgerlab and its modules; it never reaches a library module by a
     # relative import, which would only work from inside the same folder.
-    for name in imported_modules(path):
-        if name.startswith("."):
-            assert resolved(path, name).startswith("ledgerlab.course"), f"{relative(path)}: {name}"
+    relative_reaches = [f"{relative(path)}: {name}" for path in COURSE_MODULES
+                        for name in imported_modules(path) if name.startswith(".")
+                        and not resolved(path, name).startswith("ledgerlab.course")]
+    assert not relative_reaches
 
 
-# --- One direction, public names: no cycle, no private name across modules, the course on
-# the library's __all__ and its commands' console only (lazy imports inside functions count,
-# as they run too).
+# --- One direction, public names: no cycle through a package, no private name across modules,
+# the course on the library's __all__ and its commands' console only (lazy imports inside
+# functions count, as they run too).
 MODULES = {module_name(path): path for path in ALL_MODULES}
 PACKAGES = {module_name(path) for path in ALL_MODULES if path.name == "__init__.py"}
 
@@ -207,8 +213,7 @@ def imports_from(path, source=None):
     resolved), and (module, None) for every ``import module``, at any depth. ``source`` is
     the module's text (by default, the file's)."""
     found = []
-    source = path.read_text(encoding="utf-8") if source is None else source
-    for node in ast.walk(ast.parse(source)):
+    for node in import_statements(path, source):
         if isinstance(node, ast.Import):
             found += [(alias.name, None) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -231,72 +236,23 @@ def import_graph():
     return graph
 
 
-def cycles(graph):
-    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
-    index, low, stack, on_stack, groups = {}, {}, [], set(), []
-
-    def visit(node):
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(graph[node]):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            group = set()
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.add(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return groups
+def reached_from(graph, start):
+    """Every module ``start`` imports, directly or through others."""
+    reached, todo = set(), [start]
+    while todo:
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    return reached
 
 
-
-def test_no_import_cycle_anywhere():
-    """Lazy imports inside functions and TYPE_CHECKING imports count: a cycle is a cycle."""
-    assert not cycles(import_graph()), f"import cycles: {cycles(import_graph())}"
-
-
-def test_the_journal_knows_nothing_of_requests():
-    request = {"ledgerlab.options", "ledgerlab.request", "ledgerlab.selector", "ledgerlab.tokens"}
+def test_no_package_is_imported_back_by_what_it_imports():
+    """The contract "No import cycles" (lint-imports) sees cycles between siblings. A package's
+    __init__ is no sibling of its own modules: a module that imports the package which imports
+    it (``from ledgerlab import Turn`` inside the library) is a cycle only this test sees."""
     graph = import_graph()
-    request |= {name for name in graph if name.split(".")[:2] == ["ledgerlab", "dialects"]}
-    for name in (name for name in graph if name.startswith("ledgerlab.journal")):
-        reached, todo = set(), [name]
-        while todo:
-            for target in graph[todo.pop()] - reached:
-                reached.add(target)
-                todo.append(target)
-        assert not reached & request, f"{name} reaches {sorted(reached & request)}"
-
-
-def test_the_dialects_build_on_the_bottom_layers_only():
-    """A dialect's contract is data and checks: it imports the values it writes and their
-    checks, never the writer, the selector, the token counter, the options or the journal."""
-    bottom = {f"ledgerlab.{name}" for name in ("turns", "steps", "images", "documents", "memory",
-                                               "checks", "encoders")}
-    for name, targets in import_graph().items():
-        if name.split(".")[:2] == ["ledgerlab", "dialects"]:
-            above = {target for target in targets if target.split(".")[:2] != [
-                "ledgerlab", "dialects"]} - bottom
-            assert not above, f"{name} imports {sorted(above)}"
-
-
-def test_a_cycle_is_found():
-    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
-    assert cycles(graph) == [["a", "b", "c"]]
-    assert cycles({"a": {"b"}, "b": set()}) == []
+    looped = sorted(package for package in PACKAGES if package in reached_from(graph, package))
+    assert not looped, f"import cycles through the __init__ of {looped}"
 
 
 def private_names(path, source=None):
@@ -306,9 +262,9 @@ def private_names(path, source=None):
             and f"{module}.{name}" not in MODULES]
 
 
-@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
-def test_no_private_name_is_imported_from_another_module(path):
-    assert not private_names(path), f"{relative(path)} imports {private_names(path)}"
+def test_no_private_name_is_imported_from_another_module():
+    taken = {relative(path): names for path in ALL_MODULES if (names := private_names(path))}
+    assert not taken, f"private names imported from another module: {taken}"
 
 
 # What the course's commands print with and run through: the ledgerlab command's own, so that
@@ -333,9 +289,10 @@ def library_reaches(path, source=None):
     return reaches
 
 
-@pytest.mark.parametrize("path", COURSE_MODULES, ids=relative)
-def test_the_course_uses_only_what_the_library_exports(path):
-    assert not library_reaches(path), f"{relative(path)} takes {library_reaches(path)}"
+def test_the_course_uses_only_what_the_library_exports():
+    taken = {relative(path): reaches for path in COURSE_MODULES
+             if (reaches := library_reaches(path))}
+    assert not taken, f"taken from the library beyond ledgerlab.__all__: {taken}"
 
 
 def test_library_reaches_and_private_names_are_caught():
@@ -352,6 +309,7 @@ def test_library_reaches_and_private_names_are_caught():
                                             "ledgerlab.journal.files._link_new"]
 
 
+@pytest.mark.slow  # a fresh interpreter imports the course's command, and nbformat with it
 def test_the_quizzes_exercises_and_measures_draw_nothing():
     # Importing the quizzes (they only measure) must not load matplotlib: 1.2 s of 1.4 s.
     code = ("import sys\n"
@@ -362,23 +320,13 @@ def test_the_quizzes_exercises_and_measures_draw_nothing():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("path", [COURSE / "measures.py", *sorted((COURSE / "questions").glob(
-    "*.py"))], ids=relative)
-def test_measures_and_questions_never_import_matplotlib(path):
-    names = {resolved(path, name) for name in imported_modules(path)}
-    assert not {n for n in names if n.split(".")[0] in ("matplotlib", "ipywidgets", "pandas")
-                or n == "ledgerlab.course.charts"}
-
-
-@pytest.mark.parametrize("path", ALL_MODULES, ids=relative)
-def test_only_paths_names_the_checkout_folders(path):
+def test_only_paths_names_the_checkout_folders():
     # A wheel has no checkout around it: one module says where its folders are, and what
     # happens when they are absent (ledgerlab/course/paths.py).
-    if path == COURSE / "paths.py":
-        return
-    text = path.read_text(encoding="utf-8")
-    assert not re.search(r"parents\[|\.parent\.parent|/ *\"(teacher|notebooks|benchmarks)\"",
-                         text), relative(path)
+    naming = [relative(path) for path in ALL_MODULES if path != COURSE / "paths.py"
+              and re.search(r"parents\[|\.parent\.parent|/ *\"(teacher|notebooks|benchmarks)\"",
+                            path.read_text(encoding="utf-8"))]
+    assert not naming, f"checkout folders named outside paths.py: {naming}"
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(
@@ -422,11 +370,11 @@ def private_reaches(module, names):
     return [f"{module}.{name}" for name in names if name.startswith("_")]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
-def test_no_notebook_imports_a_private_module(path):
-    reaches = [reach for module, names in notebook_imports(path)
-               for reach in private_reaches(module, names)]
-    assert not reaches, f"{path.name} imports {reaches}: import from ledgerlab or ledgerlab.course"
+def test_no_notebook_imports_a_private_module():
+    reaches = {path.name: found for path in NOTEBOOKS
+               if (found := [reach for module, names in notebook_imports(path)
+                             for reach in private_reaches(module, names)])}
+    assert not reaches, f"import from ledgerlab or ledgerlab.course instead: {reaches}"
 
 
 def test_private_reaches_are_caught():

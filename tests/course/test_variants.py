@@ -285,6 +285,7 @@ def test_two_files_for_one_student_are_noted_and_a_missing_student_gets_a_row(tm
     assert not any(rows["zoe-ni-bhriain.ipynb"].verdicts.values())
 
 
+@pytest.mark.slow  # builds the class's assignment three times
 def test_the_cli_warns_of_a_readable_secret_and_names_who_a_rebuild_rekeys(tmp_path, capsys):
     (tmp_path / "roster.txt").write_text("\n".join(CLASS) + "\n")
     out, secret = tmp_path / "assignment", tmp_path / "secret"

@@ -124,6 +124,7 @@ def test_inspect_names_what_the_tail_holds_and_how_many_bytes(tmp_path, cli, tai
     assert log.read_bytes() == encode_record("one", "q", "a") + tail  # inspect only reads
 
 
+@pytest.mark.slow  # writes a 6 MB journal and rewrites it twice
 def test_forget_retain_and_inspect_work_on_a_journal_over_the_cap(tmp_path, cli):
     log = tmp_path / "big.log"
     lines = [encode_record(f"t{n}", f"question {n}", "x" * 1000) for n in range(6000)]

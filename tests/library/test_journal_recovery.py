@@ -39,6 +39,7 @@ def punched(tail: bytes) -> bytes:
     return tail[:middle - 1] + b"\0\0" + tail[middle + 1:]
 
 
+@pytest.mark.slow  # opens the journal once per byte offset of both journals, 16 ways
 @pytest.mark.parametrize("punch", [False, True], ids=["bare", "punched"])
 @pytest.mark.parametrize("zeros", [0, 1, 8, 100])
 @pytest.mark.parametrize("lines", JOURNALS, ids=["two", "padding"])

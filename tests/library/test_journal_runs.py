@@ -13,6 +13,7 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from ledgerlab.cli import main
 from ledgerlab.journal import encode_record, records, salvage, scan
@@ -89,7 +90,7 @@ LINES = [GOOD, DAMAGED, encode_record("two", "q2", "a2"), b"\n", b"junk\n", b"\0
          GOOD[:20], b" \n"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(LINES), st.integers(1, 40)), max_size=12))
 def test_runs_expand_to_exactly_the_statuses_of_the_lines(pieces):
     data = b"".join(line * copies for line, copies in pieces)
