@@ -80,13 +80,14 @@ lint: $(DEV)
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/actionlint
 
-# The fast tier (under a minute): no kill -9 trials, no sandboxed grading, no JVM, no
-# notebooks, and a fifth of each property test's examples (the hypothesis profile `fast`,
-# tests/conftest.py). `make test` runs all of them, every example, but the `long` runs.
+# The fast tier (20 s on two idle cores): no kill -9 trials, no sandboxed grading, no JVM, no
+# notebooks, nothing matplotlib renders (the mark `draws`), and a tenth of each property test's
+# examples (the hypothesis profile `fast`, tests/conftest.py). `make test` runs all of them,
+# every example, but the `long` runs.
 # nbval is only for `make test`'s notebooks: loading the plugin imports nbformat, whose jsonschema
 # builds a grammar on import, 1.3 s of CPU in each of xdist's three processes.
 check: lint
-	$(BIN)/python -m pytest -p no:nbval -m "not slow and not long" -n 2 --hypothesis-profile=fast \
+	$(BIN)/python -m pytest -p no:nbval -m "not slow and not long and not draws" -n 2 --hypothesis-profile=fast \
 		tests/library tests/course
 
 # Everything: every test outside the browser ones and strict nbval, on both cores; then the

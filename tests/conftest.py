@@ -9,10 +9,10 @@ import os
 import pytest
 from hypothesis import settings
 
-# `make check` runs with --hypothesis-profile=fast: a fifth of each property test's examples
+# `make check` runs with --hypothesis-profile=fast: a tenth of each property test's examples
 # (tests/library/tiers.py scales the counts the tests set themselves). `make test` and a plain
 # pytest run use Hypothesis's default profile, every example.
-settings.register_profile("fast", max_examples=20)
+settings.register_profile("fast", max_examples=10)
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from ledgerlab.course import charts, fixtures, measures, scenario
 from ledgerlab.journal import DEFAULT_MAX_BYTES, encode_record
 from ledgerlab import DEFAULT_MODEL, ENCODERS, get_encoder
 
+# A test marked `draws` renders with matplotlib: `make test` runs it, `make check` leaves it out.
+
 BOUNDARY = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
 SLICE = (fixtures.SLICE_SYSTEM, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION)
 PALETTE = {colors.to_rgba(c) for c in (*charts.OKABE_ITO.values(), charts.ENVELOPE_COLOUR)}
@@ -148,6 +150,7 @@ def test_slice_chart():
     assert sum(p.get_width() for p in solid) == 174 + 175
 
 
+@pytest.mark.draws
 def test_slice_chart_when_the_whole_turn_rule_refuses():
     figure = charts.slice_chart(*SLICE, 100).figure
     labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
@@ -158,6 +161,7 @@ def test_slice_chart_when_the_whole_turn_rule_refuses():
     assert texts[-1] == "budget (100 bytes)"
 
 
+@pytest.mark.draws
 @pytest.mark.slow  # draws two charts for each of six budgets
 @pytest.mark.parametrize("budget", [100, 107, 108, 175, 309, 400])
 def test_every_slice_chart_legend_is_whole(budget):
@@ -165,6 +169,7 @@ def test_every_slice_chart_legend_is_whole(budget):
     assert legend_inside_figure(charts.turn_bytes_chart(*BOUNDARY, budget + 31).figure)
 
 
+@pytest.mark.draws
 @pytest.mark.parametrize("budget, title", [
     (235, "Budget 235 bytes (gson): 1 of 2 turns kept, 235 bytes sent"),
     (139, "Budget 139 bytes (gson): rejected, the mandatory input needs 140 bytes"),
@@ -182,6 +187,7 @@ def test_turn_bytes_chart(budget, title):
         assert widths == set() and dropped == {42, 60, 73, 95, 38}
 
 
+@pytest.mark.draws
 def test_retained_chart_steps_and_marks():
     figure = charts.retained_chart(*BOUNDARY, budgets=fixtures.BOUNDARY_BUDGETS,
                                    encoders=list(ENCODERS)).figure
@@ -199,6 +205,7 @@ def test_retained_chart_steps_and_marks():
 
 # --- Descriptions: what a screen reader, a terminal and nbval get instead of the PNG ------
 
+@pytest.mark.draws
 def test_a_chart_shows_as_png_with_its_description_as_text():
     chart = charts.turn_bytes_chart(*BOUNDARY, 235)
     bundle = chart._repr_mimebundle_()
@@ -208,6 +215,7 @@ def test_a_chart_shows_as_png_with_its_description_as_text():
     assert "Figure size" not in repr(chart)
 
 
+@pytest.mark.draws
 def test_a_chart_in_jupyterlab_shows_its_description_under_the_image():
     """JupyterLab renders the richest type, text/html: the figure, with the description both
     as the image's alt text and as a visible caption (the PNG alone showed no numbers)."""
@@ -223,12 +231,14 @@ def test_a_chart_in_jupyterlab_shows_its_description_under_the_image():
     assert "figcaption" in found and found["text"] == chart.description
 
 
+@pytest.mark.draws
 def test_a_description_with_markup_is_escaped_in_the_figure():
     chart = charts.Chart(Figure(), 'a <b>bold</b> "quote" & more')
     figure = chart.html("AAAA")
     assert "<b>" not in figure and "&lt;b&gt;" in figure and "&quot;quote&quot;" in figure
 
 
+@pytest.mark.draws
 @pytest.mark.parametrize("budget, expected", [
     (235, "Stacked bar of the request's bytes at a 235-byte budget (gson encoder), the budget a "
           "dashed line, dropped parts hatched: envelope 42, system 60, turn 1 73 (dropped), "
@@ -242,6 +252,7 @@ def test_turn_bytes_chart_description(budget, expected):
     assert charts.turn_bytes_chart(*BOUNDARY, budget).description == expected
 
 
+@pytest.mark.draws
 def test_slice_chart_description_names_both_slices():
     text = charts.slice_chart(*SLICE, 175).description
     assert ("Message-count slice: sends A2 | U3 A3 | U4, 174 bytes (orphan answer A2; "
@@ -253,6 +264,7 @@ def test_slice_chart_description_names_both_slices():
             "SYSTEM 36, U1 31 (dropped)") in text
 
 
+@pytest.mark.draws
 def test_slice_chart_labels_each_message_with_its_bytes():
     chart = charts.slice_chart(*SLICE, 175)
     last, _ = measures.count_slice(*SLICE, 175)
@@ -265,12 +277,14 @@ def test_slice_chart_labels_each_message_with_its_bytes():
     assert "A2\n35" in drawn and sum(s.nbytes for s in row if s.kept) == 174
 
 
+@pytest.mark.draws
 def test_retained_chart_description_has_every_step_and_mark():
     text = charts.retained_chart(*BOUNDARY, budgets=(139, *fixtures.BOUNDARY_BUDGETS)).description
     assert "gson: rejected below 140 bytes, then 0 from 140, 1 from 235, 2 from 308" in text
     assert "139 rejected, 140 keeps 0, 235 keeps 1, 308 keeps 2, 408 keeps 2" in text
 
 
+@pytest.mark.draws
 def test_measures_and_disk_growth_descriptions():
     lengths = measures.length_measures(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION)
     text = charts.measures_chart(lengths, budget=139).description
@@ -282,6 +296,7 @@ def test_measures_and_disk_growth_descriptions():
     assert "cap, 600 bytes (dashed)" in text and "short: 3 turns, 510 bytes" in text
 
 
+@pytest.mark.draws
 def test_measures_chart():
     lengths = measures.length_measures(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION)
     figure = charts.measures_chart(lengths, budget=139).figure
@@ -290,6 +305,7 @@ def test_measures_chart():
     assert budget_lines(figure) == [139]
 
 
+@pytest.mark.draws
 def test_charts_print_nothing_and_leave_no_pyplot_figures(capsys):
     charts.slice_chart(*SLICE, 175)
     charts.turn_bytes_chart(*BOUNDARY, 235)
@@ -347,6 +363,7 @@ def test_journal_growth_stops_at_the_last_commit_under_the_default_cap():
     assert measures.journal_growth(Turn("q", "a" * 100), max_bytes=100) == [0]  # not even one
 
 
+@pytest.mark.draws
 def test_disk_growth_chart():
     long_turn = Turn("q" * 100, "a" * 1000)
     series = {"short": measures.journal_growth(SHORT_TURN),
@@ -373,6 +390,7 @@ def test_disk_growth_chart():
     assert len({line.get_linestyle() for line in plotted}) == 2  # not told apart by hue alone
 
 
+@pytest.mark.draws
 def test_disk_growth_chart_with_a_small_cap_and_bad_input():
     figure = charts.disk_growth_chart({"short": measures.journal_growth(SHORT_TURN, max_bytes=600)},
                                       max_bytes=600).figure
@@ -384,6 +402,7 @@ def test_disk_growth_chart_with_a_small_cap_and_bad_input():
         charts.disk_growth_chart({"empty": []})
 
 
+@pytest.mark.draws
 @pytest.mark.parametrize("draw", [
     lambda: charts.slice_chart(*SLICE, 175),
     lambda: charts.turn_bytes_chart(*BOUNDARY, 308, encoder="requests"),

@@ -9,6 +9,9 @@ from matplotlib.patches import Rectangle
 from ledgerlab import BudgetError, byte_breakdown, select
 from ledgerlab.course import charts, diagrams, fixtures
 
+# They render with matplotlib: `make test` runs them, `make check` leaves them out.
+pytestmark = pytest.mark.draws
+
 BOUNDARY = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
 SLICE = (fixtures.SLICE_SYSTEM, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION)
 SCENARIO = (fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION)

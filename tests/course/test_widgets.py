@@ -17,6 +17,9 @@ from ledgerlab.course.widgets import (
     slice_problems,
 )
 
+# They render with matplotlib: `make test` runs them, `make check` leaves them out.
+pytestmark = pytest.mark.draws
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 

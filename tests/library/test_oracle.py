@@ -526,6 +526,7 @@ def test_select_equals_select_reference_on_repeated_tool_rounds():
         assert same_answer("S", history, "Q", budget, **options).kept == 3
 
 
+@pytest.mark.slow  # select and select_reference at each of 2,400 token limits
 def test_select_equals_select_reference_at_every_token_limit_around_an_image():
     history = photo_history()
     for dialect, reserve in ((OA, 0), (AN, 7)):

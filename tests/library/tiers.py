@@ -1,8 +1,8 @@
-"""How many examples a property test draws: its own count in `make test`, a fifth of it in
+"""How many examples a property test draws: its own count in `make test`, a tenth of it in
 `make check`.
 
 A count set in @settings wins over any profile, so the fast tier's profile (tests/conftest.py:
-max_examples 20 where Hypothesis's default is 100) reaches those tests through this function.
+max_examples 10 where Hypothesis's default is 100) reaches those tests through this function.
 """
 
 from __future__ import annotations
