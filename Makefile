@@ -126,8 +126,9 @@ present: $(call EXTRA_STAMP,browser)
 		--port=$$port --Voila.port_retries=0 $(ENCRYPTED) $(PRESENT_ARGS)
 
 # Voila, JupyterLab and the course site on loopback, driven in Debian's Chromium
-# (apt-get install -y chromium).
-test-browser: $(DEV) $(call EXTRA_STAMP,browser) $(call EXTRA_STAMP,book) $(SITE)
+# (apt-get install -y chromium). reveal.js too, for the projected-slides test: a clone where
+# only make test ran has it only where npm is.
+test-browser: $(DEV) $(call EXTRA_STAMP,browser) $(call EXTRA_STAMP,book) $(SITE) $(SLIDES_NPM)
 	$(BIN)/python -m pytest tests/editions/browser
 
 # The graded edition: build/assignment/{student,solutions,autograder}, then grade a folder of
