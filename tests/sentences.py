@@ -1,7 +1,8 @@
 """What a sentence must say, not its wording: its numbers and its names.
 
 A test of a message, a caption or a page asserts ``says(text, 140, "budget", "gson")``
-rather than one English sentence, so that rewording a message breaks no test while a wrong
+(or ``pytest.raises(..., match=saying("line 2", 140, "corrupt"))``) rather than one English
+sentence, so that rewording a message breaks no test while a wrong
 number, a missing name or a fact out of place still does. (``tests/`` is on ``sys.path`` as
 the directory of the suite's root conftest, so every test directory imports it by name.)
 """
@@ -42,3 +43,9 @@ def says(text: str, *facts: int | str, in_order: bool = False) -> None:
             position = found.end()
     where = " in this order" if in_order else ""
     assert not missing, f"{missing!r} not said{where} in:\n{text}"
+
+
+def saying(*facts: int | str) -> str:
+    """A pattern for ``pytest.raises(match=...)``: every fact, each a whole word or number, in
+    this order."""
+    return "(?s)" + ".*?".join(_pattern(fact) for fact in facts)

@@ -1,9 +1,11 @@
 """The helper that checks what a sentence says (tests/sentences.py) finds whole numbers and
 names only, and in order when asked: a loose helper would let every test that uses it pass."""
 
+import re
+
 import pytest
 
-from sentences import says
+from sentences import says, saying
 
 
 def test_says_finds_whole_numbers_and_names_only():
@@ -28,3 +30,10 @@ def test_a_fact_is_an_int_or_a_nonempty_str():
     for fact, error in ((1.5, TypeError), (True, TypeError), ("", ValueError)):
         with pytest.raises(error):
             says("1.5 True", fact)
+
+
+def test_saying_is_a_pattern_of_the_facts_in_order():
+    message = "line 2 at byte offset 140 is corrupt"
+    assert re.search(saying("line 2", 140, "corrupt"), message)
+    assert not re.search(saying("line 2", 14, "corrupt"), message)
+    assert not re.search(saying("corrupt", "line 2"), message)
