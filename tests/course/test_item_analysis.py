@@ -41,10 +41,11 @@ def test_a_copied_notebook_that_ran_to_the_end_is_not_listed_as_one_that_did_not
     died = graded("kim.ipynb", note="stopped: the kernel died in cell 3 of 4 (killed by SIGKILL); "
                                     "the answers read before count")
     page = reports.summary_page([copied, died, graded("x.ipynb", note=judge.NOT_ON_ROSTER)], POINTS)
-    ran_out = page.split("## Submissions that did not run to the end")[1].split("##")[0]
+    heading = {kind: f"## {title}" for kind, title in reports.NOTE_LISTS}
+    ran_out = page.split(heading["ran out"])[1].split("##")[0]
     assert "kim.ipynb" in ran_out and "grace" not in ran_out and "x.ipynb" not in ran_out
-    assert "grace.ipynb" in page.split("## Notes for the teacher to look at")[1]
-    assert "x.ipynb" in page.split("## Submissions not graded")[1].split("##")[0]
+    assert "grace.ipynb" in page.split(heading["look at"])[1]
+    assert "x.ipynb" in page.split(heading["not graded"])[1].split("##")[0]
 
 
 def test_the_graders_test_counts_are_checks_and_the_docs_say_both():
