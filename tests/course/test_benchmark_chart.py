@@ -5,6 +5,7 @@ import html
 import re
 
 from ledgerlab.course import benchmark
+from sentences import says
 
 # They render with matplotlib: `make test` runs them, `make check` leaves them out.
 pytestmark = pytest.mark.draws
@@ -25,6 +26,6 @@ def test_the_description_covers_both_panels():
     last = tokens["rows"][-1]
     assert "Left, a 16 KiB request" in text
     assert f"Right, a {tokens['max_tokens']:,}-token window" in text
-    assert (f"trim_messages with a tiktoken counter {tokens['rows'][0]['trim_s'] * 1e6:,.0f} us "
-            f"at {tokens['rows'][0]['turns']:,} turns, {last['trim_s'] * 1e6:,.0f} us at "
-            f"{last['turns']:,}") in text
+    first = tokens["rows"][0]
+    says(text, "trim_messages", "tiktoken", f"{first['trim_s'] * 1e6:,.0f} us", first["turns"],
+         f"{last['trim_s'] * 1e6:,.0f} us", last["turns"], in_order=True)

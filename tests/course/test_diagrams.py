@@ -8,6 +8,7 @@ from matplotlib.patches import Rectangle
 
 from ledgerlab import BudgetError, byte_breakdown, select
 from ledgerlab.course import charts, diagrams, fixtures
+from sentences import says
 
 # They render with matplotlib: `make test` runs them, `make check` leaves them out.
 pytestmark = pytest.mark.draws
@@ -35,7 +36,7 @@ def test_the_anatomy_labels_byte_breakdowns_bytes(fixture, encoder):
                 **{f"bytes:turn {n}": size for n, size in enumerate(parts["turns"], start=1)}}
     assert labels(chart.figure) == {key: f"{size} B" for key, size in expected.items()}
     total = sum(expected.values())
-    assert f"Diagram of a request's {total} bytes ({encoder} encoder)" in chart.description
+    says(chart.description, "Diagram", f"{total} bytes", encoder, in_order=True)
     for key, size in expected.items():
         assert f"{key.removeprefix('bytes:')} {size}" in chart.description
 
@@ -44,13 +45,13 @@ def test_the_articles_request_in_words():
     chart = diagrams.request_anatomy(*BOUNDARY)
     assert ("envelope 42, system 60, turn 1 73, turn 2 95, question 38 bytes"
             in chart.description)
-    assert "Diagram of a request's 308 bytes (gson encoder)" in chart.description
+    says(chart.description, "Diagram", "308 bytes", "gson", in_order=True)
     # The envelope is not one run of bytes on the wire, and the words do not say it is: its
     # opening, the comma before the question and its closing, drawn first as one piece.
     opening = b'{"model":"agnes-3.0-flash","messages":['
     assert byte_breakdown(*BOUNDARY)["envelope"] == len(opening) + len(b",") + len(b"]}")
-    assert ("The envelope (its opening, the comma before the question and its closing) is "
-            "drawn together first, then the messages in wire order." in chart.description)
+    says(chart.description, "envelope", "opening", "comma", "question", "closing", "first",
+         "messages", "wire order", in_order=True)
     assert "as one bar in wire order" not in chart.description
 
 
@@ -71,7 +72,7 @@ def test_storage_vs_context_draws_every_stored_turn_and_the_request_select_sends
         assert found[f"request:{turn}"] == f"{turn} · {parts['turns'][int(turn[-1]) - 1]} B"
     assert found["request:total"] == f"{chosen.size} of the {budget}-byte budget"
     assert f"{chosen.size} of {budget} bytes" in chart.description
-    assert "Building the request writes nothing to the ledger." in chart.description
+    says(chart.description, "nothing", "ledger", in_order=True)
 
 
 def test_storage_vs_context_with_pinned_facts_adds_up_to_the_request():
@@ -84,7 +85,7 @@ def test_storage_vs_context_with_pinned_facts_adds_up_to_the_request():
              if key.startswith("request:") and key != "request:total"]
     assert sum(sizes) == chosen.size == 365
     assert "2 facts of the 2 pinned (101 bytes)" in chart.description
-    assert "Turn 1 stays in the ledger, not sent this call." in chart.description
+    says(chart.description, "Turn 1", "ledger", "not sent", in_order=True)
 
 
 def test_a_budget_too_small_is_refused_as_select_refuses_it():

@@ -15,6 +15,7 @@ from ledgerlab import utf16_units
 from ledgerlab.course import benchmark, exercises, feedback, fixtures
 from ledgerlab.course.exercises import EXERCISES, QUESTION, SYSTEM, q1, q2, q3, q4, q5, q6
 from ledgerlab.course.feedback import Feedback, as_integral, correct, wrong
+from sentences import says
 
 SECRET = "my password is hunter2"
 
@@ -151,15 +152,15 @@ def test_q1_refuses_the_unchanged_fixture_and_the_wrong_turn_count():
     refused(q1.check(["a", "b"], 200, 0), "list of Turn")
 
 
-@pytest.mark.parametrize("budget, says", [
+@pytest.mark.parametrize("budget, named", [
     (MANDATORY - 1, "below the mandatory input"),
     (FITS_OLDER - 1, "does not fit the older turn either"),  # off by one
     (MANDATORY + NEWEST, "fits the newest turn too"),
     (float(FITS_OLDER), "whole number of bytes"),  # the wrong type
     ("213", "not a str"),
 ])
-def test_q1_budget_mistakes(budget, says):
-    text = refused(q1.check(BIG, budget, 0), says)
+def test_q1_budget_mistakes(budget, named):
+    text = refused(q1.check(BIG, budget, 0), named)
     assert "hunter2" not in text
 
 
@@ -168,15 +169,15 @@ def test_q1_budget_in_the_wrong_unit():
     refused(q1.check(BIG, len(older_only), 0), "code points")
 
 
-@pytest.mark.parametrize("prediction, says", [
-    (1, "skip the newest one to pack an older turn"),  # the packing answer
+@pytest.mark.parametrize("prediction, named", [
+    (1, "pack an older turn"),  # the packing answer
     (2, "cannot fit both"),
     (3, "from 0 to 2"),
     (-1, "a count cannot be negative"),
     (0.0, "whole number of turns"),
 ])
-def test_q1_wrong_predictions_are_diagnosed_not_revealed(prediction, says):
-    refused(q1.check(BIG, FITS_OLDER, prediction), says, "your history and budget are right"
+def test_q1_wrong_predictions_are_diagnosed_not_revealed(prediction, named):
+    refused(q1.check(BIG, FITS_OLDER, prediction), named, "your history and budget are right"
             if prediction in (1, 2, 3, -1) else "")
 
 
@@ -192,9 +193,9 @@ def test_q1_an_invalid_text_is_feedback():
 
 # --- 2 ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("count, says", [
-    (0, "within the 235-byte budget: select still answers and keeps 1 turn"),
-    (1, "keeps 0 turns, but it still answers"),  # "no turn kept" is not the failure
+@pytest.mark.parametrize("count, named", [
+    (0, "235-byte budget"), (0, "keeps 1 turn"),
+    (1, "keeps 0 turns"), (1, "still answers"),  # "no turn kept" is not the failure
     (23, "it sends the mandatory input alone"),  # off by one, low
     (25, "not the smallest count"),  # off by one, high
     (32, "3 UTF-8 bytes per smiley"),  # a smiley taken for a Chinese character's 3 bytes
@@ -204,8 +205,8 @@ def test_q1_an_invalid_text_is_feedback():
     ("24", "not a str"),
     (-1, "a count cannot be negative"),
 ])
-def test_q2_feedback(count, says):
-    refused(q2.check(count), says, answers=() if count in (24.0, "24") else ("24",))
+def test_q2_feedback(count, named):
+    refused(q2.check(count), named, answers=() if count in (24.0, "24") else ("24",))
 
 
 def test_q2_one_below_the_answer_leaves_no_sum_to_finish():
@@ -222,7 +223,7 @@ def test_q2_accepts_any_integral_type():
 
 # --- 3 ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("function, says", [
+@pytest.mark.parametrize("function, named", [
     (len, "counts code points"),
     (lambda t: len(t.encode("utf-8")), "counts UTF-8 bytes"),
     (lambda t: len(t.encode("utf-16-le")), "counts UTF-16 bytes"),
@@ -235,8 +236,8 @@ def test_q2_accepts_any_integral_type():
     (lambda t: str(len(t)), "not a str"),
     (lambda t: True, "not a bool"),
 ])
-def test_q3_names_the_mistake(function, says):
-    text = refused(q3.check(function), says)
+def test_q3_names_the_mistake(function, named):
+    text = refused(q3.check(function), named)
     for char in "🙂𝄞😀𠀋接":
         assert char not in text  # the test texts are not echoed
 
@@ -289,7 +290,7 @@ def test_q4_accepts_only_the_smallest_budget_java_lets_through(budget, ok):
     assert bool(q4.check(budget)) is ok
 
 
-@pytest.mark.parametrize("budget, says", [
+@pytest.mark.parametrize("budget, named", [
     (113, "code points"),  # the wrong unit
     (100, "rejects"),
     (140, "UTF-8 bytes"),  # what the wire needs
@@ -298,13 +299,13 @@ def test_q4_accepts_only_the_smallest_budget_java_lets_through(budget, ok):
     (114.0, "whole number of bytes"),
     (0, "positive"),
 ])
-def test_q4_feedback(budget, says):
-    refused(q4.check(budget), says, answers=() if budget == 114.0 else ("114", "139"))
+def test_q4_feedback(budget, named):
+    refused(q4.check(budget), named, answers=() if budget == 114.0 else ("114", "139"))
 
 
 # --- 5 ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("budget, says", [
+@pytest.mark.parametrize("budget, named", [
     (193, "requests rejects: its mandatory input needs 194 bytes"),
     (308, "the full request's size under gson"),  # the wrong encoder
     (267, "counts the gson body in code points"),  # the wrong unit
@@ -313,8 +314,8 @@ def test_q4_feedback(budget, says):
     (400, "not the smallest"),
     (399.0, "whole number of bytes"),
 ])
-def test_q5_feedback(budget, says):
-    refused(q5.check(budget), says, answers=() if budget == 399.0 else ("399",))
+def test_q5_feedback(budget, named):
+    refused(q5.check(budget), named, answers=() if budget == 399.0 else ("399",))
 
 
 def test_q5_accepts_any_integral_type():
@@ -335,7 +336,7 @@ def test_q6_follows_a_real_journal():
     assert q6.check(GOOD_TURNS, GOOD_BYTES) and q6.check(np.int64(2), np.int64(348))
 
 
-@pytest.mark.parametrize("answer, says", [
+@pytest.mark.parametrize("answer, named", [
     ((3, GOOD_BYTES), "newline included, reached the disk"),  # counts the torn line
     ((GOOD_TURNS, TORN), "the file before opening"),  # thinks nothing is cut
     ((GOOD_TURNS, GOOD_BYTES - 1), "each with its newline"),  # off by one
@@ -347,8 +348,8 @@ def test_q6_follows_a_real_journal():
     ((-1, GOOD_BYTES), "a count cannot be negative"),
     ((GOOD_TURNS, -GOOD_BYTES), "a count cannot be negative"),
 ])
-def test_q6_feedback(answer, says):
-    refused(q6.check(*answer), says, answers=("348",) if answer[1] != GOOD_BYTES else ())
+def test_q6_feedback(answer, named):
+    refused(q6.check(*answer), named, answers=("348",) if answer[1] != GOOD_BYTES else ())
 
 
 # --- privacy, imports, the benchmark -----------------------------------------------
@@ -370,7 +371,8 @@ def test_benchmark_results_are_found_from_any_working_directory(tmp_path, monkey
     bundle = benchmark.benchmark_figure()
     assert bundle["image/png"].startswith("iVBOR")  # base64 of a PNG's signature
     first = benchmark.benchmark_results()["selection"][0]
-    assert f"select {first['select_s'] * 1e6:,.0f} us at {first['turns']:,} turns" in bundle["text/plain"]
+    says(bundle["text/plain"], "select", f"{first['select_s'] * 1e6:,.0f} us", first["turns"],
+         "turns", in_order=True)
 
 
 def test_exercises_do_not_import_the_notebook_stack():

@@ -14,6 +14,7 @@ from ledgerlab import (BudgetError, InvalidRequest, check_request, image_tokens,
 from ledgerlab.course import fixtures, toolcharts, toolturns
 from ledgerlab.course.exercises import SLICED_MESSAGES, TOOL_MESSAGES, pairing, q9
 from ledgerlab.course.grading import answers, judge
+from sentences import saying, says
 
 REQUEST = toolturns.TOOL_REQUEST
 TOOLS = toolturns.TOOLS
@@ -130,14 +131,12 @@ def test_in_anthropics_shape_the_slice_is_refused_until_it_starts_on_a_question(
 
 def test_the_chart_describes_both_slices_with_their_verdicts():
     chart = toolcharts.tool_slice_chart(*REQUEST, 700)
-    assert ("sends SYSTEM | R1 A1 | U2 A2 | U3 and the tools, 690 bytes, refused: "
-            "tool-after-call at message 1 (tool result R1 without its call; answer A1 without "
-            "its question)") in chart.description
-    assert "Whole-turn slice: sends SYSTEM | U2 A2 | U3 and the tools, 571 bytes, accepted" in \
-        chart.description
+    says(chart.description, "SYSTEM | R1 A1 | U2 A2 | U3", "tools", "690 bytes", "refused",
+         "tool-after-call", "message 1", "R1", "call", "A1", "question", "Whole-turn",
+         "SYSTEM | U2 A2 | U3", "tools", "571 bytes", "accepted", in_order=True)
     assert chart.png().startswith(b"\x89PNG")
     rejected = toolcharts.tool_slice_chart(*REQUEST, 400).description
-    assert "Whole-turn slice: rejected, the mandatory input needs 464 bytes" in rejected
+    says(rejected, "Whole-turn", "rejected", "mandatory input", "464 bytes", in_order=True)
 
 
 # --- Exercise 9 ---------------------------------------------------------------------------
@@ -188,10 +187,10 @@ def test_a_right_answer_passes_the_check_and_the_hidden_test():
     assert q9.check(lambda messages: tuple(pairing.orphans(messages)))  # a tuple is a list too
 
 
-@pytest.mark.parametrize("rule, says", [(rule, says) for rule, says in pairing.WRONG_RULES])
-def test_each_known_wrong_rule_is_named(rule, says):
+@pytest.mark.parametrize("rule, named", pairing.WRONG_RULES)
+def test_each_known_wrong_rule_is_named(rule, named):
     feedback = q9.check(rule)
-    assert feedback.status == "incorrect" and feedback.message == says
+    assert feedback.status == "incorrect" and feedback.message == named
 
 
 def test_the_wrong_rules_differ_from_the_truth_and_from_each_other():
@@ -200,7 +199,7 @@ def test_the_wrong_rules_differ_from_the_truth_and_from_each_other():
     assert len({json.dumps(o) for o in outputs}) == len(outputs)
 
 
-@pytest.mark.parametrize("answer, says", [
+@pytest.mark.parametrize("answer, named", [
     (lambda m: None, "returned None"),
     (lambda m: set(pairing.orphans(m)), "not a set"),
     (lambda m: bool(pairing.orphans(m)), "not a bool"),
@@ -213,9 +212,9 @@ def test_the_wrong_rules_differ_from_the_truth_and_from_each_other():
     (lambda m: pairing.orphans(m) + [len(m)], "which is not in the list"),
     ("find_orphans", "pass a function"),
 ])
-def test_wrong_answers_get_feedback_that_names_the_mistake(answer, says):
+def test_wrong_answers_get_feedback_that_names_the_mistake(answer, named):
     feedback = q9.check(answer)
-    assert not feedback and says in feedback.message, feedback.message
+    assert not feedback and named in feedback.message, feedback.message
 
 
 def test_feedback_never_shows_the_conversation():
@@ -267,5 +266,5 @@ def test_the_solution_needs_no_name_the_notebooks_do_not_import():
 
 
 def test_a_mandatory_round_that_does_not_fit_is_a_budget_error():
-    with pytest.raises(BudgetError, match=r"its tool rounds\) needs 684 bytes"):
+    with pytest.raises(BudgetError, match=saying("tool rounds", "684 bytes")):
         select(*REQUEST, 620, tools=TOOLS, current_steps=fixtures.LOOP_STEPS)

@@ -6,6 +6,7 @@ import pytest
 from ledgerlab.course import charts, fixtures, measures
 from ledgerlab.course.exercises import q7
 from ledgerlab.course.widgets import TwoLimitsExplorer
+from sentences import says
 
 FIXTURE = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
 
@@ -47,10 +48,10 @@ def test_the_explorer_follows_its_sliders():
     assert "binds: tokens" in explorer.summary
     explorer.tokens_slider.value = 80
     explorer.bytes_slider.value = 235
-    assert "bytes alone: keep 1 turn; tokens alone: keep 2 turns; binds: bytes" in \
-        explorer.summary
+    says(explorer.summary, "bytes alone", "1 turn", "tokens alone", "2 turns", "binds: bytes",
+         in_order=True)
     explorer.bytes_slider.value = 139
-    assert "BudgetError (bytes): the mandatory input needs 140 bytes" in explorer.summary
+    says(explorer.summary, "BudgetError", "bytes", "mandatory input", "140 bytes", in_order=True)
     assert explorer._repr_mimebundle_()["text/plain"] == (f"{explorer.summary}\nChart: "
                                                           f"{explorer.chart.description}")
 

@@ -15,6 +15,7 @@ from ledgerlab.course.grading import cli as grading_cli
 from ledgerlab.course.grading import editions, judge, roster
 from ledgerlab.course.grading.roster import expected
 
+from sentences import saying, says
 from solved import solve
 
 SECRET = b"a teacher's secret, kept off the class's machines"
@@ -99,7 +100,7 @@ def test_named_mistakes_are_named_on_a_variant_too():
     tokens = boundary.window_figures(v)["tokens"]
     assert "reserve must fit" in repr(exercises.q7.check(tokens, fixture=v))
     two = scenario.facts_figures(v)["two_facts"]
-    assert "the two facts of section 3" in repr(exercises.q8.check(two, fixture=v))
+    says(repr(exercises.q8.check(two, fixture=v)), "two facts", "section 3", in_order=True)
 
 
 # --- The roster ------------------------------------------------------------------------------
@@ -115,20 +116,23 @@ def test_a_roster_is_one_name_per_line_and_each_is_filed_under_a_plain_name(tmp_
     assert roster.file_name("Ζωή Παπαδοπούλου") == "ζωή-παπαδοπούλου"
 
 
+# What each refusal names: the line (never the name on it) and what is wrong with it.
 @pytest.mark.parametrize("text, message", [
-    ("", "no names"), ("# only a comment\n", "no names"),
-    ("Ada\nada\n", "lines 1 and 2 would be filed under the same name"),
-    ("Ada Lovelace\n# a comment\nada-lovelace\n", "lines 1 and 3"),
-    ("Ada\x07Lovelace\n", "line 1: a name with a control"),
-    ("Ada\u202eLovelace\n", "formatting character"), ("x" * 101 + "\n", "longer than 100"),
-    ("Ada\n!!!\n", "line 2: a name with no letter or digit"),
+    ("", ("no names",)), ("# only a comment\n", ("no names",)),
+    ("Ada\nada\n", ("lines 1 and 2", "same name")),
+    ("Ada Lovelace\n# a comment\nada-lovelace\n", ("lines 1 and 3", "same name")),
+    ("Ada\x07Lovelace\n", ("line 1", "control")),
+    ("Ada\u202eLovelace\n", ("line 1", "formatting character")),
+    ("x" * 101 + "\n", ("line 1", "100")),
+    ("Ada\n!!!\n", ("line 2", "letter", "digit")),
 ])
 def test_a_bad_roster_is_refused_by_line_number_not_by_name(tmp_path, text, message):
     path = tmp_path / "roster.txt"
     path.write_text(text)
     with pytest.raises(roster.RosterError) as error:
         roster.read_roster(path)
-    assert message in str(error.value) and "Lovelace" not in str(error.value)
+    says(str(error.value), *message, in_order=True)
+    assert "Lovelace" not in str(error.value)
 
 
 def test_the_secret_file_is_made_private_and_a_short_secret_refused(tmp_path):
@@ -224,7 +228,7 @@ def test_a_submission_filed_under_no_roster_name_is_not_graded(class_build, tmp_
                                   '{"ada": {"name": 7, "key": "0123456789abcdef"}}'])
 def test_a_tampered_roster_file_is_refused(tmp_path, text):
     (tmp_path / roster.ROSTER_FILE).write_text(text)
-    with pytest.raises(roster.RosterError, match="not one that make assignment wrote"):
+    with pytest.raises(roster.RosterError, match=saying("make assignment")):
         roster.read_keys(tmp_path)
 
 
@@ -254,7 +258,7 @@ def test_the_cli_needs_both_roster_and_secret_and_a_bad_roster_writes_nothing(tm
         grading_cli.main(["assignment", str(out), "--roster", str(tmp_path / "roster.txt")])
     assert grading_cli.main(["assignment", str(out), "--roster", str(tmp_path / "roster.txt"),
                              "--secret-file", str(secret)]) == 2
-    assert "would be filed under the same name" in capsys.readouterr().err
+    says(capsys.readouterr().err, "lines 1 and 2", "same name", in_order=True)
     assert not out.exists() and not secret.exists()
 
 
@@ -263,9 +267,8 @@ def test_a_notebook_with_another_students_key_is_noted_for_the_teacher():
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         f"from ledgerlab.course.exercises import use_variant\n\nuse_variant('{KEYS[0]}')")])
     assert judge._whose_key(notebook, "ada-lovelace", keys) == ""
-    assert judge._whose_key(notebook, "grace-hopper", keys) == (
-        "the notebook holds ada-lovelace's variant key, not grace-hopper's: graded on "
-        "grace-hopper's")
+    says(judge._whose_key(notebook, "grace-hopper", keys), "ada-lovelace", "variant key",
+         "grace-hopper", "graded", "grace-hopper", in_order=True)
     notebook.cells[0].source = f"use_variant('{KEYS[5]}')"
     assert "no student's variant key" in judge._whose_key(notebook, "ada-lovelace", keys)
 
@@ -278,7 +281,7 @@ def test_two_files_for_one_student_are_noted_and_a_missing_student_gets_a_row(tm
     results = [judge.Graded(path.name, {name: feedback.UNANSWERED for name in names}, "", 1.0)
                for path in paths]
     rows = {row.submission: row for row in judge._with_roster_notes(results, paths, keys, names)}
-    assert rows["Ada Lovelace.ipynb"].note == "another submission is filed as ada-lovelace too"
+    says(rows["Ada Lovelace.ipynb"].note, "another submission", "ada-lovelace", in_order=True)
     assert rows["ada-lovelace.IPYNB"].note == rows["Ada Lovelace.ipynb"].note
     assert rows["grace-hopper.ipynb"].note == ""
     assert rows["zoe-ni-bhriain.ipynb"].note == judge.NOTHING_HANDED_IN

@@ -21,6 +21,7 @@ from ledgerlab.course.written import (MAX_ANSWER_CHARS, PLACEHOLDER, WRITTEN, An
                                       written_section)
 
 from maintainer_tools import tool
+from sentences import says
 
 written_cells = tool("written_cells")  # tools/written_cells.py puts the cell in the course
 add_written_cells = written_cells.add_written_cells
@@ -66,9 +67,9 @@ def test_the_written_cell_names_each_question_and_leaves_a_line_to_replace():
         assert f"**{question.number}.** {question.prompt}\n\n{PLACEHOLDER}" in cell.source
     assert cell.source.count(PLACEHOLDER) == 3 and "quiz[3].solution()" in cell.source
     # No code cell runs solution() for the learner: the text says how to make one.
-    assert "add a cell below (Esc, then B) and run `quiz[2].solution()`" in cell.source
+    says(cell.source, "Esc", "B", "`quiz[2].solution()`", in_order=True)
     # It says what to do with the placeholder: the first line names it.
-    assert f"replace each {PLACEHOLDER} with your answer" in cell.source.splitlines()[0]
+    says(cell.source.splitlines()[0], "replace", PLACEHOLDER, "your answer", in_order=True)
     assert len(written_cell(2).source) < 500  # short: one line of how, then the question
     # A markdown cell that says "predict" makes the next code cell a Predict cell.
     assert not re.search(r"\bpredict", cell.source, re.I)
@@ -185,7 +186,9 @@ def test_each_course_notebook_has_its_written_cell_after_its_quiz(number):
 
 def test_the_section_has_a_prompt_and_an_answer_cell_per_question():
     cells = written_section()
-    assert cells[0].source.startswith("## Written answers (read by your teacher, not scored)")
+    heading = cells[0].source.splitlines()[0]
+    assert heading.startswith("## ")
+    says(heading, "Written answers", "teacher", "not scored", in_order=True)
     assert len(cells) == 1 + 2 * len(WRITTEN)
     for question, (prompt, answer) in zip(WRITTEN, zip(cells[1::2], cells[2::2])):
         assert question.prompt in prompt.source and question.title in prompt.source

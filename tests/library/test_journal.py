@@ -13,6 +13,7 @@ from ledgerlab import Journal, JournalCorrupt, JournalError, JournalFull, Journa
 from ledgerlab import ToolCall, ToolResult, TurnConflict, TurnIdMismatch
 from ledgerlab.journal import (decode_record, encode_fact, encode_record, encode_summary,
                                encode_turn, examine, id_tag, salvage, scan)
+from sentences import saying
 
 RECORD_TWO = encode_record("two", "第二问", "第二答")
 
@@ -105,7 +106,7 @@ def test_a_corrupt_first_byte_refuses_to_open_and_changes_nothing(log):
     data = bytearray(RECORD_TWO)
     data[0] = ord("f") if data[0] != ord("f") else ord("g")
     log.write_bytes(bytes(data))
-    with pytest.raises(JournalCorrupt, match="line 1 at byte offset 0"):
+    with pytest.raises(JournalCorrupt, match=saying("line 1", 0, "corrupt")):
         Journal(log)
     assert log.read_bytes() == bytes(data)
 

@@ -13,6 +13,7 @@ from ledgerlab.journal import files
 from ledgerlab.cli import main as cli_main
 from ledgerlab.journal import FACTS, TURNS, encode_fact, encode_record, examine, id_tag
 from ledgerlab import Fact
+from sentences import saying
 
 SECRET = "PRIVATE-MARKER pinned 接🙂"
 FACTS_OF = {"one": ["f1", "f2"], "two": ["f3"], "three": []}
@@ -221,7 +222,7 @@ def test_a_changed_byte_in_the_facts_file_refuses_to_open_and_changes_nothing(lo
 
 def test_a_turn_record_in_the_facts_file_is_corruption(log):
     facts_path(log).write_bytes(encode_record("x", "q", "a"))
-    with pytest.raises(JournalCorrupt, match=r"not an \{id, text, origin\} object"):
+    with pytest.raises(JournalCorrupt, match=saying("id", "text", "origin")):
         Journal(log)
 
 

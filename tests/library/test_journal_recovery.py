@@ -12,6 +12,7 @@ import pytest
 from ledgerlab import Journal, JournalCorrupt, JournalError, Turn
 from ledgerlab.journal import files
 from ledgerlab.journal import encode_record, examine
+from sentences import saying
 
 
 def line_for(payload: bytes) -> bytes:
@@ -131,7 +132,7 @@ def test_a_tail_never_acknowledged_is_cut_whatever_it_holds(log, name):
 def test_a_verified_record_whose_newline_was_overwritten_is_refused_unchanged(log, name):
     data = encode_record("one", "q", "a") + refused_tails()[name]
     log.write_bytes(data)
-    with pytest.raises(JournalCorrupt, match="line 2 .* newline was overwritten"):
+    with pytest.raises(JournalCorrupt, match=saying("line 2", "newline", "overwritten")):
         Journal(log)
     assert log.read_bytes() == data
 

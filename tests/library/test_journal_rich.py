@@ -47,6 +47,7 @@ from ledgerlab.journal import (
     files,
     id_tag,
 )
+from sentences import says
 from tiers import examples
 
 SECRET = "PRIVATE-MARKER 接🙂"
@@ -314,121 +315,117 @@ def _padding_changed(data: str) -> str:
     return data[:-2] + alphabet[alphabet.index(last) + 1] + "="
 
 
-NOT_A_PART = "payload parts[1] is not a {type: text} or {type: image} or {type: document} object"
-NOT_A_STEP = ("payload steps[1] is not a {type: call} or {type: result} or {type: error} or "
-              "{type: text} or {type: reasoning} object")
+# What each refusal must say, in this order: the field, by its path in the payload, and what
+# is wrong with it (the type it must be and the type found, the keys it may hold, the limit).
+NOT_AN_OBJECT = ("payload", "id", "question", "answer", "parts", "steps")
+NOT_A_PART = ("payload", "parts[1]", "text", "image", "document")
+NOT_A_STEP = ("payload", "steps[1]", "call", "result", "error", "text", "reasoning")
 REFUSED = {
     # the keys: their order, one too many, one repeated, one missing
-    "parts before answer": (swapped_keys("answer", "parts"), "payload is not an {id, question, "
-                            "answer[, parts][, steps]} object"),
-    "steps before parts": (swapped_keys("parts", "steps"), "payload is not an"),
-    "an extra key": (BASE[:-1] + ',"images":[]}', "payload is not an"),
+    "parts before answer": (swapped_keys("answer", "parts"), NOT_AN_OBJECT),
+    "steps before parts": (swapped_keys("parts", "steps"), NOT_AN_OBJECT),
+    "an extra key": (BASE[:-1] + ',"images":[]}', NOT_AN_OBJECT),
     "parts repeated": (changed(',"steps":', ',"parts":[' + TEXT_PART + '],"steps":'),
-                       "payload is not an"),
+                       NOT_AN_OBJECT),
     "an extra key in a part": (changed(DATA + '"', DATA + '","alt":"x"'),
-                               "payload parts[2] is not a {type, media_type, data} object"),
+                               ("payload", "parts[2]", "type", "media_type", "data")),
     "a part's keys reordered": (changed('"type":"text","text":"' + SECRET + '"',
                                         '"text":"' + SECRET + '","type":"text"'),
                                 NOT_A_PART),
     "a key missing in a step": (changed(',"content":"found"', ""),
-                                "payload steps[3] is not a {type, call_id, content} object"),
+                                ("payload", "steps[3]", "type", "call_id", "content")),
     "an extra key in a step": (changed('"name":"lookup"', '"name":"lookup","input":{}'),
-                               "payload steps[1] is not a {type, id, name, arguments} object"),
+                               ("payload", "steps[1]", "type", "id", "name", "arguments")),
     "an unknown part type": (changed('"type":"text"', '"type":"audio"'),
                              NOT_A_PART),
     "an unknown step type": (changed('"type":"call"', '"type":"tool_use"'),
                              NOT_A_STEP),
-    # wrong types, all the way down
+    # wrong types, all the way down: the type it must be, then the JSON type found
     "parts an object": (changed('"parts":[', '"parts":{"x":[').replace('],"steps"', ']},"steps"'),
-                        "payload parts must be an array, not a JSON object"),
-    "parts a string": (changed(PARTS, '"parts":"x"'),
-                       "payload parts must be an array, not a JSON string"),
-    "parts NaN": (changed(PARTS, '"parts":NaN'),
-                  "payload parts must be an array, not a JSON number"),
+                        ("payload", "parts", "array", "object")),
+    "parts a string": (changed(PARTS, '"parts":"x"'), ("payload", "parts", "array", "string")),
+    "parts NaN": (changed(PARTS, '"parts":NaN'), ("payload", "parts", "array", "number")),
     "steps null": (BASE.split(',"steps":')[0] + ',"steps":null}',
-                   "payload steps must be an array, not a JSON null"),
-    "a part a string": (changed(TEXT_PART, '"text"'), "payload parts[1] must be an object, "
-                        "not a JSON string"),
+                   ("payload", "steps", "array", "null")),
+    "a part a string": (changed(TEXT_PART, '"text"'), ("payload", "parts[1]", "object", "string")),
     "a step an array": (changed(RESULT1, '["result","c1","found"]'),
-                        "payload steps[3] must be an object, not a JSON array"),
+                        ("payload", "steps[3]", "object", "array")),
     "a part's type a number": (changed('"type":"text"', '"type":1'),
                                NOT_A_PART),
     "a part's type an array": (changed('"type":"text"', '"type":["text"]'),
-                               "payload parts[1] is not a"),
+                               NOT_A_PART),
     "text a number": (changed('"text":"' + SECRET + '"', '"text":7'),
-                      "payload parts[1].text must be a string, not a JSON number"),
+                      ("payload", "parts[1].text", "string", "number")),
     "media_type null": (changed('"media_type":"image/png"', '"media_type":null'),
-                        "payload parts[2].media_type must be a string, not a JSON null"),
+                        ("payload", "parts[2].media_type", "string", "null")),
     "data an array": (changed('"data":"' + DATA + '"', '"data":[1,2]'),
-                      "payload parts[2].data must be a string, not a JSON array"),
+                      ("payload", "parts[2].data", "string", "array")),
     "a call id a number": (changed('"id":"c1"', '"id":1'),
-                           "payload steps[1].id must be a string, not a JSON number"),
+                           ("payload", "steps[1].id", "string", "number")),
     "arguments an object": (changed('"arguments":"{\\"code\\":\\"X-1\\"}"', '"arguments":{}'),
-                            "payload steps[1].arguments must be a string, not a JSON object"),
+                            ("payload", "steps[1].arguments", "string", "object")),
     "content true": (changed('"content":"found"', '"content":true'),
-                     "payload steps[3].content must be a string, not a JSON true"),
+                     ("payload", "steps[3].content", "string", "true")),
     "question an array beside parts": (changed('"question":"' + SECRET + '"', '"question":["x"]'),
-                                       "payload question must be a string, not a JSON array"),
+                                       ("payload", "question", "string", "array")),
     "answer an object": (changed('"answer":"' + SECRET + '"', '"answer":{}'),
-                         "payload answer must be a string, not a JSON object"),
+                         ("payload", "answer", "string", "object")),
     "parts nested 5,000 deep": (changed(PARTS, '"parts":' + "[" * 5000 + "]" * 5000),
-                                "payload JSON is nested too deeply"),
+                                ("payload", "JSON", "nested")),
     # image data: canonical base64 and a valid image
     "image base64 with its padding bits set": (changed(DATA, _padding_changed(DATA)),
-                                               "payload parts[2].data is not canonical base64"),
+                                               ("payload", "parts[2].data", "canonical base64")),
     "image base64 without its padding": (changed(DATA + '"', DATA.rstrip("=") + '"'),
-                                         "payload parts[2].data is not valid base64"),
+                                         ("payload", "parts[2].data", "valid base64")),
     "image base64 with a newline": (changed(DATA, DATA[:8] + "\\n" + DATA[8:]),
-                                    "payload parts[2].data is not valid base64"),
+                                    ("payload", "parts[2].data", "valid base64")),
     "image base64, URL-safe": (changed(DATA, DATA[:4] + "-_" + DATA[6:]),
-                               "payload parts[2].data is not valid base64"),
+                               ("payload", "parts[2].data", "valid base64")),
     "image base64 not ASCII": (changed(DATA, DATA[:-4] + "接接=="),
-                               "payload parts[2].data is not valid base64"),
+                               ("payload", "parts[2].data", "valid base64")),
     "image data not a PNG": (changed(DATA, base64.b64encode(gif()).decode()),
-                             "payload parts[2] is not a valid image: image data (13 bytes) "
-                             "does not begin like image/png"),
+                             ("payload", "parts[2]", "image", "13 bytes", "image/png")),
     "an unknown media type": (changed('"image/png"', '"image/bmp"'),
-                              "payload parts[2] is not a valid image: media_type must be one of"),
-    "an empty image": (changed(DATA, ""), "payload parts[2] is not a valid image"),
+                              ("payload", "parts[2]", "image", "media_type", "image/png",
+                               "image/jpeg", "image/gif", "image/webp")),
+    "an empty image": (changed(DATA, ""), ("payload", "parts[2]", "image", "0 bytes")),
     # the question is the text of its parts
     "question not the parts' text": (changed('"question":"' + SECRET + '"', '"question":"x"'),
-                                     "payload question is not the text of its parts"),
+                                     ("payload", "question", "text", "parts")),
     "question with an image's place as a newline": (
         changed('"question":"' + SECRET + '"', '"question":"' + SECRET + '\\n"'),
-        "payload question is not the text of its parts"),
+        ("payload", "question", "text", "parts")),
     # empty arrays: the encoder leaves the key out instead
-    "parts empty": (changed(PARTS, '"parts":[]'),
-                    "payload parts is an empty array (the encoder leaves the key out)"),
+    "parts empty": (changed(PARTS, '"parts":[]'), ("payload", "parts", "empty array")),
     "steps empty": (BASE.split(',"steps":')[0] + ',"steps":[]}',
-                    "payload steps is an empty array (the encoder leaves the key out)"),
+                    ("payload", "steps", "empty array")),
     # the rounds must pair up, as Turn checks them
     "an unanswered call": (changed("," + RESULT1.replace("c1", "c2"), ""),
-                           "payload field is invalid: steps: round 1 leaves 1 call(s) unanswered"),
+                           ("payload", "steps", "round 1", "1 call(s)", "unanswered")),
     "a result without its call": (changed(CALL1 + ",", ""),
-                                  "which is not an unanswered call of its round"),
-    "a repeated call id": (changed('"id":"c2"', '"id":"c1"'), "is used twice"),
+                                  ("payload", "steps", "step 2", "unanswered call")),
+    "a repeated call id": (changed('"id":"c2"', '"id":"c1"'),
+                           ("payload", "steps", "call id", "twice")),
     "a call before its round is answered": (changed(RESULT1 + ",", RESULT1 + "," + CALL3 + ","),
-                                            "round 1 leaves 1 call(s) unanswered before step 4 "
-                                            "calls again"),
+                                            ("payload", "steps", "round 1", "1 call(s)",
+                                             "unanswered", "step 4")),
     # the values of the parts and steps, as their constructors check them
     "arguments not an object": (changed('"arguments":"{\\"code\\":\\"X-1\\"}"',
                                         '"arguments":"[1]"'),
-                                "payload steps[1] is invalid: arguments must be a JSON object, "
-                                "not a JSON list"),
+                                ("payload", "steps[1]", "arguments", "JSON object", "JSON list")),
     "arguments nested 5,000 deep": (changed('"arguments":"{\\"code\\":\\"X-1\\"}"',
                                             '"arguments":"' + "[" * 5000 + "]" * 5000 + '"'),
-                                    "payload steps[1] is invalid: arguments is not valid JSON"),
+                                    ("payload", "steps[1]", "arguments", "valid JSON")),
     "a tool name with a space": (changed('"name":"lookup"', '"name":"look up"'),
-                                 "payload steps[1] is invalid: tool name must be"),
+                                 ("payload", "steps[1]", "tool name", 1, 128, "7 characters")),
     "an empty call id": (changed('"id":"c1"', '"id":""'),
-                         "payload steps[1] is invalid: call id must not be empty"),
+                         ("payload", "steps[1]", "call id", "empty")),
     "a lone surrogate in a text part": (changed('"text":"' + SECRET + '"', '"text":"\\ud800"')
                                         .replace('"question":"' + SECRET + '"',
                                                  '"question":"\\ud800"'),
-                                        "payload field is invalid: question part 1 is not valid "
-                                        "Unicode"),
+                                        ("payload", "question part 1", "Unicode")),
     "a lone surrogate in a result": (changed('"content":"found"', '"content":"\\udfff"'),
-                                     "payload steps[3] is invalid: content is not valid Unicode"),
+                                     ("payload", "steps[3]", "content", "Unicode")),
 }
 
 
@@ -446,14 +443,13 @@ def test_a_rich_record_that_does_not_check_out_is_a_corrupt_journal(log, name):
     log.write_bytes(data)
     with pytest.raises(ValueError) as decoded:
         decode_record(bad.rstrip(b"\n"))
-    assert problem in str(decoded.value)
+    says(str(decoded.value), *problem, in_order=True)
     assert type(decoded.value) is ValueError  # not an InvalidTurn leaking out
     with pytest.raises(JournalCorrupt) as caught:
         Journal(log)
     message = str(caught.value)
-    assert message.startswith(f"line 2 at byte offset {len(encode_record('one', 'q', 'a'))} "
-                              f"is corrupt: payload")
-    assert problem in message
+    says(message, "line 2", len(encode_record("one", "q", "a")), "corrupt", *problem,
+         in_order=True)
     assert "PRIVATE" not in message and "接" not in message
     assert log.read_bytes() == data
     assert [line.problem for line in examine(data)] == [None, str(decoded.value), None]
@@ -632,14 +628,17 @@ def test_inspect_shows_rounds_calls_and_images_counted_and_sized_never_text(log,
     results = sum(len(step.content.encode()) for step in ROUNDS if isinstance(step, ToolResult))
     image = len(SECRET_IMAGE.data)
     assert rows[2].split()[3:5] == [str(len(RICH.text.encode())), str(len(RICH.answer.encode()))]
-    assert rows[2].endswith(f"ok; 2 rounds, 3 calls ({arguments} bytes of arguments, {results} "
-                            f"bytes of results), 1 image ({image} bytes)")
-    assert rows[3].endswith("ok; 1 round, 1 call (2 bytes of arguments, 2 bytes of results)")
+    says(rows[2], "ok", "2 rounds", "3 calls", f"{arguments} bytes", "arguments",
+         f"{results} bytes", "results", "1 image", f"{image} bytes", in_order=True)
+    says(rows[3], "ok", "1 round", "1 call", "2 bytes", "arguments", "2 bytes", "results",
+         in_order=True)
+    assert "image" not in rows[3]
     assert rows[4].endswith("ok; text parts only")
     assert rows[5] == f"4 turns, {log.stat().st_size} bytes, 0 corrupt lines, 0 torn-tail bytes"
-    assert rows[6] == (f"3 of them with tool rounds or images: 3 rounds, 4 calls ({arguments + 2} "
-                       f"bytes of arguments, {results + 2} bytes of results), 1 image "
-                       f"({image} bytes)")
+    assert len(rows) == 7
+    says(rows[6], 3, "tool rounds", "images", "3 rounds", "4 calls", f"{arguments + 2} bytes",
+         "arguments", f"{results + 2} bytes", "results", "1 image", f"{image} bytes",
+         in_order=True)
     shown = out + err
     for private in (SECRET, "PRIVATE", "SECRET_tool", "lookup", "X-1", "found", "done",
                     SECRET_IMAGE.base64[:40], "text", "parts"):
@@ -662,7 +661,8 @@ def test_inspect_names_the_problem_of_a_bad_rich_line_and_exits_1(log, capsys):
     log.write_bytes(encode_turn("r", RICH) + line_of(payload.encode()))
     assert cli_main(["inspect", str(log)]) == 1
     out, err = capsys.readouterr()
-    assert problem in out and "1 turns" in out and "1 corrupt lines" in out
+    says(out, *problem, in_order=True)
+    assert "1 turns" in out and "1 corrupt lines" in out
     assert "PRIVATE" not in out + err and "refuses to open" in err
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from ledgerlab import Turn, select, select_reference
+from sentences import saying
 
 HISTORY = ["not a turn", *[Turn("q" * 200, "a")] * 4, Turn("q", "a")]
 
@@ -12,10 +13,10 @@ def test_select_checks_only_the_turns_it_encodes():
     # kept: the large turns stop the walk long before it reaches the non-Turn item.
     chosen = select("s", HISTORY, "c", 200)
     assert (chosen.kept, chosen.dropped) == (1, 5)
-    with pytest.raises(TypeError, match="history items must be Turn, not str"):
+    with pytest.raises(TypeError, match=saying("history", "Turn", "str")):
         select_reference("s", HISTORY, "c", 200)  # it encodes every candidate suffix
 
 
 def test_a_non_turn_that_select_reaches_is_a_type_error():
-    with pytest.raises(TypeError, match="history items must be Turn, not str"):
+    with pytest.raises(TypeError, match=saying("history", "Turn", "str")):
         select("s", HISTORY, "c", 10_000)

@@ -11,6 +11,7 @@ import pytest
 
 from ledgerlab import (ENCODERS, BudgetError, InvalidRequest, Tool, ToolCall, ToolResult, Turn,
                        check_request, request_bytes, request_tokens, select, select_reference)
+from sentences import says
 from strategies import ANTHROPIC, OPENAI, SAMPLE_IMAGES
 
 
@@ -106,8 +107,10 @@ def test_a_loop_in_progress_over_the_token_limit_is_a_budget_error(dialect, func
 def test_without_tools_the_budget_error_names_the_articles_mandatory_input():
     with pytest.raises(BudgetError) as info:
         select("只根据已知信息回答。", [], "继续🙂", 139)
-    assert str(info.value) == ("the mandatory input (system message + current question) needs "
-                               "140 bytes but the budget is 139 bytes")
+    error = info.value
+    assert (error.limit, error.mandatory_bytes, error.budget) == ("bytes", 140, 139)
+    says(str(error), "mandatory input", "system message", "current question", "140 bytes",
+         "budget", "139 bytes", in_order=True)
 
 
 def test_the_tools_alone_can_break_the_budget():
