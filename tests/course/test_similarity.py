@@ -3,6 +3,7 @@ a person to read, whatever key each notebook holds; what was handed out, and a f
 anyone could write, are not."""
 
 import nbformat
+import pytest
 
 from ledgerlab.course.grading import similarity
 
@@ -40,3 +41,77 @@ def test_cells_as_handed_out_and_short_written_answers_are_not_compared():
     words = page.split("## Written answers")[1].split("## Pairs")[0]
     assert "01-3: 01 · Storage vs context, question 3: alike in 2 submissions: ` c.ipynb `, ` d.ipynb `" in words
     assert "06-3" not in words
+
+
+def class_of(count, source=SOLVED, prefix="s"):
+    """``count`` submissions whose exercise 1 cells are all ``source``."""
+    return [(f"{prefix}{number:04d}.ipynb", similarity.answer_cells(notebook("0123456789abcdef", source)))
+            for number in range(count)]
+
+
+def test_an_answer_the_whole_class_shares_is_one_line_and_pairs_no_one_while_a_copy_still_pairs():
+    copied = SOLVED.replace("200", "333")
+    pages = {}
+    for count in (100, 200):
+        copy = class_of(2, copied, prefix="copy")
+        pages[count] = similarity.similarity_page(class_of(count) + copy, [])
+    page = pages[200]
+    cells = page.split("## Answer cells")[1].split("## Written answers")[0]
+    assert cells.count("alike in 200 submissions, an answer in common") == 1
+    assert "- exercise 1: alike in 2 submissions: ` copy0000.ipynb `, ` copy0001.ipynb `" in cells
+    pairs = page.split("## Pairs that share most")[1].strip().splitlines()
+    assert pairs == ["- ` copy0000.ipynb ` and ` copy0001.ipynb `: 1 alike"]
+    # Twice the class, about twice the page (each name once), not four times (every pair).
+    assert len(pages[200]) < 2.1 * len(pages[100])
+
+
+def test_the_pairs_shown_are_those_that_share_most_and_the_rest_are_counted():
+    rings = []
+    for ring in range(60):  # 60 rings of 3: 180 pairs, each sharing exercise 1
+        source = SOLVED.replace("200", str(1000 + ring))
+        rings += class_of(3, source, prefix=f"r{ring:02d}-")
+    # One ring also shares its written answer: its 3 pairs share 2 and come first.
+    written = [(name, {"01-3": "the request is built afresh from the ledger"})
+               for name, _ in rings[3:6]]
+    page = similarity.similarity_page(rings, written)
+    pairs = page.split("## Pairs that share most")[1].strip().splitlines()
+    assert len(pairs) == similarity.MAX_PAIRS_SHOWN + 1
+    assert [line.endswith(": 2 alike") for line in pairs[:4]] == [True, True, True, False]
+    assert pairs[0] == "- ` r01-0000.ipynb ` and ` r01-0001.ipynb `: 2 alike"
+    assert pairs[-1] == (f"- and {180 - similarity.MAX_PAIRS_SHOWN} more pairs, each sharing 1 "
+                         f"or fewer (each is in a list above)")
+
+
+def test_the_cells_are_read_once_from_a_generator():
+    read = []
+
+    def cells():
+        for name in ("ada.ipynb", "grace.ipynb"):
+            read.append(name)
+            yield name, similarity.answer_cells(notebook("0123456789abcdef", SOLVED))
+
+    page = similarity.similarity_page(cells(), [])
+    assert read == ["ada.ipynb", "grace.ipynb"]
+    assert "alike in 2 submissions: ` ada.ipynb `, ` grace.ipynb `" in page
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda: similarity.answer_cells([1]), "notebook"),
+    (lambda: similarity.answer_cells(None), "notebook"),
+    (lambda: similarity.similarity_page([1], []), "cells"),
+    (lambda: similarity.similarity_page([("a.ipynb", {"q1": 1})], []), "cells"),
+    (lambda: similarity.similarity_page([], [("a.ipynb", None)]), "written"),
+    (lambda: similarity.similarity_page(None, []), "cells"),
+    (lambda: similarity.similarity_page([], "ab"), "written"),
+])
+def test_a_wrong_type_is_a_type_error_naming_the_argument(call, argument):
+    with pytest.raises(TypeError, match=f"\\b{argument}\\b"):
+        call()
+
+
+def test_a_cell_or_its_metadata_of_the_wrong_shape_is_skipped():
+    found = {"cells": [1, {"cell_type": "code", "metadata": [1], "source": "x"},
+                       {"cell_type": "code", "metadata": {"ledgerlab": {"answer": [1]}}, "source": "x"},
+                       {"cell_type": "code", "metadata": {"ledgerlab": {"answer": "q1"}},
+                        "source": "budget = 1"}]}
+    assert similarity.answer_cells(found) == {"q1": "budget = 1"}

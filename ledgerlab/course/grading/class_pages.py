@@ -24,13 +24,14 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
 
     ``read``: a submission's notebook, or why it cannot be read (``judge.read_notebook``);
     ``filed``: submission name -> the roster file name it is filed under."""
-    cells = []
-    for path in paths:
-        notebook = read(path)
-        if not isinstance(notebook, str):
-            cells.append((path.name, similarity.answer_cells(notebook)))
+    def cells():  # one notebook at a time: the page keeps each answer's hash, not its code
+        for path in paths:
+            notebook = read(path)
+            if not isinstance(notebook, str):
+                yield path.name, similarity.answer_cells(notebook)
+
     written = [(result.submission, result.written) for result in results]
-    pages = {teacher_file(out, "similarity"): similarity.similarity_page(cells, written)}
+    pages = {teacher_file(out, "similarity"): similarity.similarity_page(cells(), written)}
     notes: list[str] = []
     if students is None:
         return pages, notes

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from .editions import AssignmentError, build_assignment, check_destination
 from .graded import Graded
 from .handout import HandoutError, hand_out, install_command
 from .judge import grade
-from .manifest import ManifestError
+from .manifest import MAX_TIMEOUT, ManifestError
 from .reports import OutputError
 
 # What --help says first: the package's summary line.
@@ -34,6 +35,20 @@ UNSAFE_HELP = ("grade without the bubblewrap sandbox (where bwrap cannot run: ma
                "home and /tmp, the network cut, and the PID namespace (a process a submission "
                "starts can outlive grading). Answers are still judged here, outside the "
                "kernel, so printed or forged verdicts still earn nothing.")
+
+
+MAX_JOBS = 64  # submissions graded at once: each is a kernel, in a sandbox of its own
+
+
+def whole_number(least: int, most: int):
+    """An argparse type: a whole number from ``least`` to ``most``; anything else (0 or
+    less, a sign, a fraction, 20 digits) is argparse's error, exit 2, naming the argument."""
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"[0-9]{1,12}", text) or not least <= int(text) <= most:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {least:,} to "
+                                             f"{most:,}")
+        return int(text)
+    return parse
 
 
 def _keys(out: Path) -> dict[str, str]:
@@ -68,8 +83,11 @@ def main(argv: list[str] | None = None) -> int:
     grading.add_argument("submissions", type=Path)
     grading.add_argument("--out", type=Path, default=Path("build/grades.csv"))
     grading.add_argument("--autograder", type=Path)
-    grading.add_argument("--cell-timeout", type=int)
-    grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
+    grading.add_argument("--cell-timeout", type=whole_number(1, MAX_TIMEOUT), metavar="SECONDS",
+                         help=f"how long one cell may run, from 1 to {MAX_TIMEOUT:,} seconds "
+                         f"(default: the assignment's; make assignment sets {sandbox.CELL_TIMEOUT})")
+    grading.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1, metavar="N",
+                         help=f"submissions graded at once, from 1 to {MAX_JOBS} (default 1)")
     grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
     handing = commands.add_parser("handout", help="one zip archive per student of a built "
                                   "assignment, with the install command (course extra) in it")

@@ -15,8 +15,11 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from ledgerlab.console import printable
+
 from . import atomic, roster
-from .editions import EXERCISES_NOTEBOOK
+from .editions import BUILD_MARK, EXERCISES_NOTEBOOK
+from .files import path_argument
 
 HANDOUT_MARK = ".ledgerlab-handout"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no build time in the bytes
@@ -29,7 +32,8 @@ class HandoutError(ValueError):
 def install_command(wheel: Path | None) -> str:
     """The command a student runs, in the unzipped folder, to install the package with the
     course extra: from the wheel handed out with it, or from the package index."""
-    target = f"{wheel.name}[course]" if wheel else "ledgerlab[course]"
+    target = f"{path_argument(wheel, 'wheel').name}[course]" if wheel is not None \
+        else "ledgerlab[course]"
     return f'python -m pip install "{target}"'
 
 
@@ -63,7 +67,15 @@ def hand_out(build: Path, out: Path, wheel: Path | None = None) -> list[Path]:
     """``out/<file name>.zip`` for each student of the assignment built in ``build`` (with a
     roster), or ``out/student.zip`` for one built without. ``out`` is new, empty or an
     earlier hand-out, and is written whole or not at all."""
-    build, out = Path(build), Path(out)
+    build, out = path_argument(build, "build"), path_argument(out, "out")
+    wheel = None if wheel is None else path_argument(wheel, "wheel")
+    if not build.is_dir():
+        what = "is not a folder" if build.exists() else "does not exist"
+        raise HandoutError(f"{printable(str(build))} {what}: name the folder make assignment "
+                           f"built (nothing was written)")
+    if not (build / BUILD_MARK).is_file():
+        raise HandoutError(f"{printable(str(build))} is not a folder make assignment built (it "
+                           f"has no {BUILD_MARK}): name the one it built (nothing was written)")
     students = roster.read_students(build / "autograder")
     if students is not None:
         folders = {file: (entry["name"], build / "students" / file)
@@ -75,11 +87,11 @@ def hand_out(build: Path, out: Path, wheel: Path | None = None) -> list[Path]:
     if lacking:  # counted, not named: the build is the teacher's to look at
         raise HandoutError(f"{len(lacking)} of the build's {len(folders)} student folders have no "
                            f"{EXERCISES_NOTEBOOK}: run make assignment first (nothing was written)")
-    if wheel is not None and not (Path(wheel).is_file() and Path(wheel).suffix == ".whl"):
-        raise HandoutError(f"{wheel} is not a wheel (.whl): build one with pip wheel --no-deps .")
+    if wheel is not None and not (wheel.is_file() and wheel.suffix == ".whl"):
+        raise HandoutError(f"{printable(str(wheel))} is not a wheel (.whl): build one with pip wheel --no-deps .")
     if out.exists() and not (out.is_dir() and (not any(out.iterdir())
                                                or (out / HANDOUT_MARK).is_file())):
-        raise HandoutError(f"{out} exists and is not an earlier hand-out: choose a new or empty "
+        raise HandoutError(f"{printable(str(out))} exists and is not an earlier hand-out: choose a new or empty "
                            f"folder (nothing was changed)")
     out.absolute().parent.mkdir(parents=True, exist_ok=True)
     building = atomic.temp_folder(out.absolute())
@@ -92,8 +104,8 @@ def hand_out(build: Path, out: Path, wheel: Path | None = None) -> list[Path]:
                         _add(archive, f"{file}/{path.relative_to(folder).as_posix()}",
                              path.read_bytes())
                 if wheel is not None:
-                    _add(archive, f"{file}/{Path(wheel).name}", Path(wheel).read_bytes())
-                _add(archive, f"{file}/README.txt", readme(name, file, wheel and Path(wheel))
+                    _add(archive, f"{file}/{wheel.name}", wheel.read_bytes())
+                _add(archive, f"{file}/README.txt", readme(name, file, wheel)
                      .encode("utf-8"))
         atomic.swap_in(building, out.absolute())
     except BaseException:

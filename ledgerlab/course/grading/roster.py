@@ -26,6 +26,7 @@ from ..exercises.memory import summary_figures
 from ..exercises.reasoning import reasoned_figures
 from ..exercises.scenario import facts_figures, reopened, torn_journal
 from ..exercises.variants import normalized
+from .files import FileTooLarge, NotRegularFile, path_argument, read_regular
 
 ROSTER_FILE = "roster.json"
 MAX_STUDENTS = 5_000
@@ -37,6 +38,12 @@ MAX_FILE_BYTES = 255 - len(".ipynb")
 SEPARATORS = frozenset("\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 MAX_ATTEMPTS = 1_000  # keys tried per name before giving up (about two are needed)
 SECRET_BYTES = 32
+# What is read of the teacher's files, at most: 5,000 names of 100 four-byte characters are
+# 2 MB; the secret make assignment writes is 65 bytes; roster.json, about 750 bytes a student.
+MAX_ROSTER_BYTES = 4 * 1024**2
+MAX_SECRET_BYTES = 4 * 1024
+MAX_ROSTER_JSON_BYTES = 16 * 1024**2
+NOT_REGULAR = "not a regular file (a pipe, a device or a folder)"
 # A whole number as the course prints it: 1,234 or 1234. The lookarounds keep the digits of
 # 1.5 or of "12,34" from reading as numbers of their own, and "(12, 7)" reads as 12 and 7.
 NUMBER = re.compile(r"(?<![\d.])(?<!\d,)\d{1,3}(?:,\d{3})+(?!\d|,\d)|(?<![\d.])(?<!\d,)\d+(?!\d|,\d)")
@@ -64,9 +71,18 @@ def read_roster(path: Path) -> list[str]:
     space; lines end at a line feed or CRLF, and a leading BOM is skipped. Refused, by line
     number and never by name: no names, a name too long (in characters, or its file name
     in bytes), with a control character or another line separator, two names that would
-    be filed under one name."""
+    be filed under one name. Only a regular file is read (a link to one followed), of at
+    most MAX_ROSTER_BYTES."""
+    path = path_argument(path, "path")
     try:
-        text = Path(path).read_bytes().decode("utf-8")  # not read_text: it ends lines at a CR
+        # Bytes, not read_text: it ends lines at a CR.
+        text = read_regular(path, MAX_ROSTER_BYTES).decode("utf-8")
+    except NotRegularFile:
+        raise RosterError(f"the roster is {NOT_REGULAR}: it is a text file in UTF-8, one name "
+                          f"per line") from None
+    except FileTooLarge:
+        raise RosterError(f"the roster is larger than {MAX_ROSTER_BYTES:,} bytes: it is one "
+                          f"name per line, for at most {MAX_STUDENTS:,} students") from None
     except (OSError, UnicodeDecodeError) as error:
         raise RosterError(f"cannot read the roster ({type(error).__name__}): it is a text file "
                           f"in UTF-8, one name per line") from None
@@ -106,15 +122,27 @@ def read_roster(path: Path) -> list[str]:
 
 def read_secret(path: Path, *, create: bool = False) -> bytes:
     """The teacher's secret, from a file only the teacher can read. With ``create``, a file
-    that does not exist is made (32 random bytes, as hex, mode 0600)."""
-    path = Path(path)
+    that does not exist is made (32 random bytes, as hex, mode 0600). Only a regular file
+    is read (a link to one followed), of at most MAX_SECRET_BYTES."""
+    path = path_argument(path, "path")
+    if not isinstance(create, bool):
+        raise TypeError(f"create must be a bool, not {type(create).__name__}")
     if create and not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as error:  # a link to nowhere, a folder that cannot be made
+            raise RosterError(f"cannot make the secret file ({error.strerror})") from None
         with open(fd, "w") as file:
             file.write(secrets.token_hex(SECRET_BYTES) + "\n")
     try:
-        secret = path.read_bytes().strip()
+        secret = read_regular(path, MAX_SECRET_BYTES).strip()
+    except NotRegularFile:
+        raise RosterError(f"the secret file is {NOT_REGULAR}: make assignment writes it as "
+                          f"a file of 64 hex digits") from None
+    except FileTooLarge:
+        raise RosterError(f"the secret file is larger than {MAX_SECRET_BYTES:,} bytes: it is "
+                          f"not one make assignment wrote (64 hex digits)") from None
     except OSError as error:
         raise RosterError(f"cannot read the secret file ({error.strerror})") from None
     if len(secret) < 16:
@@ -207,11 +235,20 @@ def write_roster(autograder: Path, students: dict[str, dict[str, str]]) -> None:
 def read_students(autograder: Path) -> dict[str, dict[str, str]] | None:
     """file name -> {"name", "key"} from an assignment's roster, or None for an assignment
     built without one (every submission is graded on the article's fixture)."""
-    path = Path(autograder) / ROSTER_FILE
-    if not path.is_file():
-        return None
+    path = path_argument(autograder, "autograder") / ROSTER_FILE
     try:
-        students = json.loads(path.read_text(encoding="utf-8"))
+        data = read_regular(path, MAX_ROSTER_JSON_BYTES)
+    except FileNotFoundError:
+        return None
+    except NotRegularFile:
+        raise RosterError(f"{ROSTER_FILE} is {NOT_REGULAR}") from None
+    except FileTooLarge:
+        raise RosterError(f"{ROSTER_FILE} is larger than {MAX_ROSTER_JSON_BYTES:,} bytes: "
+                          f"not one that make assignment wrote") from None
+    except OSError as error:
+        raise RosterError(f"cannot read {ROSTER_FILE} ({error.strerror})") from None
+    try:
+        students = json.loads(data.decode("utf-8"))
         for file, entry in students.items():
             if not (isinstance(file, str) and isinstance(entry["name"], str)):
                 raise TypeError

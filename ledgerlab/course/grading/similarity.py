@@ -9,18 +9,31 @@ answer can be written by two students who never met, and a teacher decides.
 Two cells are alike when their code is, with comments, blank lines and the spaces at line
 ends left out; a cell with an answer still as it was handed out (``budget = ...``) is
 nobody's work and is not compared. Written answers are alike when their words are, case and spacing aside.
+
+At a class's size (a roster allows 5,000): each answer is grouped under a 16-byte hash of its
+form, so time and memory grow with the class, not with its square, and only the
+submissions of one group are paired. A group of more than ``MAX_PAIRED`` submissions is an
+answer the class has in common: it is listed, with who holds it, but it pairs no one (it
+would pair everyone with everyone, and point at no one). The page lists the
+``MAX_PAIRS_SHOWN`` pairs that share most, and says how many more there are.
 """
 
 from __future__ import annotations
 
+import hashlib
+import heapq
+import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..exercises import GRADED
 from ..written import BY_ID
 
 MAX_CELL_CHARS = 20_000  # of a cell's code compared: an answer cell is a few lines
 MIN_WRITTEN_WORDS = 4  # "yes", "backups" alone can be anyone's
+MAX_PAIRED = 10  # submissions in a group that pairs them: a larger one is a common answer
+MAX_PAIRS_SHOWN = 100  # the pairs that share most; the rest are counted
 
 
 def code_form(source: str) -> str:
@@ -38,11 +51,19 @@ def words_form(text: str) -> str:
 def answer_cells(notebook: Mapping) -> dict[str, str]:
     """{exercise name: its answer cell's code, as compared} of a submitted notebook, found by
     the cells' metadata (the handed-out ``ledgerlab.answer``)."""
+    if not isinstance(notebook, Mapping):
+        raise TypeError(f"notebook must be a Mapping (a notebook as nbformat reads it), "
+                        f"not {type(notebook).__name__}")
     found: dict[str, str] = {}
-    for cell in notebook.get("cells", []):
-        mark = cell.get("metadata", {}).get("ledgerlab", {})
+    cells = notebook.get("cells", [])
+    for cell in cells if isinstance(cells, list) else []:
+        if not isinstance(cell, Mapping):  # what parse_notebook would refuse: no answer here
+            continue
+        metadata = cell.get("metadata", {})
+        mark = metadata.get("ledgerlab", {}) if isinstance(metadata, Mapping) else {}
         name = mark.get("answer") if isinstance(mark, Mapping) else None
-        if cell.get("cell_type") == "code" and name in GRADED and isinstance(cell.get("source"), str):
+        if cell.get("cell_type") == "code" and isinstance(name, str) and name in GRADED \
+                and isinstance(cell.get("source"), str):
             found[name] = code_form(cell["source"])
     return found
 
@@ -51,36 +72,81 @@ def answer_cells(notebook: Mapping) -> dict[str, str]:
 UNANSWERED = re.compile(r"^\w+\s*=\s*\.\.\.(\s|$)", re.MULTILINE)
 
 
-def alike(rows: Iterable[tuple[str, Mapping[str, str]]]) -> dict[str, dict[str, list[str]]]:
-    """{key: {form: [submission, ...]}} for every form two or more submissions share under a
-    key (an exercise, or a written question); a cell with an answer still ``...`` aside."""
-    shared: dict[str, dict[str, list[str]]] = {}
-    for submission, forms in rows:
+def fingerprint(form: str) -> bytes:
+    """What a form is grouped by: 16 bytes of its BLAKE2b hash, whatever its length (a
+    source read from JSON may hold a lone surrogate, which is hashed as it is)."""
+    return hashlib.blake2b(form.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _rows(rows: Iterable, argument: str) -> Iterator[tuple[str, Mapping[str, str]]]:
+    """``rows`` one by one, each checked: (submission name, {key: text})."""
+    if not isinstance(rows, Iterable) or isinstance(rows, (str, bytes, Mapping)):
+        raise TypeError(f"{argument} must be an iterable of (submission, {{key: text}}) rows, "
+                        f"not {type(rows).__name__}")
+    for row in rows:
+        if not (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], str)
+                and isinstance(row[1], Mapping)
+                and all(isinstance(key, str) and isinstance(text, str)
+                        for key, text in row[1].items())):
+            raise TypeError(f"each row of {argument} must be (submission name, "
+                            f"{{key: text}}), with str names, keys and texts")
+        yield row
+
+
+def alike(rows: Iterable[tuple[str, Mapping[str, str]]], argument: str = "rows"
+          ) -> dict[str, list[list[str]]]:
+    """{key: [[submission, ...], ...]}: under each key (an exercise, or a written question),
+    the submissions that share a form, two or more, each group's names sorted, the groups
+    smallest first; a cell with an answer still ``...`` aside. ``rows`` is read once, row by
+    row, and only each form's ``fingerprint`` is kept; a wrong row is a TypeError that
+    names ``argument``."""
+    groups: dict[str, dict[bytes, list[str]]] = {}
+    for submission, forms in _rows(rows, argument):
         for key, form in forms.items():
             if form and not UNANSWERED.search(form):
-                shared.setdefault(key, {}).setdefault(form, []).append(submission)
-    return {key: {form: names for form, names in forms.items() if len(names) > 1}
-            for key, forms in shared.items()
-            if any(len(names) > 1 for names in forms.values())}
+                groups.setdefault(key, {}).setdefault(fingerprint(form), []).append(submission)
+    shared = {}
+    for key, by_form in groups.items():
+        found = sorted((sorted(names) for names in by_form.values() if len(names) > 1),
+                       key=lambda names: (len(names), names))
+        if found:
+            shared[key] = found
+    return shared
 
 
-def similarity_page(cells: list[tuple[str, dict[str, str]]],
-                    written: list[tuple[str, Mapping[str, str]]]) -> str:
+def _written_forms(written: Iterable[tuple[str, Mapping[str, str]]]
+                   ) -> Iterator[tuple[str, dict[str, str]]]:
+    """Each submission's written answers as compared: their words, four or more."""
+    for name, answers in _rows(written, "written"):
+        forms = {key: words_form(text) for key, text in answers.items()}
+        yield name, {key: form for key, form in forms.items()
+                     if len(form.split()) >= MIN_WRITTEN_WORDS}
+
+
+def similarity_page(cells: Iterable[tuple[str, Mapping[str, str]]],
+                    written: Iterable[tuple[str, Mapping[str, str]]]) -> str:
     """The teacher's page: each answer cell and written answer that submissions share, with
-    who shares it, then the pairs that share most. ``cells``: (submission, answer_cells);
-    ``written``: (submission, {question id: answer})."""
+    who shares it, then the pairs that share most. ``cells``: (submission, answer_cells),
+    read once (a generator keeps one notebook's cells in memory at a time); ``written``:
+    (submission, {question id: answer})."""
     from .reports import markdown_name  # lazily: reports is the grader's writer
 
-    same_cells = alike(cells)
-    same_words = alike([(name, {key: words_form(text) for key, text in answers.items()
-                                if len(words_form(text).split()) >= MIN_WRITTEN_WORDS})
-                        for name, answers in written])
+    same_cells = alike(cells, "cells")
+    same_words = alike(_written_forms(written), "written")
     lines = ["# Similarity: answers that submissions share", "",
              "For a person to read; no score was changed. Alike means the same code (comments, "
              "blank lines and spaces at line ends aside), or the same words in a written "
              "answer (case and spacing aside). A cell with an answer still `...` is not compared; "
-             f"a written answer of fewer than {MIN_WRITTEN_WORDS} words is not either.", ""]
-    pairs: dict[tuple[str, str], int] = {}
+             f"a written answer of fewer than {MIN_WRITTEN_WORDS} words is not either. An "
+             f"answer more than {MAX_PAIRED} submissions share is one the class has in common: "
+             "it is listed, but pairs no one.", ""]
+    shown: dict[str, str] = {}  # each name made safe once, however many groups it is in
+
+    def names_shown(names: list[str]) -> str:
+        return ", ".join(shown.get(name) or shown.setdefault(name, markdown_name(name))
+                         for name in names)
+
+    pairs: Counter[tuple[str, str]] = Counter()
     for title, shared in (("Answer cells", same_cells), ("Written answers", same_words)):
         lines += [f"## {title}", ""]
         if not shared:
@@ -88,16 +154,20 @@ def similarity_page(cells: list[tuple[str, dict[str, str]]],
         for key in sorted(shared):
             label = (f"exercise {GRADED[key].number}" if key in GRADED
                      else f"{key}: {BY_ID[key].title}, question {BY_ID[key].number}")
-            for names in shared[key].values():
-                lines.append(f"- {label}: alike in {len(names)} submissions: "
-                             f"{', '.join(map(markdown_name, sorted(names)))}")
-                for index, first in enumerate(sorted(names)):
-                    for second in sorted(names)[index + 1:]:
-                        pairs[first, second] = pairs.get((first, second), 0) + 1
+            for names in shared[key]:
+                common = ", an answer in common (it pairs no one)" if len(names) > MAX_PAIRED else ""
+                lines.append(f"- {label}: alike in {len(names)} submissions{common}: "
+                             f"{names_shown(names)}")
+                if not common:
+                    pairs.update(itertools.combinations(names, 2))  # names are sorted
         lines.append("")
     lines += ["## Pairs that share most", ""]
     if not pairs:
         lines.append("None.")
-    for (first, second), count in sorted(pairs.items(), key=lambda item: (-item[1], item[0])):
-        lines.append(f"- {markdown_name(first)} and {markdown_name(second)}: {count} alike")
+    top = heapq.nsmallest(MAX_PAIRS_SHOWN, pairs.items(), key=lambda item: (-item[1], item[0]))
+    for (first, second), count in top:
+        lines.append(f"- {names_shown([first])} and {names_shown([second])}: {count} alike")
+    if len(pairs) > len(top):
+        lines.append(f"- and {len(pairs) - len(top):,} more pairs, each sharing "
+                     f"{top[-1][1]} or fewer (each is in a list above)")
     return "\n".join(lines) + "\n"
