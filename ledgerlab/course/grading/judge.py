@@ -193,11 +193,11 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     # Each submission is its own sandbox: grading several at once only overlaps them.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, paths))
+    found = collect.read_collected(Path(submissions))
     if keys is not None:
-        results = _with_roster_notes(results, paths, keys, names)
+        results = _with_roster_notes(results, paths, keys, names, found["unreadable"])
     # The teacher's pages beyond the grades: what submissions share, the gradebooks.
     students = roster.read_students(Path(autograder)) if keys is not None else None
-    found = collect.read_collected(Path(submissions))
     filed = {result.submission: filed_as(Path(result.submission), keys) for result in results}
     pages, notes = class_pages(results, paths, points, Path(out), read_notebook, students,
                                filed, found)
@@ -207,15 +207,21 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
 
 
 def _with_roster_notes(results: list[Graded], paths: list[Path], keys: dict[str, str],
-                       names: list[str]) -> list[Graded]:
+                       names: list[str], unreadable: dict[str, str]) -> list[Graded]:
     """Say when two submissions are filed under one student, and give each student who
-    handed nothing in a row of their own."""
+    handed nothing in a row of their own; or, for a student whose file ``collect`` could not
+    read (``unreadable``: file name -> why), a row that says so."""
     filed = [filed_as(path, keys) for path in paths]
     twice = {name for name in filed if filed.count(name) > 1 and name in keys}
     noted = [replace(result, note="; ".join(filter(None, [
                  result.note, f"another submission is filed as {name} too"])))
              if name in twice else result for result, name in zip(results, filed)]
-    missing = [Graded(f"{file}.ipynb", {name: Feedback("unanswered", NOTHING_HANDED_IN)
-                                        for name in names}, NOTHING_HANDED_IN, 0.0)
-               for file in sorted(set(keys) - set(filed))]
+    missing = []
+    for file in sorted(set(keys) - set(filed)):
+        why = NOTHING_HANDED_IN
+        if file in unreadable:
+            why = (f"the file handed in could not be read from the platform's download "
+                   f"({unreadable[file]}): ask for it again; not graded")
+        missing.append(Graded(f"{file}.ipynb", {name: Feedback("unanswered", why)
+                                                for name in names}, why, 0.0))
     return noted + missing
