@@ -2,6 +2,7 @@
 that match no student, or two, are listed for the teacher, never guessed."""
 
 import json
+import os
 import zipfile
 
 import nbformat
@@ -112,3 +113,178 @@ def test_grading_a_platforms_download_files_each_under_its_student(students, tmp
     assert notes["Zoë Ní Bhriain_555_assignsubmission_file_10-exercises.ipynb"] == ""
     assert notes["grace-hopper.ipynb"] == judge.NOTHING_HANDED_IN
     assert "ada-lovelace.ipynb" not in notes and "zoe-ni-bhriain.ipynb" not in notes
+
+
+# --- Damaged, oversized and platform-encoded exports (issue 45) ---------------------------
+
+def entry_data_offset(export, name):
+    """Where an entry's stored bytes start in the zip file ``export``."""
+    with zipfile.ZipFile(export) as archive:
+        info = archive.getinfo(name)
+    header = export.read_bytes()[info.header_offset:info.header_offset + 30]
+    name_length, extra_length = int.from_bytes(header[26:28], "little"), \
+        int.from_bytes(header[28:30], "little")
+    return info.header_offset + 30 + name_length + extra_length
+
+
+def flip_byte(export, name, at=10):
+    data = bytearray(export.read_bytes())
+    data[entry_data_offset(export, name) + at] ^= 0xFF
+    export.write_bytes(bytes(data))
+
+
+def understate_size(export, name):
+    """The size the central directory gives ``name`` made 10 bytes smaller than its data."""
+    with zipfile.ZipFile(export) as archive:
+        info = archive.getinfo(name)
+    data = bytearray(export.read_bytes())
+    central = data.index(b"PK\x01\x02")
+    while True:  # each central directory record: its name is at 46, its sizes at 20 and 24
+        length = int.from_bytes(data[central + 28:central + 30], "little")
+        if data[central + 46:central + 46 + length] == name.encode():
+            break
+        central = data.index(b"PK\x01\x02", central + 4)
+    data[central + 24:central + 28] = (info.file_size - 10).to_bytes(4, "little")
+    export.write_bytes(bytes(data))
+
+
+def test_a_damaged_entry_is_listed_by_name_and_costs_no_one_else(students, tmp_path, run_main):
+    """Before, a flipped byte (zlib.error) or an understated size (Bad CRC-32) was a
+    traceback, exit 1, and nothing written for anyone."""
+    from ledgerlab.course.grading import cli
+
+    export = tmp_path / "export.zip"
+    names = {"ada": "lovelaceada_101_9001_first.ipynb", "ada later": "lovelaceada_101_9100_second.ipynb",
+             "grace": "hoppergrace_102_9002_12-exercises.ipynb",
+             "zoe": "bhriainzoëní_103_9003_12-exercises.ipynb",
+             "mary": "obrienmary_105_9005_12-exercises.ipynb",
+             "bruce": "李小龙_104_9004_12-exercises.ipynb"}
+    with zipfile.ZipFile(export, "w") as archive:
+        for who, name in names.items():
+            method = zipfile.ZIP_STORED if who in ("ada later", "mary") else zipfile.ZIP_DEFLATED
+            archive.writestr(name, notebook_bytes(who * 40), compress_type=method)
+    flip_byte(export, names["grace"])  # deflated: zlib.error or Bad CRC-32
+    flip_byte(export, names["ada later"])  # stored: Bad CRC-32
+    understate_size(export, names["mary"])
+    out = tmp_path / "submissions"
+    autograder = tmp_path / "autograder"
+    autograder.mkdir()
+    roster.write_roster(autograder, students)
+    code, printed, errors = run_main(cli.main, "collect", export, "--autograder", autograder,
+                                     "--out", out)
+    assert (code, errors) == (0, "")
+    assert sorted(path.name for path in out.glob("*.ipynb")) == [
+        "ada-lovelace.ipynb", "zoe-ni-bhriain.ipynb", "李小龙.ipynb"]
+    assert b"ada" in (out / "ada-lovelace.ipynb").read_bytes()  # the earlier upload, readable
+    saved = collect.read_collected(out)
+    whys = {entry["source"]: entry["why"] for entry in saved["unmatched"]}
+    assert sorted(whys) == sorted([names["grace"], names["ada later"], names["mary"]])
+    assert all(why.startswith("damaged in the zip file (") for why in whys.values())
+    assert sorted(saved["unreadable"]) == ["grace-hopper", "mary-o-brien"]
+    assert f"not collected: {names['mary']}: damaged in the zip file" in printed
+    assert "2 students' files cannot be read" in printed and "handed nothing in" not in printed
+    assert "collected 3 of 5" in printed
+
+
+def test_an_unreadable_file_in_a_folder_is_listed_and_the_rest_collected(students, tmp_path,
+                                                                        monkeypatch):
+    folder = tmp_path / "download"
+    folder.mkdir()
+    (folder / "lovelaceada_101_9001_x.ipynb").write_bytes(notebook_bytes("ada"))
+    locked = folder / "hoppergrace_102_9002_x.ipynb"
+    locked.write_bytes(notebook_bytes("grace"))
+    locked.chmod(0)
+    if os.access(locked, os.R_OK):  # root reads every file: refuse this one as a user is refused
+        opened = os.open
+
+        def refusing(path, *args, **kwargs):
+            if os.fspath(path) == str(locked):
+                raise PermissionError(13, "Permission denied")
+            return opened(path, *args, **kwargs)
+        monkeypatch.setattr(collect.os, "open", refusing)
+    collected = collect.collect(folder, students, tmp_path / "out")
+    assert sorted(collected.files) == ["ada-lovelace"]
+    assert collected.unmatched == [("hoppergrace_102_9002_x.ipynb",
+                                    "cannot be read (Permission denied)")]
+
+
+@pytest.mark.parametrize("kind", ["zip", "folder"])
+def test_an_export_over_the_cap_is_refused_whole_with_its_number(students, tmp_path, monkeypatch,
+                                                                 kind):
+    """Before, the entries after the 20,000th were dropped without a word: a student whose
+    notebook came after them was reported as having handed nothing in."""
+    monkeypatch.setattr(collect, "MAX_FILES", 5)
+    names = [f"other-{number}.txt" for number in range(5)] + ["ada-lovelace.ipynb"]
+    if kind == "zip":
+        export = tmp_path / "export.zip"
+        with zipfile.ZipFile(export, "w") as archive:
+            for name in names:
+                archive.writestr(name, notebook_bytes("x"))
+    else:
+        export = tmp_path / "export"
+        export.mkdir()
+        for name in names:
+            (export / name).write_bytes(notebook_bytes("x"))
+    with pytest.raises(collect.CollectError, match="more than the 5 collect reads") as raised:
+        collect.collect(export, students, tmp_path / "out")
+    assert ("holds 6 entries" if kind == "zip" else "holds more entries") in str(raised.value)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["export" + (".zip" if kind == "zip" else "")]
+
+
+def without_utf8_flag(export):
+    """Clear bit 11 (the name is UTF-8) in every header of ``export``, as Info-ZIP's zip and
+    rubyzip write a UTF-8 name: its bytes, with no flag."""
+    data = bytearray(export.read_bytes())
+    for signature, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        start = data.find(signature)
+        while start >= 0:
+            flags = int.from_bytes(data[start + at:start + at + 2], "little") & ~0x800
+            data[start + at:start + at + 2] = flags.to_bytes(2, "little")
+            start = data.find(signature, start + 4)
+    export.write_bytes(bytes(data))
+
+
+def test_a_utf8_name_without_the_flag_is_read_as_utf8(students, tmp_path):
+    """Before, zipfile read such a name as cp437: níbhriainzoë became n├¡bhriainzo├½, and
+    matched no student."""
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        archive.writestr("bhriainzoëní_103_9003_x.ipynb", notebook_bytes("zoe"))
+        archive.writestr("李小龙_104_9004_x.ipynb", notebook_bytes("bruce"))
+        archive.writestr("lovelaceada_101_9001_x.ipynb", notebook_bytes("ada"))
+    without_utf8_flag(export)
+    with zipfile.ZipFile(export) as archive:
+        assert not any(info.flag_bits & 0x800 for info in archive.infolist())
+        assert "bhriainzo├½n├¡_103_9003_x.ipynb" in archive.namelist()
+    collected = collect.collect(export, students, tmp_path / "out")
+    assert sorted(collected.files) == ["ada-lovelace", "zoe-ni-bhriain", "李小龙"]
+    assert collected.files["zoe-ni-bhriain"].path == "bhriainzoëní_103_9003_x.ipynb"
+
+
+def test_a_cp437_name_stays_cp437():
+    info = zipfile.ZipInfo("Zo\u00eb.ipynb")  # as zipfile reads cp437's byte 0x89: ë
+    info.flag_bits = 0
+    assert collect.zip_name(info) == "Zoë.ipynb"  # b"Zo\x89" is not UTF-8
+
+
+def test_a_student_whose_file_cannot_be_read_is_not_graded_as_having_handed_nothing_in(
+        students, tmp_path, monkeypatch):
+    autograder = tmp_path / "autograder"
+    autograder.mkdir()
+    roster.write_roster(autograder, students)
+    (autograder / "assignment.json").write_text(json.dumps(
+        {"exercises": [{"name": name, "points": 1} for name in GRADED]}))
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("lovelaceada_101_9001_x.ipynb", notebook_bytes("x = 1"))
+        archive.writestr("hoppergrace_102_9002_x.ipynb", notebook_bytes("x = 2" * 40))
+    flip_byte(export, "hoppergrace_102_9002_x.ipynb")
+    collect.collect(export, students, tmp_path / "submissions")
+    monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome({}, "", 0.0))
+    results = judge.grade(tmp_path / "submissions", tmp_path / "out" / "grades.csv", autograder,
+                          sandboxed=False)
+    notes = {result.submission: result.note for result in results}
+    assert notes["grace-hopper.ipynb"].startswith(
+        "the file handed in could not be read from the platform's download (damaged in the zip file")
+    assert notes["grace-hopper.ipynb"].endswith("not graded")
+    assert notes["zoe-ni-bhriain.ipynb"] == judge.NOTHING_HANDED_IN

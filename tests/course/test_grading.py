@@ -162,7 +162,7 @@ def test_every_submission_gets_a_feedback_file_that_diagnoses_without_the_answer
     assert "not the smallest count it rejects" in mixed  # q2: 25
     assert "24" not in mixed.split("## Exercise 2")[1].split("## Exercise 3")[0]  # no answer
     summary = out.with_name("grades-summary.md").read_text()
-    assert "| q5 | 1 | 1 | 2 |" in summary
+    assert "| q5 | 1 | 1 | 1 | 1 |" in summary  # broken.ipynb: not graded, not unanswered
     assert "## q2: the commonest mistakes" in summary
 
 
@@ -189,6 +189,27 @@ def test_answers_read_before_a_notebook_timeout_still_count(tmp_path):
     assert result.verdicts["q1"]
     assert not any(verdict for name, verdict in result.verdicts.items() if name != "q1")
     assert result.note == "stopped: the notebook ran past its time limit"
+
+
+@pytest.mark.slow  # runs kernels
+@pytest.mark.parametrize("source, timeout, why", [
+    # No cell of the student's but this one, which cannot time out: only the answers cell does.
+    ("def java_length(text):\n    while True:\n        pass", 5,
+     "reading them ran past the cell's time limit (5 s)"),
+    ("import builtins\nbuiltins.globals = None", CELL_TIMEOUT,
+     "the grader's cell that reads them stopped with TypeError"),
+    ("import builtins\nbuiltins.print = lambda *a, **k: None", CELL_TIMEOUT,
+     "the grader's cell that reads them printed none"),
+])
+def test_an_answers_cell_that_hands_back_nothing_says_what_happened(tmp_path, source, timeout,
+                                                                     why):
+    """Before, each was told the notebook "did not reach the grader's cells"."""
+    path = tmp_path / "a.ipynb"
+    nbformat.write(small_notebook(source), path)
+    result = judge.grade_submission(path, ["q3"], cell_timeout=timeout, notebook_timeout=300,
+                                    sandboxed=SANDBOXED)
+    assert (result.note, result.failure) == ("", "")
+    assert result.verdicts["q3"].message.startswith(f"no answers came back: {why}")
 
 
 def test_a_folder_without_notebooks_is_refused_and_nothing_written(tmp_path):

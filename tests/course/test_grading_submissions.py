@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from ledgerlab.course.exercises import GRADED
-from ledgerlab.course.grading import judge, roster, sandbox
+from ledgerlab.course.grading import judge, reports, roster, sandbox
 
 SECRET = b"a teacher's secret, kept off the class's machines"
 CLASS = ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Katherine Johnson"]
@@ -174,3 +174,85 @@ def test_the_graders_reading_counts_against_the_notebooks_time_limit(tmp_path, m
         assert result.note == "stopped: reading the notebook took longer than its time limit"
     else:
         assert [run["notebook_timeout"] for run in handed] == [left]
+
+
+def test_a_malformed_notebook_is_said_as_not_graded_on_every_page(tmp_path, monkeypatch):
+    """Before, its student got 0 with the reason in grades.csv, but the feedback page said
+    "Not answered yet" for each exercise, the summary counted it as not answered, and the
+    Moodle comment said "Exercises right: none"."""
+    keys = roster.read_keys(autograder(tmp_path / "autograder", CLASS))
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    files = sorted(keys)  # ada-lovelace, alan-turing, grace-hopper, katherine-johnson
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]),
+                   submissions / f"{files[0]}.ipynb")
+    (submissions / f"{files[1]}.ipynb").write_text(MALFORMED["no source"][0])
+    (submissions / "collected.json").write_text(json.dumps({"students": {
+        file: {"source": f"{file}_{number}_assignsubmission_file_x.ipynb", "platform": "moodle",
+               "id": str(500 + number)} for number, file in enumerate(files)}}))
+    nothing_came_back(monkeypatch)
+    out = tmp_path / "out" / "grades.csv"
+    results = judge.grade(submissions, out, tmp_path / "autograder", sandboxed=False)
+    malformed = next(result for result in results if result.submission == f"{files[1]}.ipynb")
+    page = (out.with_name("grades-feedback") / reports.feedback_name(malformed.submission)
+            ).read_text(encoding="utf-8")
+    assert "**Not graded**: not a valid notebook (cell 2 has no source)." in page
+    assert "Not answered yet" not in page and f"None of its {len(NAMES)} exercises" in page
+    summary = out.with_name("grades-summary.md").read_text(encoding="utf-8")
+    # Ada's ran and answered nothing; Alan's is malformed, Grace and Katherine handed nothing in.
+    assert "| exercise | right | not yet | not answered | not graded |" in summary
+    assert all(f"| {name} | 0 | 0 | 1 | 3 |" in summary for name in NAMES)
+    with open(out.with_name("grades-moodle.csv"), newline="", encoding="utf-8") as handle:
+        comments = {row["Identifier"]: row["Feedback comments"] for row in csv.DictReader(handle)}
+    assert comments == {
+        "Participant 500": "Exercises right: none",
+        "Participant 501": "Not graded: not a valid notebook (cell 2 has no source)",
+        "Participant 502": f"Not graded: {judge.NOTHING_HANDED_IN}",
+        "Participant 503": f"Not graded: {judge.NOTHING_HANDED_IN}"}
+
+
+def answered(monkeypatch, answers):
+    """sandbox.run replaced: the kernel hands back ``answers`` (exercise -> variables)."""
+    monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome(answers, "", 0.0))
+
+
+Q1 = {"history": {"list": []}, "budget": {"missing": True}, "predicted_kept": {"int": 1}}
+
+
+@pytest.mark.parametrize("cells, why", [
+    # The answer cell kept, its budget line taken out.
+    ([("history = []\npredicted_kept = 1", "q1")],
+     ": exercise 1's answer cell was changed and no cell assigns it"),
+    ([("history = []\npredicted_kept = 1", None)],
+     ": exercise 1's answer cell is not in the notebook (removed), and no cell assigns it"),
+    ([("history, budget, predicted_kept = [], 5, 1", "q1"), ("del budget", None)],
+     " when the grader read exercise 1's answers, though a cell assigns it: that cell "
+     "stopped with an error first, or a later cell deleted it"),
+])
+def test_a_missing_answer_variable_is_said_with_what_the_notebook_did(tmp_path, monkeypatch,
+                                                                      cells, why):
+    """Before, each was "no variable named budget", whatever had happened to it."""
+    notebook = nbformat.v4.new_notebook()
+    for source, answer in cells:
+        cell = nbformat.v4.new_code_cell(source)
+        if answer:
+            cell.metadata["ledgerlab"] = {"answer": answer}
+        notebook.cells.append(cell)
+    nbformat.write(notebook, tmp_path / "a.ipynb")
+    answered(monkeypatch, {"q1": Q1})
+    verdict = judge.grade_submission(tmp_path / "a.ipynb", ["q1"], sandboxed=False).verdicts["q1"]
+    assert verdict.status == "unanswered"
+    assert verdict.message.startswith(f"no variable named budget{why}")
+
+
+def test_the_grader_warns_once_when_it_runs_as_root(tmp_path, monkeypatch, capsys):
+    for name in ("a", "b", "c"):
+        nbformat.write(nbformat.v4.new_notebook(), tmp_path / f"{name}.ipynb")
+    nothing_came_back(monkeypatch)
+    monkeypatch.setattr(judge.os, "geteuid", lambda: 0)
+    judge.grade(tmp_path, tmp_path / "out" / "grades.csv", jobs=2, sandboxed=False)
+    errors = capsys.readouterr().err
+    assert errors.count("running as root") == 1 and "Run the grader as an ordinary user" in errors
+    monkeypatch.setattr(judge.os, "geteuid", lambda: 1000)
+    judge.grade(tmp_path, tmp_path / "out" / "grades.csv", sandboxed=False)
+    assert "root" not in capsys.readouterr().err

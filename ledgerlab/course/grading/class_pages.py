@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from ledgerlab.console import printable
+
 from ..exercises import GRADED
 from . import gradebook, similarity
-from .reports import teacher_file
+from .reports import NOT_GRADED, failure_text, teacher_file
 
 
 def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out: Path,
@@ -36,20 +38,18 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
     if students is None:
         return pages, notes
     by_student: dict[str, list[int]] = {}
-    right: dict[str, list[int]] = {}
+    comments: dict[str, str] = {}  # of the student's best submission
     for result in results:
         file = (filed or {}).get(result.submission)
         if file in students:
             score = result.score(dict(points))
             by_student.setdefault(file, []).append(sum(score.values()))
             if sum(score.values()) == max(by_student[file]):
-                right[file] = [GRADED[name].number for name, got in score.items() if got]
+                comments[file] = comment(result, score)
     scores, most = gradebook.best_scores(by_student), sum(points.values())
     found = (collected or {}).get("students", {})
     ids = {platform: {file: entry["id"] for file, entry in found.items()
                       if entry.get("platform") == platform} for platform in ("canvas", "moodle")}
-    comments = {file: f"Exercises right: {', '.join(map(str, numbers)) or 'none'}"
-                for file, numbers in right.items()}
     pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"])
     worksheet, missing = gradebook.moodle_csv(students, scores, most, ids["moodle"], comments)
     pages[teacher_file(out, "moodle")] = worksheet
@@ -57,3 +57,12 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
         notes.append(f"Not in the Moodle worksheet, no participant id (their file did not come "
                      f"from Moodle's download): {', '.join(missing)}")
     return pages, notes
+
+
+def comment(result, score: Mapping[str, int]) -> str:
+    """The gradebook's comment on a submission: the exercises it got right, or, for one none
+    of which could be graded, that it was not graded and why (never "none right")."""
+    if result.failure:
+        return f"{NOT_GRADED}: {printable(failure_text(result))}"
+    numbers = [GRADED[name].number for name, got in score.items() if got]
+    return f"Exercises right: {', '.join(map(str, numbers)) or 'none'}"

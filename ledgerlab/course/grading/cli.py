@@ -178,11 +178,14 @@ def main(argv: list[str] | None = None) -> int:
         except (CollectError, roster.RosterError) as error:
             print(f"collect: {error}", file=sys.stderr)
             return 2
-        missing = sorted(set(students) - set(collected.files))
+        missing = sorted(set(students) - set(collected.files) - set(collected.unreadable))
         print(f"collected {len(collected.files)} of {len(students)} students' notebooks in "
               f"{printable(str(args.out))}")
         for path, why in collected.unmatched:
             print(f"not collected: {path}: {why}")
+        if collected.unreadable:
+            print(f"{len(collected.unreadable)} students' files cannot be read (ask them for "
+                  f"their notebook again): {', '.join(sorted(collected.unreadable))}")
         if missing:
             print(f"{len(missing)} students handed nothing in: {', '.join(missing)}")
     return 0

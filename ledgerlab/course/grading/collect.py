@@ -21,11 +21,13 @@ student in ``collected.json`` for the gradebook files.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import unicodedata
 import zipfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from . import atomic, roster
@@ -33,7 +35,12 @@ from ledgerlab.console import printable
 
 COLLECTED_FILE = "collected.json"
 MAX_FILE_BYTES = 5 * 1024**2  # as judge.MAX_NOTEBOOK_BYTES: a larger file is not graded anyway
-MAX_FILES = 20_000  # entries of an export read at most
+# Entries of an export read at most: a larger one is refused whole, never read in part (a
+# student after the cap would be reported as having handed nothing in). The roster's 5,000
+# students with a Moodle folder, a notebook and a few other files each stay well below it.
+MAX_FILES = 100_000
+TOO_LARGE = f"larger than {MAX_FILE_BYTES // 1024**2} MiB"
+UTF8_NAME = 0x800  # bit 11 of a zip entry's flags: its name is UTF-8, not cp437
 
 MOODLE_FILE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+_(?P<original>.+)$")
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+$")
@@ -81,25 +88,26 @@ def letters(text: str) -> str:
                    if char.isalnum())
 
 
-def _forms(files) -> dict[str, set[str]]:
+@lru_cache(maxsize=4)  # one roster, matched against every file of an export
+def _forms(files: frozenset[str]) -> dict[str, frozenset[str]]:
     """letters -> the roster's file names whose words, in some rotation, spell them."""
     forms: dict[str, set[str]] = {}
     for file in files:
         words = file.split("-")
         for start in range(len(words)):
             forms.setdefault(letters("".join(words[start:] + words[:start])), set()).add(file)
-    return forms
+    return {spelt: frozenset(found) for spelt, found in forms.items()}
 
 
 def match(name: str, files) -> tuple[str | None, str]:
     """The roster file name (of ``files``) that ``name`` is, and ""; or None, and why not."""
-    files = set(files)
+    files = frozenset(files)
     plain = roster.file_name(name)
     if plain in files:
         return plain, ""
-    found = _forms(files).get(letters(name), set())
+    found = _forms(files).get(letters(name), frozenset())
     if len(found) == 1:
-        return found.pop(), ""
+        return next(iter(found)), ""
     if found:
         return None, f"its name matches {len(found)} students: not guessed"
     return None, "its name matches no student on the roster"
@@ -119,51 +127,119 @@ class Collected:
 
     files: dict[str, Source] = field(default_factory=dict)  # roster file name -> its source
     unmatched: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    # Students whose every file cannot be read: roster file name -> why (the files are in
+    # ``unmatched`` too). Grading says so, not that they handed nothing in.
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     def as_json(self) -> dict:
         return {"students": {file: {"source": found.path, "platform": found.platform,
                                     "id": found.lms_id} for file, found in self.files.items()},
-                "unmatched": [{"source": path, "why": why} for path, why in self.unmatched]}
+                "unmatched": [{"source": path, "why": why} for path, why in self.unmatched],
+                "unreadable": self.unreadable}
+
+
+class Unreadable(Exception):
+    """One file of an export cannot be read (damaged, encrypted): that file is listed for the
+    teacher, and every other one is collected."""
+
+
+def zip_name(info: zipfile.ZipInfo) -> str:
+    """A zip entry's name as its writer meant it, parts separated by /. Without the UTF-8
+    flag zipfile decodes a name as cp437, but Info-ZIP's zip and rubyzip (Canvas's) write a
+    UTF-8 name's bytes without setting the flag: ``níbhriainzoë`` came out
+    ``n├¡bhriainzo├½`` and matched no student. So a name whose bytes are valid UTF-8 is read
+    as UTF-8 (cp437 maps each byte to one character, so its bytes are found again exactly)."""
+    name = info.filename
+    if not info.flag_bits & UTF8_NAME:
+        try:
+            name = name.encode("cp437").decode("utf-8")
+        except UnicodeError:  # not UTF-8: a name in cp437 indeed, as zipfile read it
+            pass
+    return name.replace("\\", "/")
+
+
+def _zip_reader(archive: zipfile.ZipFile, info: zipfile.ZipInfo):
+    def read() -> bytes:
+        if info.flag_bits & 0x1:  # bit 0: encrypted
+            raise Unreadable("encrypted in the zip file")
+        try:
+            with archive.open(info) as member:
+                return member.read(MAX_FILE_BYTES + 1)  # its size as the archive says, at most
+        except NotImplementedError:
+            raise Unreadable("compressed in a way Python cannot read") from None
+        except Exception as error:  # zlib.error, BadZipFile (Bad CRC-32), EOFError, ...
+            kind = type(error)
+            named = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__name__}"
+            raise Unreadable(f"damaged in the zip file ({named})") from None
+    return read
+
+
+def _file_reader(path: Path):
+    def read() -> bytes:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with open(fd, "rb") as file:
+                return file.read(MAX_FILE_BYTES + 1)
+        except OSError as error:
+            raise Unreadable(f"cannot be read ({error.strerror or type(error).__name__})") from None
+    return read
+
+
+def _too_many(export: Path, count: str) -> CollectError:
+    return CollectError(f"{printable(str(export))} holds {count} entries, more than the "
+                        f"{MAX_FILES:,} collect reads: nothing was collected (unzip it and keep "
+                        f"only the notebooks, or split it)")
 
 
 def _entries(export: Path):
-    """(path inside the export, size, a function that reads it) for each file of a folder
-    or a zip file; never follows a link out of a folder."""
+    """(path inside the export, size, a function that reads it, at most MAX_FILE_BYTES + 1
+    bytes, or raises Unreadable) for each file of a folder or a zip file; never follows a
+    link out of a folder. CollectError for an export of more than MAX_FILES entries, before
+    any is read."""
     if export.is_file() and zipfile.is_zipfile(export):
-        archive = zipfile.ZipFile(export)
-        for info in archive.infolist()[:MAX_FILES]:
-            if not info.is_dir():
-                yield (info.filename.replace("\\", "/"), info.file_size,
-                       lambda info=info: archive.read(info))
-        return
+        try:
+            archive = zipfile.ZipFile(export)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise CollectError(f"{printable(str(export))} is a damaged zip file "
+                               f"({type(error).__name__}): nothing was collected") from None
+        infos = archive.infolist()
+        if len(infos) > MAX_FILES:
+            raise _too_many(export, f"{len(infos):,}")
+        return [(zip_name(info), info.file_size, _zip_reader(archive, info))
+                for info in infos if not info.is_dir()]
     if not export.is_dir():
         raise CollectError(f"{printable(str(export))} is neither a folder nor a zip file")
-    for number, path in enumerate(sorted(export.rglob("*"))):
-        if number >= MAX_FILES:
-            break
-        if path.is_file() and not path.is_symlink():
-            yield (path.relative_to(export).as_posix(), path.stat().st_size, path.read_bytes)
+    paths = []
+    for path in export.rglob("*"):
+        paths.append(path)
+        if len(paths) > MAX_FILES:
+            raise _too_many(export, "more")
+    return [(path.relative_to(export).as_posix(), path.stat().st_size, _file_reader(path))
+            for path in sorted(paths) if path.is_file() and not path.is_symlink()]
 
 
 def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Collected:
     """Copy each notebook of ``export`` (a folder or a zip file as a platform gives it) whose
     name matches one student of ``students`` (roster file name -> {"name", "key"}) to
     ``out/<file name>.ipynb``; ``out/collected.json`` says where each came from and lists
-    every other file with why. ``out`` is written whole, or not at all."""
+    every other file with why, a file that cannot be read among them (the student's earlier
+    file, if any, is used instead). ``out`` is written whole, or not at all."""
     out = Path(out)
     if out.exists() and not (out.is_dir() and (not any(out.iterdir())
                                                or (out / COLLECTED_FILE).is_file())):
         raise CollectError(f"{printable(str(out))} exists and is not an earlier collection: "
                            f"choose a new or empty folder (nothing was changed)")
-    collected, chosen = Collected(), {}
-    files = set(students)
-    for path, size, read in _entries(Path(export)):
+    collected = Collected()
+    files = frozenset(students)
+    uploads: dict[str, list[tuple[Source, int, object]]] = {}  # file -> (source, place, read)
+    for place, (path, size, read) in enumerate(_entries(Path(export))):
         shown = printable(path)
         if not path.lower().endswith(".ipynb"):
             collected.unmatched.append((shown, "not a notebook (.ipynb)"))
             continue
         if size > MAX_FILE_BYTES:
-            collected.unmatched.append((shown, f"larger than {MAX_FILE_BYTES // 1024**2} MiB"))
+            collected.unmatched.append((shown, TOO_LARGE))
             continue
         found = source(path)
         file, why = match(found.name, files)
@@ -171,22 +247,37 @@ def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Col
             collected.unmatched.append((shown, why))
             continue
         found = Source(shown, found.platform, found.name, found.lms_id, found.order)
-        if file in chosen:  # the later upload counts; the other is listed
-            earlier, later = sorted([chosen[file], (found, read)], key=lambda pair: pair[0].order)
-            collected.unmatched.append((earlier[0].path, f"another file of {file}'s, an earlier "
-                                                         f"one: not used"))
-            chosen[file] = later
-        else:
-            chosen[file] = (found, read)
+        uploads.setdefault(file, []).append((found, place, read))
     out.absolute().parent.mkdir(parents=True, exist_ok=True)
     building = atomic.temp_folder(out.absolute())
     try:
-        for file, (found, read) in sorted(chosen.items()):
-            (building / f"{file}.ipynb").write_bytes(read())
-            collected.files[file] = found
+        for file, tried in sorted(uploads.items()):
+            # The later upload counts (of two alike, the later in the export); one that cannot
+            # be read is listed, and the one before it used.
+            for found, _, read in sorted(tried, key=lambda upload: (upload[0].order, upload[1]),
+                                         reverse=True):
+                if file in collected.files:
+                    collected.unmatched.append((found.path, f"another file of {file}'s, an "
+                                                            f"earlier one: not used"))
+                    continue
+                try:
+                    data = read()
+                    if len(data) > MAX_FILE_BYTES:  # grown since its size was read
+                        raise Unreadable(TOO_LARGE)
+                except Unreadable as error:
+                    collected.unmatched.append((found.path, str(error)))
+                    collected.unreadable[file] = str(error)
+                    continue
+                (building / f"{file}.ipynb").write_bytes(data)
+                collected.files[file] = found
+                collected.unreadable.pop(file, None)
         (building / COLLECTED_FILE).write_text(
             json.dumps(collected.as_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         atomic.swap_in(building, out.absolute())
+    except OSError as error:
+        shutil.rmtree(building, ignore_errors=True)
+        raise CollectError(f"cannot write {printable(str(out))} ({error.strerror or error}): "
+                           f"nothing was changed") from None
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
@@ -195,18 +286,23 @@ def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Col
 
 def read_collected(submissions: Path) -> dict:
     """``collected.json`` of a folder ``collect`` wrote: {"students": {file: {"source",
-    "platform", "id"}}, "unmatched": [...]}, or empty lists for any other folder."""
+    "platform", "id"}}, "unmatched": [...], "unreadable": {file: why}}, or empty ones for
+    any other folder."""
     path = Path(submissions) / COLLECTED_FILE
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"students": {}, "unmatched": []}
-    students = found.get("students") if isinstance(found, dict) else None
-    unmatched = found.get("unmatched") if isinstance(found, dict) else None
+        found = None
+    if not isinstance(found, dict):
+        found = {}
+    students, unmatched, unreadable = (found.get(key) for key in
+                                       ("students", "unmatched", "unreadable"))
     return {"students": {file: entry for file, entry in students.items()
                          if isinstance(entry, dict) and all(isinstance(entry.get(key), str)
                                                             for key in ("source", "platform", "id"))}
             if isinstance(students, dict) else {},
             "unmatched": [entry for entry in unmatched if isinstance(entry, dict)
                           and isinstance(entry.get("source"), str) and isinstance(entry.get("why"), str)]
-            if isinstance(unmatched, list) else []}
+            if isinstance(unmatched, list) else [],
+            "unreadable": {file: why for file, why in unreadable.items() if isinstance(why, str)}
+            if isinstance(unreadable, dict) else {}}

@@ -16,6 +16,10 @@ class Graded:
     note: str  # "" when the notebook ran to the end
     seconds: float
     written: dict[str, str] = field(default_factory=dict)  # the answers in words, not scored
+    # Why none of it was graded (not a notebook, nothing handed in, a run that stopped before
+    # any answer came back), "" when it was: a technical failure, said as one on every page
+    # and gradebook comment, never as exercises left unanswered.
+    failure: str = ""
 
     def score(self, points: dict[str, int]) -> dict[str, int]:
         return {name: points[name] * bool(self.verdicts[name]) for name in points}

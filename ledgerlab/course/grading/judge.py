@@ -18,9 +18,11 @@ import json
 import os
 import re
 import stat
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 from ledgerlab import InvalidText
@@ -34,6 +36,7 @@ from .answers import MAX_INT, AnswerTooLarge, from_plain
 from .class_pages import class_pages
 from .graded import Graded
 from .manifest import read_manifest
+from .runner import PROCESSES, names_bound
 from .reports import check_outputs, write_grades
 from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
 from .submissions import parse_notebook
@@ -43,19 +46,26 @@ NOT_REGULAR = "not a regular file (a directory, a link, a pipe or a device): not
 # The key a graded notebook chooses its variant with (editions.student_edition writes it).
 USE_VARIANT = re.compile(r"""use_variant\(\s*['"](""" + KEY.pattern + r""")['"]\s*\)""")
 NOTHING_HANDED_IN = "nothing was handed in under this name"
+ROOT_WARNING = (f"warning: the grader is running as root. Linux never holds root's processes "
+                f"to the {PROCESSES} processes a submission may have, so a fork bomb in a "
+                f"submission can flood this machine before the grader's watch stops it (and "
+                f"without the sandbox a submission runs as root). Run the grader as an "
+                f"ordinary user.")
 NOT_ON_ROSTER = ("not filed under a name on the roster (each student's notebook is handed in as "
                  "<their file name>.ipynb, the name of their folder in students/): not graded")
 
 
-def judge(name: str, answers: dict, fixture: Variant = ARTICLE) -> Feedback:
+def judge(name: str, answers: dict, fixture: Variant = ARTICLE, why_missing=None) -> Feedback:
     """The verdict on one exercise's plain answers, by the learner's own checks, on the
-    variant of the student the submission is filed under."""
+    variant of the student the submission is filed under. ``why_missing(name, variable)``
+    ends the sentence that says an answer variable is missing (``missing_reasons``)."""
     exercise = GRADED[name]
     values = []
     for variable in exercise.answers:
         tagged = answers.get(variable)
         if tagged is None or tagged == {"missing": True}:
-            return Feedback("unanswered", f"no variable named {variable}.")
+            why = why_missing(name, variable) if why_missing else "."
+            return Feedback("unanswered", f"no variable named {variable}{why}")
         try:
             values.append(from_plain(tagged, exercise.inputs))
         except AnswerTooLarge as error:  # said by its size: the value itself is never echoed
@@ -67,6 +77,32 @@ def judge(name: str, answers: dict, fixture: Variant = ARTICLE) -> Feedback:
         return exercise.grade(*values, fixture=fixture)
     except Exception as error:  # a replayed function that raises, an odd value: wrong
         return wrong(f"grading raised {type(error).__name__}.")
+
+
+def missing_reasons(notebook):
+    """``why_missing(name, variable)`` for ``judge``: why an answer variable of exercise
+    ``name`` was not there when the grader read the answers, from the notebook's code (read
+    once, on the first call). Its answer cell removed (no cell is marked as ``name``'s),
+    changed so that no cell assigns the variable, or the variable assigned and then gone
+    (its cell stopped with an error first, or a later cell deleted it)."""
+
+    @cache
+    def assigned() -> frozenset[str]:
+        return frozenset().union(*map(names_bound, notebook.cells))
+
+    def why_missing(name: str, variable: str) -> str:
+        number = GRADED[name].number
+        if variable in assigned():
+            return (f" when the grader read exercise {number}'s answers, though a cell "
+                    f"assigns it: that cell stopped with an error first, or a later cell "
+                    f"deleted it.")
+        if any(cell.metadata.get("ledgerlab", {}).get("answer") == name
+               for cell in notebook.cells):
+            return (f": exercise {number}'s answer cell was changed and no cell assigns it "
+                    f"(keep the answer variables' names).")
+        return (f": exercise {number}'s answer cell is not in the notebook (removed), and no "
+                f"cell assigns it.")
+    return why_missing
 
 
 def read_notebook(path: Path):
@@ -112,7 +148,8 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
         filed = filed_as(path, keys)
         if filed not in keys:
             verdicts = {name: Feedback("unanswered", NOT_ON_ROSTER) for name in names}
-            return Graded(path.name, verdicts, NOT_ON_ROSTER, time.monotonic() - started)
+            return Graded(path.name, verdicts, NOT_ON_ROSTER, time.monotonic() - started,
+                          failure=NOT_ON_ROSTER)
         fixture = variant(keys[filed])
     notebook = read_notebook(path)
     # The grader's own reading counts against the notebook's time limit.
@@ -121,22 +158,31 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
         notebook = "stopped: reading the notebook took longer than its time limit"
     if isinstance(notebook, str):
         verdicts = {name: Feedback("unanswered", notebook) for name in names}
-        return Graded(path.name, verdicts, notebook, time.monotonic() - started)
+        return Graded(path.name, verdicts, notebook, time.monotonic() - started,
+                      failure=notebook)
     written = collect_written(notebook)
     outcome = sandbox.run(_notebook_bytes(notebook), names, cell_timeout=cell_timeout,
                           notebook_timeout=left, sandboxed=sandboxed)
     note = outcome.problem
     if keys is not None:
         note = "; ".join(filter(None, [note, _whose_key(notebook, filed, keys)]))
-    verdicts = {}
+    verdicts, why_missing = {}, missing_reasons(notebook)
     for name in names:
         if name in outcome.answers:
-            verdicts[name] = judge(name, outcome.answers[name], fixture)
-        else:
-            verdicts[name] = Feedback("unanswered", "no answers came back: the notebook did "
-                                      "not reach the grader's cells (a crash, a kernel that "
-                                      "died, or the time limit).")
-    return Graded(path.name, verdicts, note, time.monotonic() - started, written)
+            verdicts[name] = judge(name, outcome.answers[name], fixture, why_missing)
+        elif name in outcome.unread:
+            verdicts[name] = Feedback("unanswered", f"no answers came back: "
+                                                    f"{outcome.unread[name]}.")
+        elif outcome.problem:
+            verdicts[name] = Feedback("unanswered", "no answers came back: the run stopped "
+                                      "before the grader's cells read them (the note says "
+                                      "why).")
+        else:  # its line came back, and could not be read: the notebook forged or bent it
+            verdicts[name] = Feedback("unanswered", "no answers came back: what the grader's "
+                                      "cell printed for them could not be read (the notebook "
+                                      "changed how it prints).")
+    failure = outcome.problem if not outcome.answers else ""  # stopped before any answer
+    return Graded(path.name, verdicts, note, time.monotonic() - started, written, failure)
 
 
 def filed_as(path: Path, keys: dict[str, str] | None = None) -> str:
@@ -182,6 +228,8 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     if not paths:
         raise FileNotFoundError(f"no .ipynb files in {submissions}")
     check_outputs(Path(out))
+    if getattr(os, "geteuid", lambda: None)() == 0:  # once a run, before any submission runs
+        print(ROOT_WARNING, file=sys.stderr, flush=True)
 
     def one(path: Path) -> Graded:
         result = grade_submission(path, names, cell_timeout=timeout, keys=keys,
@@ -193,11 +241,11 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     # Each submission is its own sandbox: grading several at once only overlaps them.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, paths))
+    found = collect.read_collected(Path(submissions))
     if keys is not None:
-        results = _with_roster_notes(results, paths, keys, names)
+        results = _with_roster_notes(results, paths, keys, names, found["unreadable"])
     # The teacher's pages beyond the grades: what submissions share, the gradebooks.
     students = roster.read_students(Path(autograder)) if keys is not None else None
-    found = collect.read_collected(Path(submissions))
     filed = {result.submission: filed_as(Path(result.submission), keys) for result in results}
     pages, notes = class_pages(results, paths, points, Path(out), read_notebook, students,
                                filed, found)
@@ -207,15 +255,22 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
 
 
 def _with_roster_notes(results: list[Graded], paths: list[Path], keys: dict[str, str],
-                       names: list[str]) -> list[Graded]:
+                       names: list[str], unreadable: dict[str, str] | None = None
+                       ) -> list[Graded]:
     """Say when two submissions are filed under one student, and give each student who
-    handed nothing in a row of their own."""
+    handed nothing in a row of their own; or, for a student whose file ``collect`` could not
+    read (``unreadable``: file name -> why), a row that says so."""
     filed = [filed_as(path, keys) for path in paths]
     twice = {name for name in filed if filed.count(name) > 1 and name in keys}
     noted = [replace(result, note="; ".join(filter(None, [
                  result.note, f"another submission is filed as {name} too"])))
              if name in twice else result for result, name in zip(results, filed)]
-    missing = [Graded(f"{file}.ipynb", {name: Feedback("unanswered", NOTHING_HANDED_IN)
-                                        for name in names}, NOTHING_HANDED_IN, 0.0)
-               for file in sorted(set(keys) - set(filed))]
+    missing = []
+    for file in sorted(set(keys) - set(filed)):
+        why = NOTHING_HANDED_IN
+        if file in (unreadable or {}):
+            why = (f"the file handed in could not be read from the platform's download "
+                   f"({unreadable[file]}): ask for it again; not graded")
+        missing.append(Graded(f"{file}.ipynb", {name: Feedback("unanswered", why)
+                                                for name in names}, why, 0.0, failure=why))
     return noted + missing

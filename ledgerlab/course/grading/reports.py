@@ -146,6 +146,12 @@ def feedback_page(result: Graded, points: dict[str, int]) -> str:
     scores = result.score(points)
     lines = [f"# Feedback: {markdown_name(result.submission)}", "",
              f"Score: {sum(scores.values())} / {sum(points.values())}", ""]
+    if result.failure:  # said once, as what it is: no exercise was left unanswered by choice
+        lines += [f"**{NOT_GRADED}**: {markdown_text(failure_text(result))}. None of its "
+                  f"{len(result.verdicts)} exercises could be graded.", ""]
+        if result.note and result.note != result.failure:
+            lines += [f"Note: {markdown_text(for_student(result.note))}.", ""]
+        return "\n".join(lines)
     if result.note:
         lines += [f"Note: {markdown_text(for_student(result.note))}.", ""]
     for name, verdict in result.verdicts.items():
@@ -181,20 +187,30 @@ def _note_kinds(note: str) -> set[str]:
 
 
 NOT_HANDED_IN = "nothing was handed in"  # judge.NOTHING_HANDED_IN starts so
+NOT_GRADED = "Not graded"  # a submission none of which could be graded (Graded.failure)
 NOTE_LISTS = (("ran out", "Submissions that did not run to the end"),
               ("not graded", "Submissions not graded"),
               ("look at", "Notes for the teacher to look at"))
+
+
+def failure_text(result: Graded) -> str:
+    """Why none of ``result`` was graded, as a student reads it after "Not graded": without
+    the reason's own closing "not graded", and naming no classmate (``notes.for_student``)."""
+    return re.sub(r"[:;] not graded$", "", for_student(result.failure))
 
 
 def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[str] = ()) -> str:
     """Per exercise: how many got it right, and the commonest kinds of mistake, with counts;
     then the notes, each under what it is (did not run to the end, not graded, to look at)."""
     lines = [f"# Grading summary: {len(results)} submissions", "",
-             "| exercise | right | not yet | not answered |", "|---|---|---|---|"]
+             "| exercise | right | not yet | not answered | not graded |",
+             "|---|---|---|---|---|"]
+    failed = sum(bool(result.failure) for result in results)
     for name in points:
-        statuses = Counter(result.verdicts[name].status for result in results)
+        statuses = Counter(result.verdicts[name].status for result in results
+                           if not result.failure)
         lines.append(f"| {name} | {statuses['correct']} | {statuses['incorrect']} | "
-                     f"{statuses['unanswered']} |")
+                     f"{statuses['unanswered']} | {failed} |")
     for name in points:
         mistakes = Counter(mistake_kind(result.verdicts[name].message) for result in results
                            if result.verdicts[name].status == "incorrect")

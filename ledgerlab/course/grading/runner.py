@@ -16,6 +16,7 @@ import json
 import os
 import resource
 import sys
+import time
 from pathlib import Path
 
 from ..exercises import GRADED
@@ -52,8 +53,9 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
 
     Only the answers cells' outputs are kept (a flood of output elsewhere costs nothing).
     Each exercise's answers go to ``answers_fd`` as soon as its cell ends, so a kernel that
-    dies later loses none of them; the last record ``ended`` says how the run ended (done,
-    the kernel died, or it was stopped by a signal). The grader reads the latest answers.
+    dies later loses none of them, and an answers cell that hands back none says why
+    (``_unread``); the last record ``ended`` says how the run ended (done, the kernel died,
+    or it was stopped by a signal). The grader reads the latest answers.
     """
     _not_dumpable()  # the kernel runs as the same user: keep it out of /proc/<this>/fd
     import nbformat
@@ -103,8 +105,10 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
 
     def starting(cell, cell_index, **_):
         current["index"] = cell_index
+        current["started"] = time.monotonic()
 
-    def executed(cell, cell_index, **_):
+    def executed(cell, cell_index, execute_reply=None, **_):
+        stopped = _stopped(kernel.get("process"))  # a cell that ran out its time in a stopped kernel
         if cell_index in asked:
             # Only this exercise's line: a thread cannot slip another exercise's into it.
             prefix = f'{MARK}{{"exercise": {json.dumps(asked[cell_index])}, '
@@ -113,7 +117,11 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
             line = next((line for line in text.splitlines() if line.startswith(prefix)), "")
             if line and len(line) <= ANSWER_BYTES:
                 put(line[len(MARK):])
-        if _stopped(kernel.get("process")):  # a cell that ran out its time in a stopped kernel
+            elif not stopped:  # why this cell handed back no answers, for the student's feedback
+                ran = time.monotonic() - current["started"]
+                put(json.dumps({"unread": _unread(asked[cell_index], line, ran >= cell_timeout,
+                                                  execute_reply)}))
+        if stopped:
             raise _Halted("stopped")
 
     def where() -> dict:
@@ -155,6 +163,20 @@ def drive(notebook: Path, names: list[str], answers_fd: int, cell_timeout: int) 
         put(json.dumps({"ended": {"how": "done"}}))
 
 
+def _unread(name: str, line: str, timed_out: bool, reply) -> dict:
+    """The record of an answers cell that handed back no answers: ran past its time limit,
+    raised (an error's name, the student's to choose, so the grader cleans it), printed a
+    line too large, or printed none."""
+    content = reply.get("content", {}) if isinstance(reply, dict) else {}
+    if timed_out:
+        return {"exercise": name, "why": "timeout"}
+    if line:
+        return {"exercise": name, "why": "large"}
+    if content.get("status") == "error":
+        return {"exercise": name, "why": "raised", "error": str(content.get("ename"))[:60]}
+    return {"exercise": name, "why": "silent"}
+
+
 def _stop_heartbeat(channel) -> None:
     """``HBChannel.stop`` without waiting for ever. After a kernel dies, the heartbeat
     thread can block in a ping that no peer will take, and ``stop`` joins that thread: the
@@ -191,16 +213,7 @@ def _asked_after(cells: list, names: list[str]) -> dict[int, list[str]]:
     a def, an import or a loop, or any name after ``from x import *``. A name bound only by
     exec() or globals() is not seen; its answer is then read at the end, as before.
     """
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    transform = TransformerManager().transform_cell
-    bound = []
-    for cell in cells:
-        try:
-            tree = ast.parse(transform(cell.source)) if cell.cell_type == "code" else None
-        except (SyntaxError, ValueError):  # a cell that cannot run binds nothing
-            tree = None
-        bound.append(_names_bound(tree) if tree else set())
+    bound = [names_bound(cell) for cell in cells]
     last, after = len(cells) - 1, {}
     for name in names:
         answers = set(GRADED[name].answers)
@@ -209,6 +222,21 @@ def _asked_after(cells: list, names: list[str]) -> dict[int, list[str]]:
         if found and found[-1] < last:
             after.setdefault(found[-1], []).append(name)
     return after
+
+
+def names_bound(cell) -> frozenset[str]:
+    """The names a notebook's cell binds, read from its code with IPython's magics
+    translated ("*" for ``from x import *``); none for a markdown cell or one that cannot
+    run."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    if cell.cell_type != "code":
+        return frozenset()
+    try:
+        tree = ast.parse(TransformerManager().transform_cell(cell.source))
+    except (SyntaxError, ValueError, RecursionError):  # a cell that cannot run binds nothing
+        return frozenset()
+    return frozenset(_names_bound(tree))
 
 
 def _names_bound(tree: ast.AST) -> set[str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -32,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .runner import ANSWER_BYTES, PROCESSES
@@ -65,6 +66,8 @@ class Outcome:
     answers: dict[str, dict]  # exercise name -> {variable: plain value}
     problem: str  # "" when the run ended normally
     seconds: float
+    # exercise name -> why its answers cell handed back none, in the grader's words
+    unread: dict[str, str] = field(default_factory=dict)
 
 
 def check_bwrap() -> None:
@@ -140,17 +143,21 @@ def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeou
             _kill(process)
         process.wait()
         _kill(process)  # the unsafe mode's strays; in the sandbox, the PID namespace took them
-    answers, ended = {}, None
+    answers, ended, unread = {}, None, {}
     for line in lines:
         record = _parse(line)
         if record is None:
             continue
         if "ended" in record:
             ended = record["ended"]
+        elif "unread" in record:
+            if record["unread"].get("exercise") in names:
+                unread[record["unread"]["exercise"]] = _unread(record["unread"], cell_timeout)
         elif record["exercise"] in names:
             # The latest: read after the cell that last assigns them, then again at the end.
             answers[record["exercise"]] = record["answers"]
-    return Outcome(answers, problem or _ended(ended, names), time.monotonic() - started)
+    return Outcome(answers, problem or _ended(ended, names), time.monotonic() - started,
+                   {name: why for name, why in unread.items() if name not in answers})
 
 
 def _read_answers(fd: int, deadline: float, over_cap) -> tuple[list[bytes], str]:
@@ -237,12 +244,29 @@ def _parse(line: bytes) -> dict | None:
         return None
     if not isinstance(found, dict):
         return None
-    if set(found) == {"ended"} and isinstance(found["ended"], dict):
+    if set(found) in ({"ended"}, {"unread"}) and isinstance(next(iter(found.values())), dict):
         return found
     if (set(found) == {"exercise", "answers"} and isinstance(found["exercise"], str)
             and isinstance(found["answers"], dict)):
         return found
     return None
+
+
+def _unread(record: dict, cell_timeout: int) -> str:
+    """Why an exercise's answers cell handed back none (``runner._unread``'s record), in the
+    grader's words. Only known reasons are read, and an error's name only as a name."""
+    why = record.get("why")
+    if why == "timeout":
+        return (f"reading them ran past the cell's time limit ({cell_timeout} s): an answer "
+                f"that is a function must return on each of the grader's inputs")
+    if why == "raised":
+        error = re.sub(r"\W", "", str(record.get("error")))[:60] or "an error"
+        return (f"the grader's cell that reads them stopped with {error}, raised by the "
+                f"notebook's code or by something it changed that the cell uses")
+    if why == "large":
+        return f"they are larger than the {ANSWER_BYTES // 1024} KiB the grader reads"
+    return ("the grader's cell that reads them printed none: the notebook changed how it "
+            "prints")
 
 
 def _ended(ended: dict | None, names: list[str]) -> str:
