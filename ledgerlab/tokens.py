@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
 
-from .checks import check_text
+from .checks import check_text, unknown_name
 from .images import Image
 from .dialects import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
                        anthropic_tool_prompt, check_dialect, image_rule, lines_content,
@@ -105,8 +105,7 @@ class TokenizerDataError(RuntimeError):
 def check_tokenizer(name: object) -> str:
     """Return ``name`` if it is a supported tokenizer, else ValueError naming the known ones."""
     if not isinstance(name, str) or name not in TOKENIZERS:
-        known = ", ".join(sorted(TOKENIZERS))
-        raise ValueError(f"unknown tokenizer {name!r}; known tokenizers: {known}")
+        raise unknown_name("tokenizer", name, ", ".join(sorted(TOKENIZERS)))
     return name
 
 

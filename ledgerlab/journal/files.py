@@ -192,7 +192,7 @@ def open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> J
             else:
                 fd = os.open(path, flags)
         except OSError as error:
-            raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
+            raise JournalError(f"cannot open journal {path!r}: {why_not(path, error)}") from None
         handle = JournalFile(fd, "r+")
         try:
             holder = _lock(handle, path)
@@ -224,6 +224,16 @@ def open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> J
             raise JournalError(f"cannot create journal {path!r}: syncing its directory "
                                f"failed ({error.strerror}); {state}") from None
     return handle
+
+
+def why_not(path: str, error: OSError) -> str:
+    """Why ``path`` could not be opened, in words. A symbolic link is refused (O_NOFOLLOW),
+    which the OS words as "Too many levels of symbolic links": say what it is."""
+    if error.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+        return ("it is a symbolic link, and a journal's files are opened only as regular "
+                "files (a deletion rewrites a file under its name: through a link, the text "
+                "would stay in the file the link points to)")
+    return error.strerror or str(error)
 
 
 def same_file(fd: int, path: str) -> bool:

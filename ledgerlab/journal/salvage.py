@@ -30,6 +30,7 @@ from .files import (
     open_locked,
     rewrite_path,
     same_file,
+    why_not,
     write_all,
 )
 from .records import FACTS, TURNS, Kind, LineStatus, leading_record, scan
@@ -176,7 +177,8 @@ def _read_for_salvage(path: str) -> bytes:
                                    f"nothing written")
             return file.read()
     except OSError as error:
-        raise JournalError(f"cannot read {path!r}: {error.strerror}") from None
+        raise JournalError(f"cannot read {path!r}: {why_not(path, error)}; nothing "
+                           f"written") from None
     except MemoryError:
         raise too_large(os.stat(path).st_size) from None
 
