@@ -460,6 +460,17 @@ def _lines_within(data: bytes, journal: bytes) -> bool:
 _RECORD_LINE = re.compile(rb"[A-Za-z0-9+/]*={0,2} [0-9a-f]{64}\n")
 
 
+def journal_lines_cut_short(data: bytes) -> bool:
+    """Is ``data`` what a write of journal lines killed part way leaves: record lines, the
+    last perhaps cut short, perhaps zeros after them (a power loss), or nothing at all?"""
+    *complete, last = data.rstrip(b"\0").split(b"\n")
+    return (all(_RECORD_LINE.fullmatch(line + b"\n") for line in complete)
+            and _RECORD_START.fullmatch(last) is not None)
+
+
+_RECORD_START = re.compile(rb"[A-Za-z0-9+/]*={0,2}(?: [0-9a-f]{0,64})?")  # a line cut short
+
+
 def _journal_remains(data: bytes) -> bool:
     """Is ``data`` what ``destroy`` leaves of a journal file: zeros from the start (perhaps
     none, perhaps all), then the rest of its lines (the first perhaps cut by the zeros)?"""

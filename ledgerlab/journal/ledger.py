@@ -174,15 +174,18 @@ class Journal:
             raise
 
     def _clear_salvage_names(self) -> None:
-        """Remove the second names a salvage killed while writing this journal left.
+        """Remove what a salvage killed while writing this journal left
+        (``salvage.clear_salvage_name``).
 
         Published (the turn file has its name): the hidden names go, or a rewrite would
         refuse a file of two names. Not published: a derived file alone is then no file
-        at all (that salvage wrote nothing), where any other derived file alone is damage.
+        at all (that salvage wrote nothing), where any other derived file alone is damage;
+        and a copy a salvage was writing under a hidden name goes too, so no text outlives
+        a killed salvage.
         """
         published = os.path.lexists(self.path)
         names = [(store.path, suffix) for store, _, suffix in self._derived]
-        for path, suffix in [(self.path, SALVAGE_SUFFIX)] * published + names:
+        for path, suffix in [(self.path, SALVAGE_SUFFIX)] + names:
             clear_salvage_name(path, rewrite_path(self.path, suffix), published=published)
 
     def _open_derived(self, store: Store, held: str) -> None:
