@@ -285,7 +285,10 @@ class MessageCounter:
         count, in time linear in the text (the notes above ``PIECE_CHUNK``)."""
         if len(text) < len(_long_run()) // 4:  # four bytes a character at most
             return len(self.encode(text))
-        raw = text.encode("utf-8", "surrogatepass")
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, which tiktoken replaces its own way
+            return len(self.encode(text))
         if not _may_hold(raw):
             return len(self.encode(text))
         return self._count_in_stretches(raw)
@@ -294,7 +297,7 @@ class MessageCounter:
         """Cut UTF-8 bytes ``raw`` at safe cuts about every ``STRIDE`` bytes; count a stretch
         that may hold a long piece by its pieces, the others with tiktoken, many at once."""
         def text(start: int, stop: int) -> str:
-            return raw[start:stop].decode("utf-8", "surrogatepass")  # cut at ASCII bytes
+            return raw[start:stop].decode("utf-8")  # cut at ASCII bytes: whole characters
 
         cuts, total, done, start, end = _SafeCuts(raw, self.name), 0, 0, 0, len(raw)
         while start < end:
@@ -316,7 +319,7 @@ class MessageCounter:
         for piece in regex.findall(TOKENIZERS[self.name]["pat_str"], text):
             tokens = counted.get(piece)
             if tokens is None:
-                raw = piece.encode("utf-8", "surrogatepass")
+                raw = piece.encode("utf-8")
                 tokens = (self._count_long_piece(raw) if len(raw) > _window()
                           else len(encode_piece(raw)))
                 if len(piece) < 64:  # a short piece often comes again
