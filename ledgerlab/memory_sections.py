@@ -34,22 +34,23 @@ class OriginNotInHistory(CoverNotInHistory):
 def check_origins(facts: Sequence[Fact], history: Sequence[Turn],
                   ids: Sequence[str] | None) -> None:
     """OriginNotInHistory for the first of ``facts`` whose origin is not among the history's
-    turn ids: ``ids`` where given, else the ids its turns carry. A history none of whose
-    turns carries an id (turns made by hand, or none at all) has nothing to check against.
+    turn ids: ``ids`` where given, else the ids its turns carry. A history whose newest turn
+    carries no id (turns made by hand, or no turns) names none: nothing is checked, and it
+    costs nothing (a long hand-made history is not walked).
 
     The ids are read from the newest back, a block at a time, only until every origin is
     found: facts pinned from recent turns cost a few blocks, not the whole history.
     """
     missing = {fact.origin for fact in facts}
-    end, block, named = len(history), 256, ids is not None
+    if ids is None and (not history or getattr(history[-1], "id", None) is None):
+        return
+    end, block = len(history), 256
     while missing and end:
         start = max(0, end - block)
-        found = (ids[start:end] if ids is not None else
-                 [getattr(turn, "id", None) for turn in history[start:end]])
-        named = named or any(turn_id is not None for turn_id in found)
-        missing.difference_update(found)
+        missing.difference_update(ids[start:end] if ids is not None else
+                                  [getattr(turn, "id", None) for turn in history[start:end]])
         end, block = start, 2 * block
-    if missing and named:
+    if missing:
         gone = next(fact for fact in facts if fact.origin in missing)
         raise OriginNotInHistory(f"fact {id_tag(gone.id)} comes from {id_tag(gone.origin)}, "
                                  f"which is not among the history's turn ids: its turn is "

@@ -167,3 +167,23 @@ def test_a_fact_from_an_old_turn_of_a_long_history_is_found():
     history = [Turn(f"q{index}", f"a{index}", id=f"t{index}") for index in range(5_000)]
     chosen = select("s", history, "q", 2_000, facts=[Fact("f", "first", "t0")])
     assert (chosen.facts_kept, chosen.dropped > 4_000) == (1, True)
+
+
+def test_facts_beside_a_long_history_made_by_hand_read_no_more_of_it():
+    class Counting(list):
+        """A history that counts the turns read from it."""
+        reads = 0
+
+        def __getitem__(self, index):
+            got = super().__getitem__(index)
+            Counting.reads += len(got) if isinstance(index, slice) else 1
+            return got
+
+    history = Counting(Turn(f"q{index}", f"a{index}") for index in range(100_000))
+    facts = [Fact(f"f{index}", "text", f"t{index}") for index in range(20)]
+    reads = []
+    for given in ((), facts):
+        Counting.reads = 0
+        select("s", history, "q", 4_000, facts=given)
+        reads.append(Counting.reads)
+    assert reads[1] - reads[0] <= 1 and reads[0] < 1_000  # its newest turn's id, at most
