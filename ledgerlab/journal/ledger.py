@@ -313,10 +313,10 @@ class Journal:
                 turns[cover] = None
             if named is not None:  # an id both a turn's and a summary's stands for both
                 turns.update(dict.fromkeys(named.covers))
-        if missing:
+        if missing:  # (nor a stored summary: "turn" is what is meant almost always)
             raise TurnNotFound(f"summary {id_tag(summary.id)} covers {len(missing)} "
-                               f"{'id' if len(missing) == 1 else 'ids'} that no stored turn "
-                               f"or summary has (first {id_tag(missing[0])}); nothing changed")
+                               f"{'turn' if len(missing) == 1 else 'turns'} not stored "
+                               f"(first {id_tag(missing[0])}); nothing changed")
         return tuple(turns)
 
     def _append_derived(self, store: Store, line: bytes, action: str) -> None:

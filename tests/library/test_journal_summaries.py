@@ -138,7 +138,7 @@ def test_covers_naming_no_stored_turn_is_turn_not_found_and_writes_nothing(tmp_p
     log = tmp_path / "conversation.log"
     with Journal(log) as journal:
         journal.commit("one", "q", "a")
-        with pytest.raises(TurnNotFound, match="covers 1 id that no stored turn or summary has") as error:
+        with pytest.raises(TurnNotFound, match="covers 1 turn not stored") as error:
             journal.add_summary("s", SECRET, covers=["one", "ghost"])
         assert "ghost" not in str(error.value) and SECRET not in str(error.value)
         with pytest.raises(ValueError):
@@ -352,7 +352,7 @@ def test_covers_may_name_a_summary_only_if_it_is_stored(tmp_path):
         journal.commit("t1", "q", "a")
         journal.add_summary("r1", SECRET, covers=["t1"])
         journal.drop_summary("r1")
-        with pytest.raises(TurnNotFound, match="covers 1 id") as error:
+        with pytest.raises(TurnNotFound, match="covers 1 turn not stored") as error:
             journal.add_summary("r2", SECRET, covers=["r1", "t1"])
         assert "r1" not in str(error.value) and SECRET not in str(error.value)
         assert journal.summaries() == []
