@@ -17,6 +17,7 @@ from pathlib import Path
 from . import __version__
 from .console import escaped, run_command, say, shown
 from .steps import ToolCall, ToolResult, content_bytes
+from .journal.files import SYMLINK_REFUSED
 from .journal import (
     FACTS,
     FACTS_SUFFIX,
@@ -99,7 +100,8 @@ def _facts_file(path: Path) -> bool:
     except FileNotFoundError:
         return False
     if not stat.S_ISREG(mode):
-        raise JournalError(f"cannot open journal {str(path)!r}: not a regular file")
+        why = SYMLINK_REFUSED if stat.S_ISLNK(mode) else "not a regular file"
+        raise JournalError(f"cannot open journal {str(path)!r}: {why}")
     return True
 
 

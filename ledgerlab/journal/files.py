@@ -226,13 +226,16 @@ def open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> J
     return handle
 
 
+SYMLINK_REFUSED = ("it is a symbolic link, and a journal's files are opened only as regular "
+                   "files (a deletion rewrites a file under its name: through a link, the text "
+                   "would stay in the file the link points to)")
+
+
 def why_not(path: str, error: OSError) -> str:
     """Why ``path`` could not be opened, in words. A symbolic link is refused (O_NOFOLLOW),
     which the OS words as "Too many levels of symbolic links": say what it is."""
     if error.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
-        return ("it is a symbolic link, and a journal's files are opened only as regular "
-                "files (a deletion rewrites a file under its name: through a link, the text "
-                "would stay in the file the link points to)")
+        return SYMLINK_REFUSED
     return error.strerror or str(error)
 
 

@@ -160,7 +160,7 @@ def test_an_empty_path_is_named_empty_not_the_current_folder(paths, capsys, monk
     assert sorted(os.listdir(broken.parent)) == before
 
 
-def test_a_symlinked_facts_file_is_refused_as_a_symlink(paths):
+def test_a_symlinked_facts_file_is_refused_as_a_symlink(paths, capsys):
     broken, saved = paths
     with Journal(broken) as journal:
         journal.commit("one", "q1", "a1")
@@ -173,6 +173,9 @@ def test_a_symlinked_facts_file_is_refused_as_a_symlink(paths):
         with pytest.raises(JournalError, match="is a symbolic link") as caught:
             call()
         assert "Too many levels" not in str(caught.value) and SECRET not in str(caught.value)
+    for command in (["inspect", str(broken)], ["forget", str(broken), "one"]):
+        assert main(command) == 2
+        assert "is a symbolic link" in capsys.readouterr().err
     assert not saved.exists() and real.read_text().count("\n") == 1
 
 
