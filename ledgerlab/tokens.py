@@ -45,8 +45,8 @@ import re
 import zlib
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import accumulate
 from importlib.resources import files
+from itertools import accumulate
 
 from .checks import check_text, unknown_name
 from .images import Image

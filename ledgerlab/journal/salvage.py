@@ -173,7 +173,8 @@ def clear_salvage_name(path: str, hidden: str, *, published: bool) -> None:
         else:
             data = handle.readall()
             marked = _MARKER_LINE.fullmatch(data)
-            if not (marked or _MARKER.startswith(data.rstrip(b"\0"))
+            cut = data.rstrip(b"\0")  # a power loss can leave zeros
+            if not (marked or _MARKER.startswith(cut) or _MARKER_CUT.fullmatch(cut)
                     or journal_lines_cut_short(data)):
                 return  # someone's file
             ours = tuple(map(int, marked.groups())) if marked else None
@@ -192,6 +193,7 @@ def clear_salvage_name(path: str, hidden: str, *, published: bool) -> None:
 # unpublished: the file's device and inode numbers, never its text.
 _MARKER = b"ledgerlab salvage, not yet published: "
 _MARKER_LINE = re.compile(re.escape(_MARKER) + rb"([0-9]+) ([0-9]+)\n")
+_MARKER_CUT = re.compile(re.escape(_MARKER) + rb"[0-9 ]*")  # cut short: named nothing yet
 
 
 def _read_for_salvage(path: str) -> bytes:
@@ -304,8 +306,8 @@ class _Unnamed:
         a kill between the two leaves no copy of it."""
         _check_free(hidden)
         opened = os.fstat(self.fd)
+        # (Its name is synced when it is created: it lasts before the file has its own.)
         self.held = _Hidden(hidden, _MARKER + b"%d %d\n" % (opened.st_dev, opened.st_ino))
-        fsync_directory(hidden)  # the marker's name lasts before the file has its own
 
     def link(self, path: str) -> None:
         # A dir_fd makes os.link call linkat with AT_SYMLINK_FOLLOW, the way open(2)

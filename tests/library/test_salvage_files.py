@@ -336,6 +336,18 @@ def test_a_killed_salvage_leaves_no_hidden_copy_and_never_blocks_the_next(broken
     assert set(files_in(folder)) - set(before) == NEW
 
 
+@pytest.mark.parametrize("left", [b"", b"ledgerlab salv", b"ledgerlab salvage, not yet published: 2",
+                                  b"ledgerlab salvage, not yet published: 2 9\n",
+                                  b"ledgerlab salvage, not yet pub\0\0\0\0"])
+def test_a_marker_a_killed_salvage_left_whole_or_cut_short_is_removed(broken, left):
+    folder, saved = broken.parent, broken.parent / "saved.log"
+    for name in HIDDEN - {".saved.log.ledgerlab-salvage"}:
+        (folder / name).write_bytes(left)
+    salvage(broken, saved)
+    assert not HIDDEN & set(files_in(folder))
+    check_the_copy(saved)
+
+
 def test_a_leftover_cut_short_is_removed_and_a_foreign_file_is_kept(broken, mode):
     folder, saved = broken.parent, broken.parent / "saved.log"
     salvage(broken, saved)
