@@ -35,7 +35,7 @@ from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError, Tok
                        check_request)
 from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
-from .memory_sections import CoverNotInHistory
+from .memory_sections import CoverNotInHistory, OriginNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
                        select_reference, whole_turn_rule)
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
@@ -71,6 +71,7 @@ __all__ = [
     "JournalMoved",
     "LIMITS",
     "OriginNotFound",
+    "OriginNotInHistory",
     "PER_MESSAGE",
     "ProviderLimitError",
     "ProviderTool",

@@ -31,8 +31,27 @@ def check_text(value: object, field: str) -> str:
 
 
 def utf16_units(text: str) -> int:
-    """What Java's ``String.length()`` reports: UTF-16 code units, not bytes."""
+    """What Java's ``String.length()`` reports: UTF-16 code units, not bytes (a lone
+    surrogate is one unit, as in Java)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def unknown_name(kind: str, name: object, known: str) -> ValueError:
+    """The error for a ``kind`` name (an encoder's, a dialect's ...) that is none of
+    ``known``: it shows a str, cut short, and only the type of anything else (the repr of a
+    deeply nested list never ends, and a huge one would fill the screen)."""
+    if not isinstance(name, str):
+        shown = f"(a {type(name).__name__}, not a str)"
+    elif len(name) > _SHOWN_NAME:
+        shown = f"{name[:_SHOWN_NAME]!r}... ({len(name)} characters)"
+    else:
+        shown = repr(name)
+    return ValueError(f"unknown {kind} {shown}; known {kind}s: {known}")
+
+
+_SHOWN_NAME = 40  # characters of an unknown name an error shows
 
 
 def check_int(value: object, name: str, *, minimum: int) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import __version__
 from .console import escaped, run_command, say, shown
 from .steps import ToolCall, ToolResult, content_bytes
+from .journal.files import SYMLINK_REFUSED
 from .journal import (
     FACTS,
     FACTS_SUFFIX,
@@ -99,7 +100,8 @@ def _facts_file(path: Path) -> bool:
     except FileNotFoundError:
         return False
     if not stat.S_ISREG(mode):
-        raise JournalError(f"cannot open journal {str(path)!r}: not a regular file")
+        why = SYMLINK_REFUSED if stat.S_ISLNK(mode) else "not a regular file"
+        raise JournalError(f"cannot open journal {str(path)!r}: {why}")
     return True
 
 
@@ -271,6 +273,13 @@ def cmd_salvage(args: argparse.Namespace) -> int:
     return 1 if result.lost or result.facts_lost or result.summaries_lost else 0
 
 
+def file_path(text: str) -> str:
+    """An argparse type: a path, never empty (the OS would read "" as the current folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path: give the path of a file")
+    return text
+
+
 def count(text: str) -> int:
     """An argparse type: a whole number, 0 or more."""
     if not text.isdigit():
@@ -296,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
                                   "tags) and of its summaries file (LOG.summaries: text sizes, "
                                   "the turns each covers, counted and as id tags), read-only, "
                                   "without text. --ids lists the turns' ids instead.")
-    inspect.add_argument("log", metavar="LOG")
+    inspect.add_argument("log", type=file_path, metavar="LOG")
     inspect.add_argument("--ids", action="store_true",
                          help="print only the turns' ids, one per line in commit order (what "
                          "forget takes), never their text")
@@ -306,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="Delete one turn, the facts pinned from it and "
                                  "the summaries that cover it, for real: their text leaves the "
                                  "files; the other turns stay byte-identical.")
-    forget.add_argument("log", metavar="LOG")
+    forget.add_argument("log", type=file_path, metavar="LOG")
     forget.add_argument("id", metavar="ID", help="the id the turn was committed under "
                         "(`ledgerlab inspect LOG --ids` lists them)")
     forget.set_defaults(run=cmd_forget)
@@ -314,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     retain = commands.add_parser("retain", help="keep only the newest turns",
                                  description="Delete all but the newest N turns, and the "
                                  "facts and summaries derived from them, for real.")
-    retain.add_argument("log", metavar="LOG")
+    retain.add_argument("log", type=file_path, metavar="LOG")
     retain.add_argument("--last", type=count, required=True, metavar="N",
                         help="how many of the newest turns to keep")
     retain.set_defaults(run=cmd_retain)
@@ -324,8 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
                                  "a new journal (skipping damaged lines and repeated ids) and "
                                  "list what could not be kept, by line, offset and id tag. "
                                  "LOG is only read. Exit 1 if anything was lost.")
-    rescue.add_argument("log", metavar="LOG")
-    rescue.add_argument("--out", required=True, metavar="NEW",
+    rescue.add_argument("log", type=file_path, metavar="LOG")
+    rescue.add_argument("--out", type=file_path, required=True, metavar="NEW",
                         help="the new journal: a path that must not exist yet")
     rescue.set_defaults(run=cmd_salvage)
     return parser

@@ -100,6 +100,8 @@ def printable(text: str) -> str:
     UTF-8 (a surrogateescape, as in a file name from a legacy zip) becomes ``\xNN``. It
     does not depend on where the line goes: ``escaped`` is this for stdout.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
     if text.isprintable() and "\\" not in text:
         return text
     return "".join(_escape(char) for char in text)

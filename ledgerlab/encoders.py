@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring, encode_basestring_ascii
 from types import MappingProxyType
 
+from .checks import unknown_name
+
 
 @dataclass(frozen=True)
 class Encoder:
@@ -69,5 +71,4 @@ def get_encoder(name: str) -> Encoder:
     try:
         return ENCODERS[name]
     except (KeyError, TypeError):
-        known = ", ".join(sorted(ENCODERS))
-        raise ValueError(f"unknown encoder {name!r}; known encoders: {known}") from None
+        raise unknown_name("encoder", name, ", ".join(sorted(ENCODERS))) from None

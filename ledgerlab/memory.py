@@ -4,7 +4,9 @@ that names its source.
 - A ``Summary`` is text the application wrote about some stored turns (from a model or by
   hand: the library never calls a model), and ``covers``, the ids of those turns. Its text
   may carry any sentence of any turn it covers, so the journal deletes it when any one of
-  them is deleted (``Journal.add_summary``, ``forget``, ``retain``).
+  them is deleted (``Journal.add_summary``, ``forget``, ``retain``). ``add_summary`` also
+  takes a stored summary's id in ``covers`` (a rolling summary of summaries), for the turns
+  that summary covers.
 - ``Evidence`` is retrieved from outside the ledger (a document, a page, a search result);
   ``source`` names where it came from and travels with it, so an answer can cite it. It is
   given per request, never stored in the journal.

@@ -16,13 +16,45 @@ from .checks import id_tag
 from .memory import Summary
 from .dialects import evidence_line, summary_line
 from .tokens import MessageCounter
-from .turns import Turn
+from .turns import Fact, Turn
 
 
 class CoverNotInHistory(ValueError):
     """A summary covers a turn id that is not among the history's turn ids (each turn's
     ``Turn.id``, or ``ids=``), or ``ids`` does not name the history's turns one for one.
     Nothing is selected."""
+
+
+class OriginNotInHistory(CoverNotInHistory):
+    """A fact ``select`` would send names an origin that is not among the history's turn ids
+    (``ids=``, or each turn's ``Turn.id``): its turn is gone (forgotten, or never in this
+    history), and the fact may carry its text. Nothing is selected."""
+
+
+def check_origins(facts: Sequence[Fact], history: Sequence[Turn],
+                  ids: Sequence[str] | None) -> None:
+    """OriginNotInHistory for the first of ``facts`` whose origin is not among the history's
+    turn ids: ``ids`` where given, else the ids its turns carry. A history whose newest turn
+    carries no id (turns made by hand, or no turns) names none: nothing is checked, and it
+    costs nothing (a long hand-made history is not walked).
+
+    The ids are read from the newest back, a block at a time, only until every origin is
+    found: facts pinned from recent turns cost a few blocks, not the whole history.
+    """
+    missing = {fact.origin for fact in facts}
+    if ids is None and (not history or getattr(history[-1], "id", None) is None):
+        return
+    end, block = len(history), 256
+    while missing and end:
+        start = max(0, end - block)
+        missing.difference_update(ids[start:end] if ids is not None else
+                                  [getattr(turn, "id", None) for turn in history[start:end]])
+        end, block = start, 2 * block
+    if missing:
+        gone = next(fact for fact in facts if fact.origin in missing)
+        raise OriginNotInHistory(f"fact {id_tag(gone.id)} comes from {id_tag(gone.origin)}, "
+                                 f"which is not among the history's turn ids: its turn is "
+                                 f"gone, and the fact may hold its text")
 
 
 class TurnIds(Sequence):

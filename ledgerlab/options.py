@@ -51,7 +51,10 @@ class RequestOptions:
     input): ``Reasoning``, ``AssistantText``, ``ToolCall`` and ``ToolResult`` in whole rounds."""
     facts: Sequence[Fact] = ()
     """Pinned facts, in priority order: a second system message (OpenAI Chat), system text
-    block (Anthropic) or developer message (Responses), one ``[origin] text`` line each."""
+    block (Anthropic) or developer message (Responses), one ``[origin] text`` line each.
+    ``select`` refuses one it would send whose origin is not among the history's turn ids
+    (``OriginNotInHistory``), where the history names its turns (``ids``, or its newest
+    turn's ``Turn.id``)."""
     max_fact_bytes: int | None = None
     """The most bytes the facts may add to the body (None: no cap of their own)."""
     ids: Sequence[str] | None = None

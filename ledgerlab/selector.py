@@ -12,7 +12,8 @@ documented counts (each dialect's ``LIMITS``: images, messages).
 
 Memory comes before the turns, in precedence, each section under its own cap: the facts
 (the longest prefix of them that fits ``max_fact_bytes`` and what the mandatory part
-leaves), then the evidence (likewise, ``max_evidence_bytes``). Their bytes do not depend on
+leaves; one whose origin is not among the history's turn ids is refused,
+``OriginNotInHistory``), then the evidence (likewise, ``max_evidence_bytes``). Their bytes do not depend on
 the turns, so the budgets compose. Then the summaries, which stand for turns: for each k
 (the newest turns kept, from the most down), the candidates are the summaries whose
 covered turns are all dropped, taken newest first (by the newest turn each covers; on a
@@ -39,7 +40,7 @@ from .encoders import get_encoder
 from .images import Image
 from .memory import Summary
 from .memory_sections import (CoverNotInHistory, LazyOrder, SummaryPlan, TurnIds,
-                              evidence_within_tokens, summary_order)
+                              check_origins, evidence_within_tokens, summary_order)
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
 from .request import fragment, frame, question_content, request_bytes, sections
 from .steps import ToolResult
@@ -235,6 +236,7 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
 
     facts, bare = list(options.facts), replace(options, facts=())
     options = longest_prefix(bare, "facts", facts, options.max_fact_bytes)
+    _check_origins(options.facts, turns, options)
     with_facts = options
     options = longest_prefix(with_facts, "evidence", evidence, options.max_evidence_bytes)
     with_evidence = options
@@ -364,6 +366,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             memory[kind] = "\n".join(lines)
             size, tokens = size + added, tokens + cost
         kept.append((len(lines), len(items) - len(lines), added))
+    _check_origins(options.facts[:kept[0][0]], history, options)
 
     # The newest whole turns that fit what is left. Summaries only add to a request, so no
     # more turns than these fit beside them; with summaries, turns are weighed one by one.
@@ -490,6 +493,14 @@ def _ids(history: Sequence[Turn], options: RequestOptions):
         raise CoverNotInHistory(f"ids names {len(options.ids)} turns but the history has "
                                 f"{len(history)}")
     return options.ids
+
+
+def _check_origins(facts: Sequence[Fact], history: Sequence[Turn],
+                   options: RequestOptions) -> None:
+    """OriginNotInHistory if a fact to be sent comes from a turn the history does not hold
+    (``memory_sections.check_origins``)."""
+    if facts:
+        check_origins(facts, history, None if options.ids is None else _ids(history, options))
 
 
 def _facts_within_tokens(count: MessageCounter, facts: Sequence[Fact],

@@ -46,8 +46,9 @@ import zlib
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
+from itertools import accumulate
 
-from .checks import check_text
+from .checks import check_text, unknown_name
 from .images import Image
 from .dialects import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
                        anthropic_tool_prompt, check_dialect, image_rule, lines_content,
@@ -105,8 +106,7 @@ class TokenizerDataError(RuntimeError):
 def check_tokenizer(name: object) -> str:
     """Return ``name`` if it is a supported tokenizer, else ValueError naming the known ones."""
     if not isinstance(name, str) or name not in TOKENIZERS:
-        known = ", ".join(sorted(TOKENIZERS))
-        raise ValueError(f"unknown tokenizer {name!r}; known tokenizers: {known}")
+        raise unknown_name("tokenizer", name, ", ".join(sorted(TOKENIZERS)))
     return name
 
 
@@ -145,54 +145,122 @@ def encoding(name: str):
                              special_tokens=spec["special_tokens"])
 
 
-# tiktoken's regex engine gives up, with a Rust panic, on a run of whitespace of about a
-# million characters. A text holding a run this long is split into the same pieces by the
-# `regex` package (what tiktoken's own reference implementation uses) and each piece is
-# encoded on its own, exactly as tiktoken encodes it: the same count, only slower.
-LONG_WHITESPACE = 100_000
-_LONG_RUN = re.compile(r"(?<!\s)\s{%d}" % LONG_WHITESPACE)  # from a run's start: linear
+@lru_cache(maxsize=None)
+def _token_lengths(name: str) -> list[int]:
+    """Each token's length in bytes, by its rank (built once, for the first long piece)."""
+    ranks = getattr(encoding(name), "_mergeable_ranks", None) or load_ranks(name)
+    lengths = [0] * (max(ranks.values()) + 1)
+    for token, rank in ranks.items():
+        lengths[rank] = len(token)
+    return lengths
 
-# tiktoken's byte-pair merge of one piece costs about ten times more per byte on a long
-# run of one character (one piece of millions of bytes) than on words: 3.2 million "x"
-# took 3.6 s against 0.4 s for as many bytes of prose. So a text holding a run of
-# REPEATED copies of one character is counted by pieces too, and a piece of it longer
-# than PIECE_CHUNK + PIECE_MARGIN bytes that holds such a run is encoded a window at a
-# time (the chunking tokenizers' own guidance gives for long inputs). Why the count stays
-# tiktoken's (see ``_count_long_piece``):
+
+@lru_cache(maxsize=None)
+def _longest_token(name: str) -> int:
+    """The bytes of the longest token (128 in both encodings)."""
+    return max(_token_lengths(name))
+
+
+# --- Long pieces: counted in linear time, exactly as tiktoken counts them -----------------
 #
-# 1. A text without such a run goes to tiktoken whole, as before: ordinary text is
-#    untouched. One with a run is split into tiktoken's own pieces (same pattern, the
-#    `regex` package), each encoded as tiktoken encodes it; only long pieces holding a
-#    run are windowed.
-# 2. Byte-pair merging never merges across a boundary between two of a piece's final
-#    tokens, and what either side merges never depends on the other (the one pair across
-#    it is never merged): so the piece's tokens are those of its two sides, cut there.
-# 3. The cut taken is the last token boundary of a window at least PIECE_MARGIN bytes
-#    before the window's end. Merges are made lowest rank first, the leftmost first
-#    among equals, so in a run of one character the tokens are built from the left, and
-#    bytes after the window change only the tokens a chain of merges from its end
-#    reaches: a token is at most 128 bytes in both encodings, and the margin is four
-#    times that. So the cut is one of the whole piece's boundaries, and (2) applies.
-#    tests/library/test_tokens.py checks the windowed count against tiktoken's on runs
-#    of random characters beside words and whitespace; one run over 2,024 characters
-#    (both encodings, runs of 1 to 3 windows) found no difference.
-REPEATED = 1024
-PIECE_CHUNK = 8192
-PIECE_MARGIN = 512
+# tiktoken splits a text into pieces with its pattern (words, runs of symbols, runs of
+# whitespace, digits in threes), then byte-pair merges each piece, in time that grows
+# faster than the piece: one piece of 8 million random lowercase letters took 85 s, of
+# "ab" repeated 27 s, of random CJK 67 s, where as many characters of words take well
+# under a second; and its regex engine panics on a run of about a million spaces. So:
+#
+# 1. A text with no run of ``_long_run()`` bytes that a long piece needs (``_may_hold``:
+#    bytes that are neither ASCII whitespace nor digits, or bytes of whitespace, "/" or
+#    characters beyond ASCII) goes to tiktoken whole, as before. Every piece longer than
+#    a window holds such a run: a word or a run of symbols has no whitespace and no digit
+#    but its leading character, a run of whitespace nothing else, and a run of symbols
+#    with newlines and slashes after it has one or the other for half its length. Two
+#    translations and two substring searches, in C.
+# 2. Another is cut into stretches at safe cuts (``_CUTS``): an ASCII letter, digit or
+#    symbol where the next byte cannot continue its piece (a space or a tab; a digit
+#    after a non-digit and the reverse; a symbol other than an apostrophe, which can
+#    start "'s", after a letter; in o200k an uppercase letter after a lowercase one).
+#    Such a cut is a boundary of tiktoken's pieces, and the pattern reads no further
+#    than the piece it ends (its look-aheads and ``$`` follow whitespace only, and a
+#    possessive run could reach past the cut only by matching across it), so each
+#    stretch splits into the same pieces on its own. A stretch with no cut for more than
+#    a window that may hold a long piece is split by the same pattern (the `regex`
+#    package, which tiktoken's reference implementation uses) and counted piece by
+#    piece; the others go to tiktoken, as many at once as lie between two such stretches.
+# 3. A piece longer than a window is counted a window at a time (``_count_long_piece``),
+#    by a rule whose docstring says why it is exact: a window's tokens are used only
+#    where the next window, which overlaps it by one token, has a boundary at both of
+#    that token's edges; if one ever had not, the piece would be counted whole.
+#
+# tests/library/test_tokens.py checks all three against tiktoken's count of the whole text
+# on random texts, with windows of a few hundred bytes and a margin of one byte as well
+# (where the overlap check fails and the whole piece is counted).
+PIECE_CHUNK = 8192  # a window's bytes whose tokens are taken
+PIECE_MARGIN = 512  # the bytes after them, which the window's last taken token may need
+STRIDE = 2048  # bytes between searches for a safe cut
 
 
-def _has_run(text: str) -> bool:
-    """Does ``text`` hold ``REPEATED`` copies of one character in a row?
+def _window() -> int:
+    return PIECE_CHUNK + PIECE_MARGIN
 
-    Such a run covers a whole aligned window ``text[p:p + REPEATED // 2]`` (p a multiple
-    of the window's size): only those windows are looked at, a few compares in C each.
-    """
-    size = REPEATED // 2
-    for start in range(0, len(text) - size + 1, size):
-        window = text[start:start + size]
-        if window[0] == window[-1] and window == window[0] * size:
-            return True
-    return False
+
+# The bytes of a possible long piece, as "#": (1) neither ASCII whitespace nor a digit
+# (a word's, a symbol run's), (2) ASCII whitespace or "/" (a whitespace run's; the newlines
+# and slashes o200k puts after a symbol run). Bytes of other characters are "#" in both:
+# whatever they are, they count.
+_ASCII_SPACE = b" \t\n\v\f\r"
+_WORD_BYTES = bytes(ord("." if byte in _ASCII_SPACE or 48 <= byte <= 57 else "#")
+                    for byte in range(256))
+_SPACE_BYTES = bytes(ord("#" if byte in _ASCII_SPACE + b"/" or byte >= 128 else ".")
+                     for byte in range(256))
+
+
+def _long_run() -> bytes:
+    """Half a long piece's bytes, less its leading character: what ``_may_hold`` looks for."""
+    return b"#" * (_window() // 2 - 2)
+
+
+def _may_hold(raw: bytes) -> bool:
+    """Could UTF-8 bytes ``raw`` hold a piece of more than a window's bytes? (No false no.)"""
+    run = _long_run()
+    return len(raw) >= len(run) and (run in raw.translate(_WORD_BYTES)
+                                      or run in raw.translate(_SPACE_BYTES))
+
+
+# Safe cuts are found in a text's UTF-8 bytes, a class letter a byte: S a space or a tab,
+# w other ASCII whitespace, D a digit, l and u a lowercase and an uppercase ASCII letter,
+# q the apostrophe, p another ASCII symbol, c an ASCII control, n a byte of any other
+# character. Each kind of cut is one pattern starting with a literal (the fast search of
+# Python's re), its cut at the match's start or, with 1, at its end.
+_CLASSES = bytes(ord("S" if byte in b" \t" else "w" if byte in _ASCII_SPACE else
+                     "D" if 48 <= byte <= 57 else "l" if 97 <= byte <= 122 else
+                     "u" if 65 <= byte <= 90 else "q" if byte == 39 else
+                     "p" if 33 <= byte <= 126 else "c" if byte < 128 else "n")
+                 for byte in range(256))
+_CUTS_BOTH = [(re.compile(rb"S(?<=[lupqD]S)"), 0),  # a space or a tab after any of them
+              (re.compile(rb"D(?<=[lupq]D)"), 0),  # a digit after a letter or a symbol
+              (re.compile(rb"D(?=[lupq])"), 1),  # and the reverse
+              (re.compile(rb"p(?<=[lu]p)"), 0)]  # a symbol (not "'": "'s") after a letter
+_CUTS = {"o200k_base": _CUTS_BOTH + [(re.compile(rb"u(?<=lu)"), 0)],  # "aB": two words there
+         "cl100k_base": _CUTS_BOTH}
+
+
+class _SafeCuts:
+    """The safe cuts of one text's bytes, found in order: each pattern searched once
+    for its next cut, and again only once that cut is passed (linear in the text)."""
+
+    def __init__(self, raw: bytes, name: str) -> None:
+        self.classes, self.patterns = raw.translate(_CLASSES), _CUTS[name]
+        self.upcoming = [-1] * len(self.patterns)  # each pattern's next cut (-1: not searched)
+
+    def next(self, position: int) -> int:
+        """The first safe cut at or after ``position``, or the text's end."""
+        end = len(self.classes)
+        for index, (pattern, after) in enumerate(self.patterns):
+            if self.upcoming[index] < position:
+                found = pattern.search(self.classes, max(0, position - after))
+                self.upcoming[index] = end if found is None else found.start() + after
+        return min(self.upcoming, default=end)
 
 
 class MessageCounter:
@@ -213,54 +281,103 @@ class MessageCounter:
                      for role in ("system", "user", "assistant", "tool")}
 
     def count(self, text: str) -> int:
-        """The tokens of ``text`` as ordinary text (special tokens are text too)."""
-        if _LONG_RUN.search(text) is None and not _has_run(text):
+        """The tokens of ``text`` as ordinary text (special tokens are text too): tiktoken's
+        count, in time linear in the text (the notes above ``PIECE_CHUNK``)."""
+        if len(text) < len(_long_run()) // 4:  # four bytes a character at most
             return len(self.encode(text))
-        return self._count_by_pieces(text)
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, which tiktoken replaces its own way
+            return len(self.encode(text))
+        if not _may_hold(raw):
+            return len(self.encode(text))
+        return self._count_in_stretches(raw)
+
+    def _count_in_stretches(self, raw: bytes) -> int:
+        """Cut UTF-8 bytes ``raw`` at safe cuts about every ``STRIDE`` bytes; count a stretch
+        that may hold a long piece by its pieces, the others with tiktoken, many at once."""
+        def text(start: int, stop: int) -> str:
+            return raw[start:stop].decode("utf-8")  # cut at ASCII bytes: whole characters
+
+        cuts, total, done, start, end = _SafeCuts(raw, self.name), 0, 0, 0, len(raw)
+        while start < end:
+            stop = cuts.next(min(start + STRIDE, end))
+            if stop - start > _window() and _may_hold(raw[start:stop]):
+                total += len(self.encode(text(done, start))) + self._count_by_pieces(
+                    text(start, stop))
+                done = stop
+            start = stop
+        return total + len(self.encode(text(done, end)))
 
     def _count_by_pieces(self, text: str) -> int:
+        """Split ``text`` into tiktoken's pieces (its pattern, by the `regex` package) and
+        count each: a long one a window at a time, the others as tiktoken does."""
         import regex  # tiktoken's own dependency
 
-        pieces = regex.findall(TOKENIZERS[self.name]["pat_str"], text)
         encode_piece = encoding(self.name)._core_bpe.encode_single_piece
-        total = 0
-        for piece in pieces:
-            raw = piece.encode("utf-8")
-            total += (self._count_long_piece(raw) if len(raw) > PIECE_CHUNK + PIECE_MARGIN
-                      and _has_run(piece) else len(encode_piece(raw)))
+        total, counted = 0, {}
+        for piece in regex.findall(TOKENIZERS[self.name]["pat_str"], text):
+            tokens = counted.get(piece)
+            if tokens is None:
+                raw = piece.encode("utf-8")
+                tokens = (self._count_long_piece(raw) if len(raw) > _window()
+                          else len(encode_piece(raw)))
+                if len(piece) < 64:  # a short piece often comes again
+                    counted[piece] = tokens
+            total += tokens
         return total
 
     def _count_long_piece(self, raw: bytes) -> int:
-        """The tokens of one long piece, a window of ``PIECE_CHUNK + PIECE_MARGIN`` bytes at
-        a time: each window's tokens that end within its first ``PIECE_CHUNK`` bytes are
-        counted, and the next window starts where the last of them ends (why that count
-        is tiktoken's: the notes above ``REPEATED``). A window seen before is not encoded
-        again (the same bytes, the same tokens): a run of one character is a few windows."""
+        """The tokens of one piece longer than a window, a window at a time.
+
+        A window is ``PIECE_CHUNK + PIECE_MARGIN`` bytes from ``start``. Y is its last token
+        that ends within its first ``PIECE_CHUNK`` bytes; the next window starts where Y
+        starts, and the window's tokens before Y are counted once the next window's tokens
+        have a boundary where Y ends (Y is then its first token). Why that count is exact:
+        byte-pair merging makes the lowest-ranked merge first, the leftmost among equals.
+        With X the bytes before Y and Z all those after it, X+Y (this window, cut after Y)
+        has a boundary where Y starts, and Y+Z (from the next window on) one where Y ends.
+        Until a merge of X+Y+Z crosses an edge of Y, its merges are those of X+Y and of Y+Z
+        in their own order, so the first to cross would be made by X+Y or by Y+Z alone:
+        none crosses, and the tokens of X+Y+Z are X's tokens in this window, then those of
+        Y+Z. (The github/rust-gems ``bpe`` crate's notes state the one-token case.) Were
+        an edge ever not a boundary of the next window, the whole piece would be counted
+        as tiktoken counts it. A window seen before is not encoded again: a run of one
+        character is a few windows.
+        """
         encode_piece = encoding(self.name)._core_bpe.encode_single_piece
-        seen: dict[bytes, tuple[int, int]] = {}
-        total = start = 0
-        while len(raw) - start > PIECE_CHUNK + PIECE_MARGIN:
-            window = raw[start:start + PIECE_CHUNK + PIECE_MARGIN]
-            if window not in seen:
+        seen: dict[bytes, tuple] = {}
+        total, start, edge, window = 0, 0, 0, _window()
+        while len(raw) - start > window:
+            part = raw[start:start + window]
+            if part not in seen:
                 if len(seen) == 16:  # memory stays flat on a piece of many distinct windows
                     seen.clear()
-                seen[window] = self._head(encode_piece(window))
-            tokens, length = seen[window]
-            total, start = total + tokens, start + length
-        return total + len(encode_piece(raw[start:]))
+                seen[part] = self._split_window(encode_piece(part), len(part))
+            first_edges, before, step, length = seen[part]
+            if edge and edge not in first_edges:
+                return len(encode_piece(raw))
+            total, start, edge = total + before, start + step, length
+        tail = encode_piece(raw[start:])
+        length = _token_lengths(self.name).__getitem__
+        if edge and edge not in accumulate(map(length, tail[:edge])):
+            return len(encode_piece(raw))
+        return total + len(tail)
 
-    def _head(self, tokens: list[int]) -> tuple[int, int]:
-        """How many of a window's ``tokens`` end within its first ``PIECE_CHUNK`` bytes, and
-        where the last of them ends (a token is at most 128 bytes: at least
-        ``PIECE_CHUNK - 128``)."""
-        size_of = encoding(self.name).decode_single_token_bytes
-        end = 0
-        for count, token in enumerate(tokens):
-            size = len(size_of(token))
-            if end + size > PIECE_CHUNK:
-                return count, end
-            end += size
-        return len(tokens), end
+    def _split_window(self, tokens: list[int], size: int) -> tuple[frozenset, int, int, int]:
+        """A window's token boundaries within its first ``longest`` tokens (which hold every
+        boundary within reach of its first token), how many of its tokens come before Y
+        (its last token ending within ``PIECE_CHUNK`` bytes), where Y starts, and Y's
+        length. Only tokens near either end are measured: ``size`` is the window's bytes."""
+        length, longest = _token_lengths(self.name).__getitem__, _longest_token(self.name)
+        first_edges = frozenset(accumulate(map(length, tokens[:longest])))
+        # Back from the end, the start of each token: the first at or before PIECE_CHUNK is
+        # where Y ends. The window's last PIECE_MARGIN bytes and Y take at most this many.
+        near_end = tokens[-(PIECE_MARGIN + 2 * longest):]
+        starts = [size - back for back in accumulate(map(length, reversed(near_end)))]
+        last = next(index for index, start in enumerate(starts) if start <= PIECE_CHUNK)
+        y_end, y_start = starts[last], starts[last + 1]
+        return first_edges, len(tokens) - last - 2, y_start, y_end - y_start
 
     def message(self, role: str, content: str) -> int:
         return self.role[role] + self.count(content)

@@ -47,6 +47,7 @@ class Fact:
 
 def fact_line(fact: Fact) -> str:
     """How one fact reads in the facts message: its origin in brackets, then its text."""
+    check_fact(fact, "fact")
     return f"[{fact.origin}] {fact.text}"
 
 
@@ -55,10 +56,11 @@ def facts_content(facts: Sequence[Fact]) -> str:
     return "\n".join(fact_line(check_fact(fact)) for fact in facts)
 
 
-def check_fact(fact: object) -> Fact:
-    """Return ``fact`` if it is a Fact, else TypeError (its fields were checked when made)."""
+def check_fact(fact: object, name: str = "facts") -> Fact:
+    """Return ``fact`` if it is a Fact, else a TypeError naming the argument ``name`` (a
+    Fact's fields were checked when it was made)."""
     if not isinstance(fact, Fact):
-        raise TypeError(f"facts must be Fact, not {type(fact).__name__}")
+        raise TypeError(f"{name} must be Fact, not {type(fact).__name__}")
     return fact
 
 

@@ -33,6 +33,7 @@ import base64
 import binascii
 import json
 
+from ..checks import unknown_name
 from ..images import image_size
 from ..steps import refuse_constant
 from .anthropic import (ANTHROPIC, ANTHROPIC_TOOL_PROMPT, NON_EMPTY, AnthropicMessages,
@@ -64,7 +65,7 @@ DIALECTS = tuple(SHAPES)
 def check_dialect(dialect: object) -> str:
     """Return ``dialect`` if it is one of DIALECTS, else ValueError naming them."""
     if not isinstance(dialect, str) or dialect not in SHAPES:
-        raise ValueError(f"unknown dialect {dialect!r}; known dialects: {', '.join(DIALECTS)}")
+        raise unknown_name("dialect", dialect, ", ".join(DIALECTS))
     return dialect
 
 

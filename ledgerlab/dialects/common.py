@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..checks import InvalidTurn, id_tag
+from ..checks import InvalidTurn, check_int, id_tag
 from ..memory import Evidence, Summary
 from ..steps import full_rounds
 from ..turns import ProviderTool, ToolCall, ToolResult, Turn
@@ -378,6 +378,13 @@ class TokenCount(int):
     basis: str
 
     def __new__(cls, value: int, *, exact: bool, basis: str) -> TokenCount:
+        # A count is a whole number: int() would turn 2.5 into 2 and infinity into an
+        # OverflowError.
+        check_int(value, "value", minimum=0)
+        if not isinstance(exact, bool):
+            raise TypeError(f"exact must be a bool, not {type(exact).__name__}")
+        if not isinstance(basis, str):
+            raise TypeError(f"basis must be a str, not {type(basis).__name__}")
         count = super().__new__(cls, value)
         count.exact, count.basis = exact, basis
         return count

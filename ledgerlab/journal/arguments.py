@@ -23,9 +23,12 @@ def check_type(value: T, name: str, kinds: type | tuple[type, ...], expected: st
 
 def check_path(path: object, name: str) -> str:
     """``path`` (a str or an os.PathLike naming a str) as a str; else a TypeError naming the
-    argument."""
+    argument, or a ValueError for an empty path (which the OS would read as the current
+    folder)."""
     named = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
-    return check_type(named, name, str, "a str or os.PathLike path")
+    if not check_type(named, name, str, "a str or os.PathLike path"):
+        raise ValueError(f"{name} is empty: give the path of a file")
+    return named
 
 
 def check_name(value: object, name: str) -> str:

@@ -192,7 +192,7 @@ def open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> J
             else:
                 fd = os.open(path, flags)
         except OSError as error:
-            raise JournalError(f"cannot open journal {path!r}: {error.strerror}") from None
+            raise JournalError(f"cannot open journal {path!r}: {why_not(path, error)}") from None
         handle = JournalFile(fd, "r+")
         try:
             holder = _lock(handle, path)
@@ -224,6 +224,19 @@ def open_locked(path: str, *, create: bool = True, exclusive: bool = False) -> J
             raise JournalError(f"cannot create journal {path!r}: syncing its directory "
                                f"failed ({error.strerror}); {state}") from None
     return handle
+
+
+SYMLINK_REFUSED = ("it is a symbolic link, and a journal's files are opened only as regular "
+                   "files (a deletion rewrites a file under its name: through a link, the text "
+                   "would stay in the file the link points to)")
+
+
+def why_not(path: str, error: OSError) -> str:
+    """Why ``path`` could not be opened, in words. A symbolic link is refused (O_NOFOLLOW),
+    which the OS words as "Too many levels of symbolic links": say what it is."""
+    if error.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+        return SYMLINK_REFUSED
+    return error.strerror or str(error)
 
 
 def same_file(fd: int, path: str) -> bool:
@@ -448,6 +461,17 @@ def _lines_within(data: bytes, journal: bytes) -> bool:
 
 # One line of the reference's format: base64, a space, 64 lowercase hex digits, a newline.
 _RECORD_LINE = re.compile(rb"[A-Za-z0-9+/]*={0,2} [0-9a-f]{64}\n")
+
+
+def journal_lines_cut_short(data: bytes) -> bool:
+    """Is ``data`` what a write of journal lines killed part way leaves: record lines, the
+    last perhaps cut short, perhaps zeros after them (a power loss), or nothing at all?"""
+    *complete, last = data.rstrip(b"\0").split(b"\n")
+    return (all(_RECORD_LINE.fullmatch(line + b"\n") for line in complete)
+            and _RECORD_START.fullmatch(last) is not None)
+
+
+_RECORD_START = re.compile(rb"[A-Za-z0-9+/]*={0,2}(?: [0-9a-f]{0,64})?")  # a line cut short
 
 
 def _journal_remains(data: bytes) -> bool:

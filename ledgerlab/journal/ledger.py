@@ -50,7 +50,8 @@ refuses (JournalCorrupt) and creates nothing.
 
 Summaries (``ledgerlab.memory.Summary``) live in ``<path>.summaries`` under the same
 rules, with the payload ``{"id","text","covers"}``: a summary covers one or more stored
-turns, and is deleted with any of them (forget and retain rewrite it before the turn
+turns (``add_summary`` takes a stored summary's id there too, for the turns it covers), and
+is deleted with any of them (forget and retain rewrite it before the turn
 file, as the facts). A journal without summaries has no summaries file.
 
 The journal stores turns and what is derived from them; it knows nothing of requests
@@ -173,15 +174,18 @@ class Journal:
             raise
 
     def _clear_salvage_names(self) -> None:
-        """Remove the second names a salvage killed while writing this journal left.
+        """Remove what a salvage killed while writing this journal left
+        (``salvage.clear_salvage_name``).
 
         Published (the turn file has its name): the hidden names go, or a rewrite would
         refuse a file of two names. Not published: a derived file alone is then no file
-        at all (that salvage wrote nothing), where any other derived file alone is damage.
+        at all (that salvage wrote nothing), where any other derived file alone is damage;
+        and a copy a salvage was writing under a hidden name goes too, so no text outlives
+        a killed salvage.
         """
         published = os.path.lexists(self.path)
         names = [(store.path, suffix) for store, _, suffix in self._derived]
-        for path, suffix in [(self.path, SALVAGE_SUFFIX)] * published + names:
+        for path, suffix in [(self.path, SALVAGE_SUFFIX)] + names:
             clear_salvage_name(path, rewrite_path(self.path, suffix), published=published)
 
     def _open_derived(self, store: Store, held: str) -> None:
@@ -268,17 +272,21 @@ class Journal:
         """Store a summary durably, with the ids of the stored turns it covers; return it.
 
         ``text`` is what the application wrote about those turns (the library never
-        calls a model); ``covers`` one or more ids of stored turns (else TurnNotFound).
-        The journal's guarantees hold (checksummed lines, fsync before returning, torn
-        tails cut, corruption refused, one writer). Forgetting any turn it covers, or
-        retain dropping one, deletes the summary: its text may carry that turn's.
-        Idempotent by id: the same text and covers return the stored summary and write
-        nothing; another text or other covers is SummaryConflict.
+        calls a model); ``covers`` one or more ids of stored turns or of stored summaries
+        (else TurnNotFound). A summary named stands for the turns it covers: a rolling
+        summary, written from the last one and the turns since, covers ``[last_summary_id,
+        newest_turn_id]``, and is stored covering every turn they cover (the Summary
+        returned lists them), so forgetting any turn of the chain, however deep, deletes
+        it, as retain dropping one does: its text may carry that turn's. The journal's
+        guarantees hold (checksummed lines, fsync before returning, torn tails cut,
+        corruption refused, one writer). Idempotent by id: the same text and covers return
+        the stored summary and write nothing; another text or other covers is
+        SummaryConflict.
         """
         # covers is checked by Summary (a TypeError naming it).
-        summary = Summary(check_name(summary_id, "summary_id"), check_name(text, "text"),
-                          covers)
+        given = Summary(check_name(summary_id, "summary_id"), check_name(text, "text"), covers)
         with self._in_use():
+            summary = Summary(given.id, given.text, self._covered_turns(given))
             stored = self._summaries.get(summary_id)
             if stored is not None:
                 if stored != summary:
@@ -286,14 +294,30 @@ class Journal:
                     raise SummaryConflict(f"{id_tag(summary_id)} is already stored with "
                                           f"another {field}; nothing changed")
                 return stored
-            missing = [turn_id for turn_id in summary.covers if turn_id not in self._turns]
-            if missing:
-                raise TurnNotFound(f"summary {id_tag(summary_id)} covers {len(missing)} "
-                                   f"{'turn' if len(missing) == 1 else 'turns'} not stored "
-                                   f"(first {id_tag(missing[0])}); nothing changed")
             self._append_derived(self._summary_store, encode_summary(summary), "add_summary")
             self._summaries[summary_id] = summary
             return summary
+
+    def _covered_turns(self, summary: Summary) -> tuple[str, ...]:
+        """The stored turns ``summary.covers`` names: each turn id itself, each stored
+        summary's id the turns that summary covers (in order, none twice). Stored summaries
+        cover turns only, so one step reaches the bottom of any chain. TurnNotFound for an
+        id that is neither."""
+        turns: dict[str, None] = {}  # an ordered set
+        missing = []
+        for cover in summary.covers:
+            named = self._summaries.get(cover)
+            if cover not in self._turns and named is None:
+                missing.append(cover)
+            if cover in self._turns:
+                turns[cover] = None
+            if named is not None:  # an id both a turn's and a summary's stands for both
+                turns.update(dict.fromkeys(named.covers))
+        if missing:  # (nor a stored summary: "turn" is what is meant almost always)
+            raise TurnNotFound(f"summary {id_tag(summary.id)} covers {len(missing)} "
+                               f"{'turn' if len(missing) == 1 else 'turns'} not stored "
+                               f"(first {id_tag(missing[0])}); nothing changed")
+        return tuple(turns)
 
     def _append_derived(self, store: Store, line: bytes, action: str) -> None:
         """Append one record to a derived file (created by its first record), durably."""

@@ -12,6 +12,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,12 +25,12 @@ from .files import (
     SALVAGE_SUFFIX,
     SUMMARIES_SUFFIX,
     JournalFile,
-    link_new,
-    clear_leftover,
     fsync_directory,
+    journal_lines_cut_short,
+    link_new,
     open_locked,
     rewrite_path,
-    same_file,
+    why_not,
     write_all,
 )
 from .records import FACTS, TURNS, Kind, LineStatus, leading_record, scan
@@ -113,6 +114,7 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
     kept, lost, seen = _verified(data, scan(data, TURNS), TURNS)
     files = [(destination, b"".join(kept), rewrite_path(destination, SALVAGE_SUFFIX))]
     derived = {}
+    clear_salvage_name(destination, files[0][2], published=False)  # a killed one's copy
     for suffix, kind, hidden_suffix in _DERIVED:
         path, hidden = destination + suffix, rewrite_path(destination, hidden_suffix)
         if os.path.lexists(source + suffix):
@@ -124,7 +126,8 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
             # names leaves a file that Journal and the next salvage know was never
             # published, and remove (``clear_salvage_name``), never a journal without it.
             files.insert(-1, (path, b"".join(items), hidden))
-        if os.path.lexists(path) and not clear_salvage_name(path, hidden, published=False):
+        clear_salvage_name(path, hidden, published=False)
+        if os.path.lexists(path):
             raise JournalError(f"{path!r} exists: salvage writes a new file, never over one")
     _publish(files)
     nothing = (0, (), None)
@@ -132,38 +135,65 @@ def salvage(source: str | os.PathLike[str], destination: str | os.PathLike[str])
                     *derived.get(FACTS.name, nothing), *derived.get(SUMMARIES.name, nothing))
 
 
-def clear_salvage_name(path: str, hidden: str, *, published: bool) -> bool:
-    """Remove what a salvage killed while its facts file had two names left; True if done.
+def clear_salvage_name(path: str, hidden: str, *, published: bool) -> None:
+    """Remove what a killed salvage left at ``hidden``, the hidden name of the file it
+    writes to ``path``, and the file it gave ``path`` but never published.
 
-    Salvage keeps its new facts file's hidden name ``hidden`` (locked) until the turn file
-    has its name, which publishes both. So a facts file at ``path`` whose only other name
-    is ``hidden``, which no live salvage holds, was left by a killed salvage: if the turn
-    file took its name (``published``), only the hidden name goes (the file loses
-    nothing); if not, the file was never published, and both names go. Anything else is
-    left alone.
+    Until the turn file has its name, which publishes them all, salvage keeps a hidden
+    name beside each derived file it has named (the facts, the summaries), locked: a
+    second name of the file, where it wrote it under that name, or a marker holding only
+    the file's device and inode numbers, where it wrote it with no name (``_MARKER``). So
+    at ``hidden``, if no live salvage holds it (its lock), these go:
+
+    - a second name of ``path``'s file, or a marker naming it: the hidden name, and if
+      the turn file did not take its name (``published`` False), ``path`` too;
+    - a marker, or a file of journal lines, alone (either perhaps cut short): a salvage
+      killed before it named ``path``, or while it wrote the file; never someone's text.
+
+    Anything else is someone's file, and is left alone (salvage then refuses the name).
     """
     try:
-        named, twin = os.lstat(path), os.lstat(hidden)
-    except FileNotFoundError:
-        return False
-    if not (stat.S_ISREG(named.st_mode) and named.st_nlink == 2
-            and (named.st_dev, named.st_ino) == (twin.st_dev, twin.st_ino)):
-        return False
-    try:
+        if not stat.S_ISREG(os.lstat(hidden).st_mode):
+            return
         handle = open_locked(hidden, create=False)
-    except JournalError:  # a live salvage holds it, or it cannot be opened
-        return False
+    except (FileNotFoundError, JournalError):  # none, or a live salvage holds it
+        return
     try:
-        if same_file(handle.fileno(), path):
-            if not published:
-                os.unlink(path)
-            os.unlink(hidden)  # under its lock, so no salvage is using it
-            fsync_directory(path)
+        opened = os.fstat(handle.fileno())
+        try:
+            named = os.lstat(path)
+        except FileNotFoundError:
+            named = None
+        # The file unpublished at ``path``, if any: the hidden name's own (a second name),
+        # or the one its marker names.
+        if named is not None and (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino):
+            if opened.st_nlink != 2:
+                return  # a third name somewhere: not what a salvage leaves
+            ours = (opened.st_dev, opened.st_ino)
+        else:
+            data = handle.readall()
+            marked = _MARKER_LINE.fullmatch(data)
+            cut = data.rstrip(b"\0")  # a power loss can leave zeros
+            if not (marked or _MARKER.startswith(cut) or _MARKER_CUT.fullmatch(cut)
+                    or journal_lines_cut_short(data)):
+                return  # someone's file
+            ours = tuple(map(int, marked.groups())) if marked else None
+        if (not published and named is not None and stat.S_ISREG(named.st_mode)
+                and (named.st_dev, named.st_ino) == ours and named.st_nlink <= 2):
+            os.unlink(path)  # named, never published: no file at all
+        os.unlink(hidden)  # under its lock, so no salvage is using it
+        fsync_directory(hidden)
     except OSError:
         pass  # what the names hold now decides
     finally:
         handle.close()
-    return not os.path.lexists(hidden if published else path)
+
+
+# What a derived file written with no name keeps at its hidden name while it is named and
+# unpublished: the file's device and inode numbers, never its text.
+_MARKER = b"ledgerlab salvage, not yet published: "
+_MARKER_LINE = re.compile(re.escape(_MARKER) + rb"([0-9]+) ([0-9]+)\n")
+_MARKER_CUT = re.compile(re.escape(_MARKER) + rb"[0-9 ]*")  # cut short: named nothing yet
 
 
 def _read_for_salvage(path: str) -> bytes:
@@ -176,7 +206,8 @@ def _read_for_salvage(path: str) -> bytes:
                                    f"nothing written")
             return file.read()
     except OSError as error:
-        raise JournalError(f"cannot read {path!r}: {error.strerror}") from None
+        raise JournalError(f"cannot read {path!r}: {why_not(path, error)}; nothing "
+                           f"written") from None
     except MemoryError:
         raise too_large(os.stat(path).st_size) from None
 
@@ -189,22 +220,19 @@ def _publish(files: list[tuple[str, bytes, str]]) -> None:
     them all: until it is taken, each earlier file keeps its hidden name as well, locked,
     which marks it unpublished (``clear_salvage_name``), so a crash leaves all of them or
     what Journal and the next salvage read as none. A name taken meanwhile is never
-    replaced. Any failure takes back what this call created.
+    replaced. Any failure takes back what this call created. (The caller removed what a
+    killed salvage left first.)
 
-    A file is written with no name where the OS allows (``_Unnamed``: a killed salvage
-    leaves nothing), else under its hidden name (``_Hidden``: a killed salvage leaves
-    it, holding the copy, until the next salvage to the same destination removes it).
+    A file is written with no name where the OS allows (``_Unnamed``: its hidden name is
+    a marker, so a killed salvage leaves no copy under a hidden name), else under its
+    hidden name (``_Hidden``: a killed salvage leaves it, holding the copy, until the next
+    salvage to the same destination, or opening it, removes it).
     """
     pending: list[_Unnamed | _Hidden] = []
     named: list[str] = []
     path = files[0][0]
     folder = None
     try:
-        for _, data, hidden in files:
-            # A killed salvage's leftovers go first, whichever way this one writes: each
-            # removed only when provably one (no live salvage holds it, and every line in
-            # it is a line this salvage writes too), else left untouched.
-            clear_leftover(hidden, data)
         folder = _open_folder(path)
         for path, data, hidden in files:
             pending.append(_new_file(folder, data, hidden))
@@ -247,7 +275,7 @@ def _new_file(folder: int | None, data: bytes, hidden: str) -> _Unnamed | _Hidde
 
 
 def _check_free(hidden: str) -> None:
-    """Refuse a hidden name that is taken: ``clear_leftover`` already removed ours."""
+    """Refuse a hidden name that is taken: ``clear_salvage_name`` already removed ours."""
     if os.path.lexists(hidden):
         raise JournalError(f"{hidden!r} exists and is not provably a killed salvage's "
                            f"leftover (a salvage running now, or someone's file)")
@@ -273,15 +301,13 @@ class _Unnamed:
         self.held: _Hidden | None = None  # its hidden name, while it has one
 
     def hold(self, hidden: str) -> None:
-        """Give the file its hidden name too, locked until ``discard``."""
+        """Put a marker naming this file (its device and inode numbers, not its text) at its
+        hidden name, locked until ``discard``: the file stays unnamed until ``link``, and
+        a kill between the two leaves no copy of it."""
         _check_free(hidden)
-        self.link(hidden)
-        try:
-            self.held = _Hidden(hidden)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(hidden)
-            raise
+        opened = os.fstat(self.fd)
+        # (Its name is synced when it is created: it lasts before the file has its own.)
+        self.held = _Hidden(hidden, _MARKER + b"%d %d\n" % (opened.st_dev, opened.st_ino))
 
     def link(self, path: str) -> None:
         # A dir_fd makes os.link call linkat with AT_SYMLINK_FOLLOW, the way open(2)

@@ -1,6 +1,7 @@
 """The line format of a summaries file, ``<path>.summaries``: the journal's line
 (``records``) with the payload ``{"id":...,"text":...,"covers":[...]}``, ``covers`` the ids
-of the stored turns the summary covers (one or more, none twice)."""
+of the stored turns the summary covers (one or more, none twice; a summary that named
+another when it was added lists that one's turns)."""
 
 from __future__ import annotations
 

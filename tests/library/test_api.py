@@ -68,3 +68,43 @@ def test_help_of_select_names_every_option_in_a_line():
         assert any(line.lstrip("- ").startswith(f"``{name}``") or f"``{name}``" in line
                    for line in text.splitlines()), name
     assert "options" in text
+
+
+# --- issue 45: wrong types are typed errors naming the argument --------------------------
+
+@pytest.mark.parametrize("function, named", [
+    ("ledgerlab:fact_line", "fact"),
+    ("ledgerlab:utf16_units", "text"),
+    ("ledgerlab.console:printable", "text"),
+])
+def test_none_where_a_value_belongs_is_a_type_error_naming_it(function, named):
+    import importlib
+
+    module, name = function.split(":")
+    with pytest.raises(TypeError, match=f"^{named} must be"):
+        getattr(importlib.import_module(module), name)(None)
+
+
+@pytest.mark.parametrize("value, error", [(float("inf"), TypeError), (float("nan"), TypeError),
+                                          (2.5, TypeError), ("3", TypeError), (True, TypeError),
+                                          (-1, ValueError)])
+def test_a_token_count_is_a_whole_number(value, error):
+    from ledgerlab.dialects import TokenCount
+
+    with pytest.raises(error, match="^value must"):
+        TokenCount(value, exact=True, basis="a rule")
+    with pytest.raises(TypeError, match="^exact"):
+        TokenCount(3, exact=1, basis="a rule")
+    with pytest.raises(TypeError, match="^basis"):
+        TokenCount(3, exact=True, basis=None)
+
+
+@pytest.mark.parametrize("option", ["encoder", "dialect", "tokenizer"])
+def test_a_deeply_nested_list_as_a_name_is_a_value_error_not_a_recursion(option):
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    with pytest.raises(ValueError, match=f"unknown {option} \\(a list, not a str\\)"):
+        select("s", HISTORY, "c", 1_000, **{option: nested})
+    with pytest.raises(ValueError, match=f"unknown {option} 'x{{10}}.*\\(5000 characters\\)"):
+        select("s", HISTORY, "c", 1_000, **{option: "x" * 5_000})

@@ -230,6 +230,23 @@ def test_say_escapes_what_stdout_cannot_encode_and_stdout_stays_open():
     assert result.stdout == b"a\\ud800b\nb\nc\ncaf\\xe9\n"
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+def test_say_inside_a_command_escapes_and_leaves_stdout_where_it_was(encoding):
+    # Issue 45: in a command's run too, a lone surrogate is printed escaped, the command
+    # succeeds, and file descriptor 1 is still the pipe afterwards (never the null device).
+    code = ("import argparse, os, sys\n"
+            "from ledgerlab.console import run_command, say\n"
+            "parser = argparse.ArgumentParser(prog='demo')\n"
+            "parser.add_subparsers(dest='command').add_parser('go').set_defaults(\n"
+            "    run=lambda args: say('a\\ud800b') or 0)\n"
+            "code = run_command(parser, ['go'], frozenset())\n"
+            "print(code, os.path.samestat(os.fstat(1), os.stat(os.devnull)))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            env={**buffering("buffered"), "PYTHONIOENCODING": encoding})
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == b"a\\ud800b\n0 False\n"
+
+
 def test_the_console_helpers_are_the_commands_not_the_public_api():
     import ledgerlab
 

@@ -123,3 +123,67 @@ def test_select_looks_only_at_the_facts_up_to_the_first_that_does_not_fit():
     # As with turns: a bad item past the stopping point is never encoded.
     chosen = select(*FIXTURE, 10_000, facts=[ORCHID, Fact("big", "x" * 10_000, "one"), "junk"])
     assert (chosen.facts_kept, chosen.facts_dropped) == (1, 2)
+
+
+# --- issue 45: a fact is sent only while its origin is among the history's turns ---------
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_a_fact_kept_from_before_a_forget_is_refused_not_sent(selector, log):
+    from ledgerlab import CoverNotInHistory, Journal, OriginNotInHistory
+
+    with Journal(log) as journal:
+        journal.commit("t1", "My code is ORCHID-17.", "Noted.")
+        journal.commit("t2", "I use Java 8.", "Noted.")
+        journal.pin("code", "The code is ORCHID-17.", origin="t1")
+        journal.pin("java", "Java 8.", origin="t2")
+        kept = journal.facts()  # the application's copy
+        journal.forget("t1")
+        history, ids = journal.history(), journal.ids()
+        assert [fact.id for fact in journal.facts()] == ["java"]
+    for options in ({}, {"ids": ids}):
+        with pytest.raises(OriginNotInHistory) as caught:
+            selector("s", history, "q", 10_000, facts=kept, **options)
+        assert isinstance(caught.value, CoverNotInHistory)  # the summaries' error family
+        for private in ("ORCHID", "t1", "code"):
+            assert private not in str(caught.value)
+    assert selector("s", history, "q", 10_000, facts=kept[1:]).facts_kept == 1
+    # Every turn forgotten: ids= still names the history's turns (none).
+    with pytest.raises(OriginNotInHistory):
+        selector("s", [], "q", 10_000, facts=kept[1:], ids=())
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_only_the_facts_sent_are_checked_and_turns_without_ids_check_nothing(selector):
+    gone = Fact("gone", "x" * 5_000, "t9")
+    history = [Turn("q1", "a1", id="t1"), Turn("q2", "a2", id="t2")]
+    chosen = selector("s", history, "q", 10_000, facts=[Fact("f", "kept", "t1"), gone],
+                      max_fact_bytes=100)
+    assert (chosen.facts_kept, chosen.facts_dropped) == (1, 1)  # the stale one is not sent
+    # Turns made by hand carry no ids: there is nothing to check a fact against.
+    assert selector(*FIXTURE, 10_000, facts=[gone]).facts_kept == 1
+
+
+def test_a_fact_from_an_old_turn_of_a_long_history_is_found():
+    history = [Turn(f"q{index}", f"a{index}", id=f"t{index}") for index in range(5_000)]
+    chosen = select("s", history, "q", 2_000, facts=[Fact("f", "first", "t0")])
+    assert (chosen.facts_kept, chosen.dropped > 4_000) == (1, True)
+
+
+def test_facts_beside_a_long_history_made_by_hand_read_no_more_of_it():
+    class Counting(list):
+        """A history that counts the turns read from it."""
+        reads = 0
+
+        def __getitem__(self, index):
+            got = super().__getitem__(index)
+            Counting.reads += len(got) if isinstance(index, slice) else 1
+            return got
+
+    history = Counting(Turn(f"q{index}", f"a{index}") for index in range(100_000))
+    facts = [Fact(f"f{index}", "text", f"t{index}") for index in range(20)]
+    reads = []
+    for given in ((), facts):
+        Counting.reads = 0
+        select("s", history, "q", 4_000, facts=given)
+        reads.append(Counting.reads)
+    assert reads[1] - reads[0] <= 1 and reads[0] < 1_000  # its newest turn's id, at most

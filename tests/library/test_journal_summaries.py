@@ -292,3 +292,67 @@ def test_salvage_keeps_a_summary_only_if_every_turn_it_covers_was_salvaged(log, 
     with Journal(saved) as journal:
         assert journal.ids() == ("one", "two", "four")
         assert [summary.id for summary in journal.summaries()] == ["s12"]
+
+
+# --- issue 45: a summary of summaries, and deletion that follows the chain ---------------
+
+def base64_forms(secret: bytes) -> list[bytes]:
+    """What ``secret`` is in any base64 text that holds it, at each of the three places it
+    can start in a group of three bytes: the characters its bytes alone decide."""
+    forms = []
+    for before in range(3):
+        encoded = base64.b64encode(b"\0" * before + secret)
+        first, last = (before + 2) // 3, (before + len(secret)) // 3  # whole groups of it
+        forms.append(encoded[4 * first:4 * last])
+    return forms
+
+
+def holding(folder, secret: str) -> set[str]:
+    """The files of ``folder`` (hidden and leftover files too) that hold ``secret``, raw or
+    in base64."""
+    forms = [secret.encode(), *base64_forms(secret.encode())]
+    return {path.name for path in folder.iterdir()
+            if any(form in path.read_bytes() for form in forms)}
+
+
+def test_a_rolling_summary_names_the_last_one_and_is_deleted_with_any_turn_of_the_chain(
+        tmp_path):
+    log = tmp_path / "conversation.log"
+    early = "EARLY-TURN-SAYS-ORCHID-17"
+    with Journal(log) as journal:
+        journal.commit("t1", f"{early} question", "noted")
+        for turn_id in ("t2", "t3", "t4"):
+            journal.commit(turn_id, f"{turn_id} question", f"{turn_id} answer")
+        journal.pin("code", f"{early} fact", origin="t1")
+        journal.pin("other", "t4 fact", origin="t4")
+        first = journal.add_summary("r1", f"{early} in r1", covers=["t1", "t2"])
+        # Each rolling summary is written from the last one and the newest turn.
+        second = journal.add_summary("r2", f"{early} in r2", covers=["r1", "t3"])
+        third = journal.add_summary("r3", f"{early} in r3", covers=["r2", "t4"])
+        apart = journal.add_summary("apart", "t4 alone", covers=["t4"])
+        assert (first.covers, second.covers, third.covers) == (
+            ("t1", "t2"), ("t1", "t2", "t3"), ("t1", "t2", "t3", "t4"))
+        assert journal.add_summary("r2", f"{early} in r2", covers=["r1", "t3"]) == second
+        assert {summary.id for summary in journal.derived_from("t1").summaries} == {
+            "r1", "r2", "r3"}
+        assert holding(tmp_path, early) == {log.name, f"{log.name}.facts",
+                                            f"{log.name}.summaries"}
+        journal.forget("t1")
+        assert [summary.id for summary in journal.summaries()] == ["apart"]
+        assert [fact.id for fact in journal.facts()] == ["other"]
+        assert journal.summaries() == [apart]
+    assert holding(tmp_path, early) == set()
+    with Journal(log) as journal:  # and nothing came back on open
+        assert (len(journal), [s.id for s in journal.summaries()]) == (3, ["apart"])
+
+
+def test_covers_may_name_a_summary_only_if_it_is_stored(tmp_path):
+    log = tmp_path / "conversation.log"
+    with Journal(log) as journal:
+        journal.commit("t1", "q", "a")
+        journal.add_summary("r1", SECRET, covers=["t1"])
+        journal.drop_summary("r1")
+        with pytest.raises(TurnNotFound, match="covers 1 turn not stored") as error:
+            journal.add_summary("r2", SECRET, covers=["r1", "t1"])
+        assert "r1" not in str(error.value) and SECRET not in str(error.value)
+        assert journal.summaries() == []

@@ -73,8 +73,9 @@ def memories(draw):
             summaries.append(Summary(f"s{number}", draw(words), tuple(covers)))
     evidence = [Evidence(f"e{number}", draw(words), draw(words))
                 for number in range(draw(st.integers(0, 4)))]
-    facts = [Fact(f"f{number}", draw(words), "t0")
-             for number in range(draw(st.integers(0, 2)))]
+    # A fact comes from a stored turn: select refuses one whose origin is not among ids.
+    facts = [Fact(f"f{number}", draw(words), draw(st.sampled_from(ids)))
+             for number in range(draw(st.integers(0, 2)) if ids else 0)]
     return turns, ids, summaries, evidence, facts
 
 

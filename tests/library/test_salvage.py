@@ -144,6 +144,41 @@ def test_a_missing_source_or_a_directory_is_a_one_line_error(paths, capsys):
     assert not saved.exists()
 
 
+def test_an_empty_path_is_named_empty_not_the_current_folder(paths, capsys, monkeypatch):
+    broken, saved = paths
+    broken.write_bytes(LINES[0])
+    monkeypatch.chdir(broken.parent)
+    before = sorted(os.listdir(broken.parent))
+    with pytest.raises(SystemExit):
+        main(["salvage", str(broken), "--out", ""])
+    assert "argument --out: an empty path" in capsys.readouterr().err
+    for call, named in ((lambda: salvage(broken, ""), "destination"),
+                        (lambda: salvage("", saved), "source"),
+                        (lambda: Journal(""), "path")):
+        with pytest.raises(ValueError, match=f"^{named} is empty"):
+            call()
+    assert sorted(os.listdir(broken.parent)) == before
+
+
+def test_a_symlinked_facts_file_is_refused_as_a_symlink(paths, capsys):
+    broken, saved = paths
+    with Journal(broken) as journal:
+        journal.commit("one", "q1", "a1")
+        journal.pin("code", SECRET, origin="one")
+    facts = broken.parent / "broken.log.facts"
+    real = broken.parent / "elsewhere.facts"
+    facts.rename(real)
+    facts.symlink_to(real)
+    for call in (lambda: Journal(broken), lambda: salvage(broken, saved)):
+        with pytest.raises(JournalError, match="is a symbolic link") as caught:
+            call()
+        assert "Too many levels" not in str(caught.value) and SECRET not in str(caught.value)
+    for command in (["inspect", str(broken)], ["forget", str(broken), "one"]):
+        assert main(command) == 2
+        assert "is a symbolic link" in capsys.readouterr().err
+    assert not saved.exists() and real.read_text().count("\n") == 1
+
+
 def test_the_copy_is_byte_for_byte_the_verified_lines(paths):
     broken, saved = paths
     broken.write_bytes(LINES[0] + b"garbage line\n" + LINES[2])

@@ -2,6 +2,7 @@
 left by a killed salvage (9), a symlinked LOG followed as Journal follows it (13), a FIFO refused at once
 (14); and id tags that cannot be checked against guessed ids offline (19)."""
 
+import base64
 import errno
 import hashlib
 import importlib
@@ -71,8 +72,17 @@ def files_in(folder):
 
 NEW = {"saved.log", "saved.log.facts", "saved.log.summaries"}  # what a salvage publishes
 # How many links a salvage makes before the turn file's, which publishes them all: each
-# derived file's name and, with O_TMPFILE, its hidden name first.
-BEFORE_NEW = {"unnamed": 4, "hidden": 2}
+# derived file's name (with O_TMPFILE, its hidden name is a marker, created, not linked).
+BEFORE_NEW = {"unnamed": 2, "hidden": 2}
+HIDDEN = {".saved.log.ledgerlab-salvage", ".saved.log.ledgerlab-facts-salvage",
+          ".saved.log.ledgerlab-summaries-salvage"}
+
+
+def holding_text(folder) -> set[str]:
+    """The files of ``folder`` that hold a copy of the journal's text (as its lines do)."""
+    marker = base64.b64encode(SECRET.encode())[:20]  # how every line holding it starts
+    return {name for name, data in files_in(folder).items()
+            if SECRET.encode() in data or marker in data or b'{"id":' in data}
 
 
 def check_the_copy(saved):
@@ -174,10 +184,11 @@ def test_a_salvage_killed_before_its_files_take_their_names(broken, mode):
     killed_salvage(broken, saved, mode, at_link=1)
     left = set(files_in(folder)) - set(before)
     if mode == "unnamed":
-        assert not left  # nothing holds the copy: no forget of the source is undone
+        # Only the facts file's marker: its device and inode numbers, no copy of any text.
+        assert left == {".saved.log.ledgerlab-facts-salvage"}
+        assert not holding_text(folder) - set(before)
     else:
-        assert left == {".saved.log.ledgerlab-salvage", ".saved.log.ledgerlab-facts-salvage",
-                        ".saved.log.ledgerlab-summaries-salvage"}
+        assert left == HIDDEN
     salvage(broken, saved)  # the next salvage to the same place removes the leftovers
     assert set(files_in(folder)) - set(before) == NEW
     check_the_copy(saved)
@@ -193,9 +204,8 @@ def test_a_salvage_killed_between_the_two_names_published_neither(broken, mode):
     assert (folder / "saved.log.summaries").exists()
     with Journal(saved) as journal:
         assert (len(journal), journal.facts()) == (0, [])
-    # Without O_TMPFILE the turn file's hidden copy stays until the next salvage, as ever.
-    assert set(files_in(folder)) - set(before) == {"saved.log"} | (
-        {".saved.log.ledgerlab-salvage"} if mode == "hidden" else set())
+    # Opening it removed every leftover, the turn file's hidden copy too (without O_TMPFILE).
+    assert set(files_in(folder)) - set(before) == {"saved.log"}
     saved.unlink()
     salvage(broken, saved)
     assert set(files_in(folder)) - set(before) == NEW
@@ -265,6 +275,8 @@ def test_a_salvage_killed_at_any_step_leaves_all_its_files_or_none(broken, mode)
         for name in NEW:
             (folder / name).unlink()
         assert run(at).returncode == -signal.SIGKILL, f"step {at} of {steps}"
+        if mode == "unnamed":  # no copy under a hidden name, at any step
+            assert not holding_text(folder) & HIDDEN, f"step {at}"
         if saved.exists():  # published: both whole
             published += 1
             check_the_copy(saved)
@@ -279,6 +291,61 @@ def test_a_salvage_killed_at_any_step_leaves_all_its_files_or_none(broken, mode)
         hidden = set(files_in(folder)) - set(before) - NEW
         assert not hidden or not published, f"step {at} left {hidden} after publishing"
     assert 0 < published < steps
+
+
+KILLED_AT_CALL = textwrap.dedent("""
+    import importlib, os, signal, sys
+    from ledgerlab.journal import salvage
+    if sys.argv[3] == "hidden":
+        importlib.import_module("ledgerlab.journal.salvage")._TMPFILE = 0
+    name, at, calls = sys.argv[4], int(sys.argv[5]), []
+    def step(*args, _real=getattr(os, name), **kwargs):
+        calls.append(1)
+        if len(calls) == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return _real(*args, **kwargs)
+    setattr(os, name, step)
+    salvage(sys.argv[1], sys.argv[2])
+""")
+
+
+@pytest.mark.parametrize("call, at", [("write", 1), ("write", 2), ("write", 3), ("link", 1),
+                                      ("link", 2), ("link", 3), ("unlink", 1)])
+def test_a_killed_salvage_leaves_no_hidden_copy_and_never_blocks_the_next(broken, mode, call,
+                                                                           at):
+    """Issue 45: killed at its first bytes or names, 4 of 12 salvages left the facts' text
+    under a hidden name, which then refused every later salvage to the same place whose
+    source had changed. Now a salvage written with no name (O_TMPFILE) leaves no copy under
+    a hidden name at any point, and whatever a killed salvage left, the next one (here
+    from a source whose facts changed) or opening the copy removes it."""
+    folder, saved = broken.parent, broken.parent / "saved.log"
+    before = files_in(folder)
+    child = subprocess.run([sys.executable, "-c", KILLED_AT_CALL, str(broken), str(saved), mode,
+                            call, str(at)], timeout=120)
+    assert child.returncode == -signal.SIGKILL
+    if mode == "unnamed":
+        assert not (holding_text(folder) - set(before)) & HIDDEN
+    facts = folder / "broken.log.facts"
+    facts.write_bytes(facts.read_bytes().splitlines(keepends=True)[0])  # one fact, not two
+    if saved.exists():  # killed once published: the copy is whole, and opening it tidies
+        check_the_copy(saved)
+    else:
+        assert salvage(broken, saved).facts_kept == 1
+        with Journal(saved) as journal:
+            assert [fact.id for fact in journal.facts()] == ["code"]
+    assert set(files_in(folder)) - set(before) == NEW
+
+
+@pytest.mark.parametrize("left", [b"", b"ledgerlab salv", b"ledgerlab salvage, not yet published: 2",
+                                  b"ledgerlab salvage, not yet published: 2 9\n",
+                                  b"ledgerlab salvage, not yet pub\0\0\0\0"])
+def test_a_marker_a_killed_salvage_left_whole_or_cut_short_is_removed(broken, left):
+    folder, saved = broken.parent, broken.parent / "saved.log"
+    for name in HIDDEN - {".saved.log.ledgerlab-salvage"}:
+        (folder / name).write_bytes(left)
+    salvage(broken, saved)
+    assert not HIDDEN & set(files_in(folder))
+    check_the_copy(saved)
 
 
 def test_a_leftover_cut_short_is_removed_and_a_foreign_file_is_kept(broken, mode):

@@ -107,7 +107,7 @@ def test_byte_breakdown_names_each_section_and_adds_up(dialect):
     parts = byte_breakdown(system, history, current, **memory)
     total = len(request_bytes(system, history, current, **memory))
     assert sum(sum(v) if isinstance(v, list) else v for v in parts.values()) == total
-    chosen = select(system, [], current, 10_000, ids=[], **{**memory, "summaries": ()})
+    chosen = select(system, history, current, 10_000, ids=IDS, **{**memory, "summaries": ()})
     assert (parts["facts"], parts["evidence"]) == (chosen.fact_bytes, chosen.evidence_bytes)
     assert "summaries" not in byte_breakdown(system, history, current)
 
