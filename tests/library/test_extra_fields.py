@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
+from pathlib import Path
 
 import pytest
 
@@ -342,3 +344,11 @@ def test_anthropics_image_limit_is_on_its_base64_string():
         assert build(S, [Turn((S, over), S), Turn(S, S)], S, 10**7, **OPTIONS[AN]).kept == 1
     check_request(request_bytes(S, [], (S, over)), OA)  # OpenAI documents no such limit
 
+
+def test_the_docs_list_each_dialects_top_level_fields():
+    text = (Path(__file__).parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
+    table = text.split("### The application's own fields", 1)[1].split("###", 1)[0]
+    for dialect in DIALECTS:
+        row = next(line for line in table.splitlines() if line.startswith(f"| `{dialect}` |"))
+        assert {name for name in SHAPES[dialect].fields} == set(re.findall(r"`(\w+)`", row)) - {
+            dialect}
