@@ -320,29 +320,31 @@ def check_thinking(body: dict, turns: list[tuple[int, str, list]]) -> None:
                              dialect=ANTHROPIC)
 
 
+def _marked(block: object) -> bool:
+    return isinstance(block, dict) and block.get("cache_control") is not None
+
+
 def _breakpoint_places(body: dict):
     """Where each ``cache_control`` breakpoint of a body (or of its top-level fields alone)
     is: None at the top level, in a tool or in the system, else its message's index."""
-    marked = (lambda block: isinstance(block, dict)  # noqa: E731
-              and block.get("cache_control") is not None)
     if body.get("cache_control") is not None:  # automatic caching: one of the four
         yield None
     for entry in body.get("tools") or ():
-        if marked(entry):
+        if _marked(entry):
             yield None
     system = body.get("system")
     for block in system if isinstance(system, list) else ():
-        if marked(block):
+        if _marked(block):
             yield None
     messages = body.get("messages")
     for index, message in enumerate(messages if isinstance(messages, list) else ()):
         content = message.get("content") if isinstance(message, dict) else None
         for block in content if isinstance(content, list) else ():
-            if marked(block):
+            if _marked(block):
                 yield index
             inner = block.get("content") if isinstance(block, dict) else None
             for nested in inner if isinstance(inner, list) else ():
-                if marked(nested):
+                if _marked(nested):
                     yield index
 
 

@@ -190,7 +190,7 @@ def check_chat_fields(fields: dict) -> None:
     reply caps."""
     if fields.get("tools") == []:
         raise InvalidRequest("tools-empty", field="tools")
-    if "max_tokens" in fields and "max_completion_tokens" in fields:
+    if fields.get("max_tokens") is not None and fields.get("max_completion_tokens") is not None:
         raise InvalidRequest("max-tokens-both", field="max_tokens")
 
 
