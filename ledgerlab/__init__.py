@@ -31,8 +31,8 @@ from .checks import InvalidText, InvalidTurn, check_text, utf16_units
 from .documents import Document
 from .encoders import ENCODERS, get_encoder
 from .images import Image
-from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError, TokenCount,
-                       check_request)
+from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError,
+                       ReservedFieldError, TokenCount, check_request)
 from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .memory_sections import CoverNotInHistory
@@ -77,6 +77,7 @@ __all__ = [
     "REPLY_PRIMING",
     "Reasoning",
     "RequestOptions",
+    "ReservedFieldError",
     "Selection",
     "Summary",
     "SummaryConflict",

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 
 from .checks import check_int, check_text
 from .encoders import get_encoder
-from .dialects import SHAPES, check_dialect, refuse_for_dialect
+from .dialects import SHAPES, check_dialect, check_extra, refuse_for_dialect
 from .tokens import check_tokenizer
 from .memory import Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
@@ -76,6 +76,16 @@ class RequestOptions:
     """A token limit the request and the reserve must fit (None: bytes only)."""
     tokenizer: str = "o200k_base"
     """The tokenizer tokens are counted with: ``"o200k_base"`` or ``"cl100k_base"``."""
+    extra: Mapping[str, object] | None = field(default=None, repr=False)
+    """The application's own top-level fields of the body (``thinking``, ``stream``,
+    ``tool_choice``, ``temperature``, ``metadata``...): a mapping of JSON values, written at
+    the top level after the writer's own fields, their bytes measured like any other
+    (mandatory input). Each must be one the dialect's API reference documents, of a JSON
+    type it takes (``Shape.fields``), and not one the writer writes (``model``, the
+    conversation, the system, ``tools``, Anthropic's ``max_tokens``:
+    ``ReservedFieldError``). Kept as a checked copy (left out of the repr: its values may be
+    private). Their tokens are not counted, except that Anthropic's ``tool_choice`` picks
+    the tool-use system prompt's figure."""
 
     def __post_init__(self) -> None:
         check_text(self.model, "model")
@@ -113,18 +123,26 @@ class RequestOptions:
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
         check_tokenizer(self.tokenizer)
+        object.__setattr__(self, "extra", check_extra(self.dialect, self.extra, self.tools,
+                                                      self.current_steps))
+        for name in SHAPES[self.dialect].reply_fields:
+            cap = self.extra.get(name)
+            if self.max_tokens is not None and isinstance(cap, int) and cap > self.reserve_tokens:
+                raise ValueError(f"extra's {name} ({cap}) is over reserve_tokens "
+                                 f"({self.reserve_tokens}): the reply may take {cap} tokens, "
+                                 f"so keep them within max_tokens with reserve_tokens={cap}")
 
 
 # Which options each kind of function takes.
 WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens",
-        "evidence", "summaries")
+        "evidence", "summaries", "extra")
 BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens",
-             "facts", "evidence", "summaries")
+             "facts", "evidence", "summaries", "extra")
 COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries", "dialect",
-         "model")
+         "model", "extra")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
           "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
-          "evidence", "max_evidence_bytes")
+          "evidence", "max_evidence_bytes", "extra")
 
 _FIELDS = {field.name: field for field in fields(RequestOptions)}
 

@@ -14,11 +14,13 @@ Three dialects, as the providers document them (``ledgerlab.dialects``, one modu
 and the required ``max_tokens`` are fields) and ``"openai-responses"`` (``instructions``
 and ``input`` items). Memory (facts, evidence, summaries) is a section each, after the
 system's part, in every dialect; without them a request is unchanged. With no tools, steps
-or images, an ``openai-chat`` request is exactly the article's.
+or images, an ``openai-chat`` request is exactly the article's. The application's own
+top-level fields (``extra=``) follow the writer's, in the order given.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -107,10 +109,13 @@ def body_of(system: str, stored: list, current: str | tuple, options: RequestOpt
     shape = SHAPES[options.dialect]
     check_text(system, "system")
     messages = stored + current_messages(shape, current, options.current_steps)
-    return shape.body(check_text(options.model, "model"),
+    body = shape.body(check_text(options.model, "model"),
                       max_tokens_field(shape, options.reserve_tokens),
                       system_text(shape, system), memory[0], messages,
                       [tool_entry(shape, tool) for tool in options.tools], *memory[1:])
+    if options.extra:  # checked when the options were made: none is one the writer writes
+        body.update(copy.deepcopy(options.extra))  # a copy: the body is the caller's
+    return body
 
 
 @takes_options(*WIRE)

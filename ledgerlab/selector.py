@@ -33,8 +33,8 @@ from dataclasses import dataclass, field, replace
 
 from .checks import check_int
 from .dialects import (SHAPES, RequestTally, TokenCount, check_budget, evidence_line,
-                       message_count, refuse_reused_ids, request_basis, summary_line,
-                       system_text)
+                       message_count, refuse_reused_ids, refuse_rounds_without_tools,
+                       request_basis, summary_line, system_text)
 from .encoders import get_encoder
 from .images import Image
 from .memory import Summary
@@ -164,7 +164,8 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     ``request_bytes``.
     """
     count = counter(options.tokenizer, options.dialect)
-    total = (count.mandatory(system, current, options.current_steps, options.tools, options.model)
+    total = (count.mandatory(system, current, options.current_steps, options.tools, options.model,
+                             options.extra.get("tool_choice"))
              + count.facts(options.facts)
              + count.section([evidence_line(item) for item in options.evidence])
              + count.section([summary_line(item) for item in options.summaries]))
@@ -280,9 +281,17 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                           max_tokens=chosen.max_tokens, reserve_tokens=chosen.reserve_tokens,
                           mandatory=what)
     chosen, payload, tokens, memory = request_from(start)
-    refuse_reused_ids(chosen.dialect, turns[start:], chosen.current_steps)
+    refuse_request_wide(chosen, turns[start:])
     return Selection(payload, len(turns) - start, start, budget, tokens, **memory,
                      turns=tuple(turns[start:]))
+
+
+def refuse_request_wide(options: RequestOptions, kept: Sequence[Turn]) -> None:
+    """InvalidTurn for a rule across the kept turns and the rounds in progress: a call id
+    two of them share where the dialect wants each once; tool rounds without tools where
+    the dialect wants a tools array beside them."""
+    refuse_reused_ids(options.dialect, kept, options.current_steps)
+    refuse_rounds_without_tools(options.dialect, kept, options.current_steps, options.tools)
 
 
 def whole_turn_rule(turns: Sequence[Turn], fits) -> int | None:
@@ -316,6 +325,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     - ``facts``, ``max_fact_bytes``: pinned facts, in priority order, and their own cap
     - ``evidence``, ``max_evidence_bytes``: retrieved evidence, in rank order, and its cap
     - ``summaries``, ``max_summary_bytes``: summaries of stored turns, and their cap
+    - ``extra``: the body's other top-level fields (``stream``, ``thinking``...), as given
     - ``ids``: the history's turn ids, where its turns carry none (``Turn.id``)
     - ``options``: all of these at once, as a ``RequestOptions``
     """
@@ -334,7 +344,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
         raise BudgetError(size, budget, mandatory=what)
     if count is not None:
         tokens = count.mandatory(system, current, options.current_steps, options.tools,
-                                 options.model)
+                                 options.model, options.extra.get("tool_choice"))
         if tokens > room:
             raise BudgetError(size, budget, mandatory_tokens=_labelled(tokens, options),
                               max_tokens=options.max_tokens,
@@ -389,7 +399,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
             memory[2] = "\n".join(map(summary_line, taken))
     tokens += sum(piece_tokens for _, _, _, piece_tokens in pieces)
     kept_history = tuple(history[len(history) - kept_turns:])
-    refuse_reused_ids(options.dialect, kept_history, options.current_steps)
+    refuse_request_wide(options, kept_history)
     whole = bare if memory == [None, None, None] else frame(system, current, options,
                                                             tuple(memory))
     payload = whole.join([piece for piece, _, _, _ in reversed(pieces)])
@@ -518,7 +528,8 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     ``envelope`` is the model field (and Anthropic's ``max_tokens``), brackets and
     separators outside the messages; each turn's size includes the separator that joins
     it. With tools or steps, ``tools`` is what the tools field adds and ``current_steps``
-    what the rounds in progress add; ``facts``, ``evidence`` and ``summaries``, when given,
+    what the rounds in progress add; with ``extra=``, ``extra`` what its fields add;
+    ``facts``, ``evidence`` and ``summaries``, when given,
     what each section adds beside the ones before it (as ``Selection`` counts them). The
     parts add up to ``len(request_bytes(...))``: every figure is a count of bytes, exact
     for each encoder.
@@ -533,15 +544,19 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
             after = frame(system, current, options, tuple(given)).size
             memory[name], before = after - before, after
     whole = frame(system, current, options, texts)
-    without_tools = frame(system, current, replace(options, tools=()))
-    bare = frame(system, current, replace(options, tools=(), current_steps=()))
+    plain = replace(options, extra=None)  # the writer's fields alone
+    without_tools = frame(system, current, replace(plain, tools=()))
+    bare = frame(system, current, replace(plain, tools=(), current_steps=()))
     parts: dict[str, object] = {
         "system": (0 if system_text(shape, system) is None
                    else len(encoder.dumps(shape.system(system)))),
         "turns": [len(fragment(encoder, shape, [turn])[0]) + separator for turn in history],
         "question": len(encoder.dumps(shape.user(question_content(shape, current))))}
+    if options.extra:
+        parts["extra"] = frame(system, current, options).size - frame(system, current,
+                                                                       plain).size
     if options.tools:
-        parts["tools"] = frame(system, current, options).size - without_tools.size
+        parts["tools"] = frame(system, current, plain).size - without_tools.size
     if options.current_steps:
         parts["current_steps"] = without_tools.size - bare.size
     parts.update(memory)

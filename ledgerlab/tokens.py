@@ -266,20 +266,24 @@ class MessageCounter:
         return self.role[role] + self.count(content)
 
     def mandatory(self, system: str, current: str | tuple, current_steps=(), tools=(),
-                        model: str | None = None) -> int:
+                  model: str | None = None, tool_choice: object = None) -> int:
         """The system message, the current question and its rounds so far, the tools (with
-        the system prompt the provider adds for them: ``model``'s), and the reply's
-        priming."""
+        the system prompt the provider adds for them: ``model``'s, by ``tool_choice``), and
+        the reply's priming."""
         tools = check_tools(tools)
         return (REPLY_PRIMING + self.message("system", check_text(system, "system"))
                 + self.question(check_question(current, "current question"))
                 + self.steps(check_steps(current_steps, "current_steps"))
-                + self.tools(tools) + self.tool_prompt(tools, model))
+                + self.tools(tools) + self.tool_prompt(tools, model, tool_choice))
 
-    def tool_prompt(self, tools: Sequence[Tool], model: str | None) -> int:
+    def tool_prompt(self, tools: Sequence[Tool], model: str | None,
+                    tool_choice: object = None) -> int:
         """The system prompt a provider adds when a request has tools: Anthropic's (its
-        pricing table, ``dialects.anthropic``); OpenAI documents none apart from the tools' own."""
-        return anthropic_tool_prompt(model) if tools and self.dialect == ANTHROPIC else 0
+        pricing table, ``dialects.anthropic``, by the body's ``tool_choice``); OpenAI
+        documents none apart from the tools' own."""
+        if not tools or self.dialect != ANTHROPIC:
+            return 0
+        return anthropic_tool_prompt(model, tool_choice)
 
     def question(self, question: str | tuple) -> int:
         """A user message: its text, or its parts' text and images."""

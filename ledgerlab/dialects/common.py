@@ -18,6 +18,10 @@ Shared by every dialect, here:
   table: the value is the one every model of the dialect takes;
 - ``RULES`` (the rules more than one dialect has; each dialect adds its own), ``WORDING``,
   ``InvalidRequest`` and the checks of a call's id and a tool's name;
+- the body's top-level fields: each dialect's table of the fields its API reference
+  documents and their JSON types (``Shape.fields``), the ones its writer writes itself
+  (``Shape.written``), and ``check_top_level``, which refuses an unknown field or one of a
+  wrong type by name; ``ReservedFieldError`` for ``extra=`` naming a written one;
 - ``TokenCount``: a token count that says whether it is exact, and by which rules;
 - what every dialect refuses before a body is built (``refuse_for_dialect``,
   ``refuse_reused_ids``); ``ledgerlab.request`` builds the body from the pieces.
@@ -92,6 +96,15 @@ class Shape:
     nests_result_parts = False
     # Over this many images, the limit ``image_side_many`` applies (None: no such rule).
     many_images: int | None = None
+    # The body's top-level fields its API reference documents, each with the JSON types it
+    # takes (its module's ``FIELDS``, with their source and date); those its writer writes
+    # itself, each with what sets it (``extra=`` cannot); the fields that cap the reply,
+    # where the writer leaves them to ``extra=`` (held within ``reserve_tokens``).
+    fields: dict[str, tuple[str, ...]] = {}
+    written: dict[str, str] = {}
+    reply_fields: tuple[str, ...] = ()
+    # Does a request whose messages hold tool calls or results need a tools array?
+    rounds_need_tools = False
 
     # --- The body's pieces ---------------------------------------------------------------
 
@@ -163,14 +176,25 @@ class Shape:
         in the body (a URL, a file id); None for a part that is not an image."""
         raise NotImplementedError
 
-    def document_data(self, part: dict, index: int) -> str | None:
-        """A document part's base64 data to check, None where there is none (not a
-        document, or not inline); InvalidRequest ("document") for one of a wrong shape."""
+    def document_data(self, part: dict, index: int) -> tuple[str, object] | None:
+        """A document part's (media type, base64 data) to check, None where there is none
+        (not a document, or not inline); InvalidRequest ("document") for one of a wrong
+        shape."""
         raise NotImplementedError
 
     def refuse_blank(self, question: str | tuple, answer: str = "-") -> None:
         """InvalidText if the provider refuses a question, a text part or an answer this
         empty (where ``refuses_empty_text``); nothing by default."""
+
+    def check_fields(self, body: dict) -> None:
+        """InvalidRequest for the first of this dialect's rules across top-level fields that
+        ``body`` breaks (``check_top_level`` has checked each field on its own); ``body`` may
+        be a request's top-level fields alone. Nothing by default."""
+
+    def check_options(self, extra: dict, tools: tuple, current_steps: tuple) -> None:
+        """InvalidRequest for a rule of this dialect that ``extra=`` breaks with what every
+        request of these options holds (its tools, the rounds in progress), so that no body
+        of it is built. Nothing by default."""
 
     # --- Its token rules -----------------------------------------------------------------
 
@@ -212,6 +236,10 @@ RULES = {
     "result-content": "a tool result's content must be text, or the part types the dialect "
                       "takes in a result",
     "document": "a document must be a base64 PDF (application/pdf) of the dialect's shape",
+    "pdf-signature": "a PDF's decoded bytes must begin with %PDF-",
+    "image-base64": "each image's base64 must be within the provider's per-image limit",
+    "unknown-field": "each top-level field must be one the API documents",
+    "field-type": "each top-level field must be of a JSON type the API documents for it",
     "reasoning-shape": ("a reasoning item must keep the fields the provider returned: a "
                         "thinking block its thinking and signature, a redacted_thinking "
                         "block its data, a reasoning item its id"),
@@ -285,7 +313,9 @@ class RequestTally:
                                                                         "image_side_many")
         self.many = SHAPES[dialect].many_images
         self.max_messages = limit(dialect, "messages")
+        self.max_base64 = limit(dialect, "image_base64")
         self.images = self.image_bytes = self.longest_side = self.messages = 0
+        self.largest_base64 = 0
 
     def plus(self, images=(), messages: int = 0) -> RequestTally:
         """A new tally: this one's counts and these (this one is unchanged)."""
@@ -299,6 +329,7 @@ class RequestTally:
             self.images += 1
             self.image_bytes += len(image.data)
             self.longest_side = max(self.longest_side, image.width, image.height)
+            self.largest_base64 = max(self.largest_base64, len(image.base64))
         self.messages += messages
 
     def broken(self) -> ProviderLimitError | None:
@@ -311,6 +342,9 @@ class RequestTally:
         if self.max_image_bytes is not None and self.image_bytes > self.max_image_bytes:
             return ProviderLimitError(dialect, "image_bytes", self.image_bytes,
                                       "bytes of images")
+        if self.max_base64 is not None and self.largest_base64 > self.max_base64:
+            return ProviderLimitError(dialect, "image_base64", self.largest_base64,
+                                      "characters of base64 in one image")
         if self.side is not None and self.longest_side > self.side:
             return ProviderLimitError(dialect, "image_side", self.longest_side,
                                       "pixels on an image's side")
@@ -327,12 +361,18 @@ class RequestTally:
 class InvalidRequest(ValueError):
     """A request body breaks a provider's rule: ``rule`` is its key in RULES, ``index``
     the message at fault (or the tool, for a tool's rule; None when the fault is not in
-    one), ``wording`` the provider's own words for it."""
+    one), ``wording`` the provider's own words for it, ``field`` the top-level field at
+    fault (None when it is not one field).
+
+    ``fill`` completes the wording's blanks (``{field}``, a number found): names and
+    numbers only, never a value of the request."""
 
     def __init__(self, rule: str, index: int | None = None, detail: str = "",
-                 dialect: str | None = None, item: str = "message") -> None:
-        self.rule, self.index = rule, index
+                 dialect: str | None = None, item: str = "message", **fill: object) -> None:
+        self.rule, self.index, self.field = rule, index, fill.get("field")
         self.wording = WORDING.get(dialect, {}).get(rule, RULES[rule])
+        if fill:
+            self.wording = self.wording.format_map(fill)
         where = "" if index is None else f" ({item} {index})"
         more = f"; {detail}" if detail else ""
         words = "" if self.wording == RULES[rule] else f" (the API: {self.wording})"
@@ -359,6 +399,50 @@ def check_call_name(name: object, index: int | None, dialect: str,
                     item: str = "message") -> None:
     if not isinstance(name, str) or not name_pattern(dialect, "tool_name").fullmatch(name):
         raise InvalidRequest("tool-name", index, dialect=dialect, item=item)
+
+
+# --- The body's top-level fields ----------------------------------------------------------
+
+class ReservedFieldError(ValueError):
+    """``extra=`` names a top-level field the body's writer writes itself (``field``), which
+    it cannot override: the option or argument that sets it is named."""
+
+    def __init__(self, dialect: str, field: str, written_by: str) -> None:
+        self.dialect, self.field, self.written_by = dialect, field, written_by
+        super().__init__(f"extra cannot set {field!r}: the {dialect} body's writer writes "
+                         f"it, from {written_by}")
+
+
+def json_type(value: object) -> str:
+    """The JSON type of a parsed JSON value: object, array, string, integer, number,
+    boolean or null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    for kind, name in ((int, "integer"), (float, "number"), (str, "string"), (list, "array")):
+        if isinstance(value, kind):
+            return name
+    return "object"
+
+
+def check_top_level(shape: Shape, fields: dict) -> None:
+    """InvalidRequest for the first top-level field (of a body, or of ``extra=``) that the
+    dialect's API reference does not document ("unknown-field"), or whose JSON type it does
+    not take ("field-type"; an integer is a number), each named in the provider's words;
+    then the dialect's rules across fields (``Shape.check_fields``)."""
+    for name, value in fields.items():
+        kinds = shape.fields.get(name)
+        if kinds is None:
+            raise InvalidRequest("unknown-field", detail=f"field {name!r}", dialect=shape.name,
+                                 field=name)
+        kind = json_type(value)
+        if kind not in kinds and not (kind == "integer" and "number" in kinds):
+            expected = " or ".join(kinds)
+            raise InvalidRequest("field-type", detail=f"field {name!r} is {kind}, not "
+                                 f"{expected}", dialect=shape.name, field=name,
+                                 expected=expected, got=kind)
+    shape.check_fields(fields)
 
 
 # --- Token counts ------------------------------------------------------------------------
@@ -492,6 +576,23 @@ def refuse_reused_ids(dialect: str, turns: Sequence[Turn], current_steps: tuple)
                     raise InvalidTurn(f"{dialect} refuses call id {id_tag(step.id)}: two "
                                       f"turns of the request use it")
                 seen.add(step.id)
+
+
+def refuse_rounds_without_tools(dialect: str, turns: Sequence[Turn], current_steps: tuple,
+                                tools: tuple) -> None:
+    """InvalidTurn if ``dialect`` wants a tools array beside tool calls and results, and a
+    request without tools would hold a kept turn's rounds or rounds in progress."""
+    shape = SHAPES[dialect]
+    if not shape.rounds_need_tools or tools:
+        return
+    for number, steps in enumerate([*(turn.steps for turn in turns), current_steps]):
+        if any(isinstance(step, ToolCall) for step in steps):
+            where = ("the rounds in progress" if number == len(turns)
+                     else f"kept turn {number}, 0 the oldest kept")
+            raise InvalidTurn(f"{dialect} refuses tool calls and results in a request "
+                              f"without tools ({where}): pass the tools, with "
+                              f"extra={{'tool_choice': {{'type': 'none'}}}} to keep the "
+                              f"model from calling them")
 
 
 def max_tokens_field(shape: Shape, reserve_tokens: int) -> int | None:

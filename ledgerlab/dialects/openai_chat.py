@@ -10,6 +10,10 @@ its token rules, each with its source.
   any other message, call ids unique in a message and at most 40 characters, arguments as
   JSON text, a function's parameters of ``"type": "object"``; OpenAI's own error texts in
   ``WORDING``.
+- **Top-level fields** (``FIELDS``): the ones its API reference documents, each with its JSON
+  types; an unknown one, or one of another type, is refused in its API's words. The writer
+  writes ``model``, ``messages`` and ``tools`` (``WRITTEN``); the rest are the application's,
+  through ``extra=``.
 - **Limits** (``LIMITS``): 128 tools, 128 calls in a message, 500 images and 50 MB of them.
 - **Token rules**: the images guide's tile and patch rules (``openai_image_tokens``); the
   Responses API counts by the same guide.
@@ -38,6 +42,10 @@ LIMITS: dict[str, Limit] = {
                                      "request"),
     "image_side": Limit(None, "not a refusal: OpenAI scales large images down"),
     "image_side_many": Limit(None, "not documented"),
+    "image_base64": Limit(None, "not documented per image (50 MB of images per request)"),
+    "cache_breakpoints": Limit(None, "not checked: OpenAI's prompt caching guide says a "
+                                     "request writes up to four breakpoints and considers "
+                                     "the latest 80, and documents no refusal"),
     "call_id_pattern": Limit(None, "not documented"),
     "call_ids_unique": Limit(None, "not documented"),
     "call_id_length": Limit(40, "API error: 'string too long. Expected a string with "
@@ -57,6 +65,12 @@ RULES = {
     "calls-answered": ("An assistant message with 'tool_calls' must be followed by tool "
                        "messages responding to each 'tool_call_id'"),
     "too-many-calls": "the tool calls of one message must be within the provider's count",
+    "tools-empty": ("Invalid 'tools': empty array. Expected an array with minimum length 1, "
+                    "but got an empty array instead."),
+    "tool-calls-empty": ("Invalid 'messages[N].tool_calls': empty array. Expected an array "
+                         "with minimum length 1, but got an empty array instead."),
+    "max-tokens-both": ("Setting 'max_tokens' and 'max_completion_tokens' at the same time is "
+                        "not supported."),
 }
 
 # Its own words for shared rules (API error texts quoted in issue threads, its reference).
@@ -71,7 +85,40 @@ WORDING = {
     "block-type": "content parts are text, image_url, input_audio, file (refusal from "
                   "the assistant)",
     "media-type": "image_url data URLs of image/png, image/jpeg, image/gif, image/webp",
+    "unknown-field": "Unrecognized request argument supplied: {field}",
+    "field-type": "Invalid type for '{field}': expected {expected}, but got {got} instead.",
 }
+
+# Its body's top-level fields and their JSON types, as its API reference documents them
+# (platform.openai.com/docs/api-reference/chat/create; the same table in OpenAI's Python SDK,
+# generated from its OpenAPI spec: src/openai/types/chat/completion_create_params.py, as of
+# 2026-08-21). Deprecated ones (functions, function_call, max_tokens) are still taken.
+FIELDS: dict[str, tuple[str, ...]] = {
+    "messages": ("array",), "model": ("string",),
+    "audio": ("object", "null"), "frequency_penalty": ("number", "null"),
+    "function_call": ("string", "object"), "functions": ("array",),
+    "logit_bias": ("object", "null"), "logprobs": ("boolean", "null"),
+    "max_completion_tokens": ("integer", "null"), "max_tokens": ("integer", "null"),
+    "metadata": ("object", "null"), "modalities": ("array", "null"),
+    "moderation": ("object", "null"), "n": ("integer", "null"),
+    "parallel_tool_calls": ("boolean",), "prediction": ("object", "null"),
+    "presence_penalty": ("number", "null"), "prompt_cache_key": ("string", "null"),
+    "prompt_cache_options": ("object",), "prompt_cache_retention": ("string", "null"),
+    "reasoning_effort": ("string", "null"), "response_format": ("object",),
+    "safety_identifier": ("string", "null"), "seed": ("integer", "null"),
+    "service_tier": ("string", "null"), "stop": ("string", "array", "null"),
+    "store": ("boolean", "null"), "stream": ("boolean", "null"),
+    "stream_options": ("object", "null"), "temperature": ("number", "null"),
+    "tool_choice": ("string", "object"), "tools": ("array",),
+    "top_logprobs": ("integer", "null"), "top_p": ("number", "null"), "user": ("string",),
+    "verbosity": ("string", "null"), "web_search_options": ("object",),
+}
+# The fields its writer writes, and what sets each (``extra=`` cannot).
+WRITTEN = {"model": "model=", "messages": "the system, the memory sections, the turns and "
+           "the current question", "tools": "tools="}
+# The fields that cap the reply: not written (the body has none without them), so
+# ``extra=`` may send one, kept within ``reserve_tokens`` under a token limit.
+REPLY_FIELDS = ("max_completion_tokens", "max_tokens")
 
 # The content part types of each role.
 OPENAI_PARTS = {"system": {"text"}, "developer": {"text"}, "tool": {"text"},
@@ -111,6 +158,8 @@ def check_chat(body: dict, messages: list[dict]) -> None:
         calls = message.get("tool_calls") if role == "assistant" else None
         if calls is not None and not isinstance(calls, list):
             raise InvalidRequest("calls-answered", index, "tool_calls must be a list")
+        if calls == []:
+            raise InvalidRequest("tool-calls-empty", index)
         if calls:
             most = LIMITS["calls_per_message"].value
             if len(calls) > most:
@@ -134,6 +183,15 @@ def check_chat(body: dict, messages: list[dict]) -> None:
             waiting, answerable, calls_at = set(ids), set(ids), index
     if waiting:
         raise InvalidRequest("calls-answered", calls_at, f"{len(waiting)} call(s) unanswered")
+
+
+def check_chat_fields(fields: dict) -> None:
+    """Chat Completions' rules across top-level fields: no empty tools array, and not both
+    reply caps."""
+    if fields.get("tools") == []:
+        raise InvalidRequest("tools-empty", field="tools")
+    if fields.get("max_tokens") is not None and fields.get("max_completion_tokens") is not None:
+        raise InvalidRequest("max-tokens-both", field="max_tokens")
 
 
 # --- OpenAI's image rules: the images and vision guide, "Calculating costs" --------------------
@@ -225,6 +283,7 @@ class OpenAIChat(Shape):
 
     name = OPENAI_CHAT
     limits, rules, wording, token_basis = LIMITS, RULES, WORDING, OPENAI_BASIS
+    fields, written, reply_fields = FIELDS, WRITTEN, REPLY_FIELDS
     result_images = False
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
@@ -262,6 +321,9 @@ class OpenAIChat(Shape):
     def check(self, body, messages):
         check_chat(body, messages)
 
+    def check_fields(self, body):
+        check_chat_fields(body)
+
     def function_tool(self, tool):
         """Function tools; a custom tool (its own ``custom`` object) passes untouched."""
         kind = tool.get("type")
@@ -280,7 +342,8 @@ class OpenAIChat(Shape):
         return data_url(url.get("url") if isinstance(url, dict) else None)
 
     def document_data(self, part, index):
-        """A ``file`` part's ``file_data``: a PDF data URL (a file id is not inline)."""
+        """A ``file`` part's ``file_data``: a PDF data URL (a file id is not inline), as
+        (media type, base64 data)."""
         if part.get("type") != "file":
             return None
         file = part.get("file")
@@ -291,7 +354,7 @@ class OpenAIChat(Shape):
         media_type, data = data_url(file["file_data"])
         if media_type != PDF:
             raise InvalidRequest("document", index, "file_data: a PDF data URL")
-        return data
+        return media_type, data
 
     def image_tokens(self, width, height):
         return openai_image_tokens(width, height)

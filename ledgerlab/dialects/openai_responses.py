@@ -27,6 +27,10 @@ its token rules, each with its source.
   dropped from every round of the loop, or a call without its ``id``, is not refused here,
   though the API may refuse it. ``select`` keeps a turn's ``Reasoning`` with its calls, so
   it never drops one.
+- **Top-level fields** (``FIELDS``): the ones its API reference documents, each with its JSON
+  types (``input`` a string or items: a string is one user message). The writer writes
+  ``model``, ``instructions``, ``input`` and ``tools`` (``WRITTEN``); the rest are the
+  application's, through ``extra=``.
 - **Limits** (``LIMITS``): 500 images and 50 MB of them (the images guide, both APIs); the
   rest not documented.
 - **Token rules**: OpenAI's images guide, as Chat Completions' (``openai_chat``).
@@ -51,6 +55,10 @@ LIMITS: dict[str, Limit] = {
                                      "bytes per request"),
     "image_side": Limit(None, "not a refusal: OpenAI scales large images down"),
     "image_side_many": Limit(None, "not documented"),
+    "image_base64": Limit(None, "not documented per image (50 MB of images per request)"),
+    "cache_breakpoints": Limit(None, "not checked: OpenAI's prompt caching guide says a "
+                                     "request writes up to four breakpoints and considers "
+                                     "the latest 80, and documents no refusal"),
     "call_id_pattern": Limit(None, "not documented"),
     "call_ids_unique": Limit(None, "not documented"),
     "call_id_length": Limit(None, "not documented"),
@@ -77,7 +85,38 @@ WORDING = {
     "call-id": "Missing required parameter: 'input[N].call_id'",
     "tool-call-id": "Missing required parameter: 'input[N].call_id'",
     "arguments": "input[N].arguments must be a string (the JSON text)",
+    "unknown-field": "Unrecognized request argument supplied: {field}",
+    "field-type": "Invalid type for '{field}': expected {expected}, but got {got} instead.",
 }
+
+# Its body's top-level fields and their JSON types, as its API reference documents them
+# (platform.openai.com/docs/api-reference/responses/create; the same table in OpenAI's Python
+# SDK, generated from its OpenAPI spec: src/openai/types/responses/response_create_params.py,
+# as of 2026-08-21).
+FIELDS: dict[str, tuple[str, ...]] = {
+    "model": ("string",), "input": ("string", "array"),
+    "background": ("boolean", "null"), "context_management": ("array", "null"),
+    "conversation": ("string", "object", "null"), "include": ("array", "null"),
+    "instructions": ("string", "null"), "max_output_tokens": ("integer", "null"),
+    "max_tool_calls": ("integer", "null"), "metadata": ("object", "null"),
+    "moderation": ("object", "null"), "parallel_tool_calls": ("boolean", "null"),
+    "previous_response_id": ("string", "null"), "prompt": ("object", "null"),
+    "prompt_cache_key": ("string", "null"), "prompt_cache_options": ("object",),
+    "prompt_cache_retention": ("string", "null"), "reasoning": ("object", "null"),
+    "safety_identifier": ("string", "null"), "service_tier": ("string", "null"),
+    "store": ("boolean", "null"), "stream": ("boolean", "null"),
+    "stream_options": ("object", "null"), "temperature": ("number", "null"),
+    "text": ("object",), "tool_choice": ("string", "object"), "tools": ("array",),
+    "top_logprobs": ("integer", "null"), "top_p": ("number", "null"),
+    "truncation": ("string", "null"), "user": ("string",),
+}
+# The fields its writer writes, and what sets each (``extra=`` cannot).
+WRITTEN = {"model": "model=", "instructions": "the system",
+           "input": "the memory sections, the turns, the current question and current_steps",
+           "tools": "tools="}
+# The field that caps the reply: not written, so ``extra=`` may send it, kept within
+# ``reserve_tokens`` under a token limit.
+REPLY_FIELDS = ("max_output_tokens",)
 
 # The input item types the API reference lists (a message may leave its type out).
 ITEMS = {
@@ -98,8 +137,8 @@ def _kind(item: dict) -> object:
 
 def check_responses(body: dict, items: list[dict]) -> None:
     """Raise InvalidRequest for the first rule ``items`` (the body's ``input``) breaks."""
-    if "instructions" in body and not isinstance(body["instructions"], str):
-        raise InvalidRequest("body", detail="instructions must be a string")
+    if body.get("instructions") is not None and not isinstance(body["instructions"], str):
+        raise InvalidRequest("body", detail="instructions must be a string (or null)")
     kinds = [_kind(item) for item in items]
     calls: dict[str, int] = {}  # each call_id's function_call
     answered: set[str] = set()
@@ -196,6 +235,7 @@ class OpenAIResponses(Shape):
 
     name = OPENAI_RESPONSES
     limits, rules, wording, token_basis = LIMITS, RULES, WORDING, OPENAI_BASIS
+    fields, written, reply_fields = FIELDS, WRITTEN, REPLY_FIELDS
     conversation_key = "input"
     omits_blank_system = True
 
@@ -261,13 +301,14 @@ class OpenAIResponses(Shape):
         return data_url(part.get("image_url"))
 
     def document_data(self, part, index):
-        """An ``input_file``'s ``file_data``: a data URL (a file id or URL is not inline)."""
+        """An ``input_file``'s ``file_data``: a data URL (a file id or URL is not inline), as
+        (media type, base64 data)."""
         if part.get("type") != "input_file" or "file_data" not in part:
             return None
         media_type, data = data_url(part["file_data"])
         if media_type is None:
             raise InvalidRequest("document", index, "file_data: a data URL")
-        return data
+        return media_type, data
 
     def image_tokens(self, width, height):
         return openai_image_tokens(width, height)

@@ -339,7 +339,7 @@ def test_anthropic_writer_refuses_empty_text(history, current):
 def test_anthropic_takes_an_image_only_question_and_an_empty_tool_result():
     steps = (ToolCall("c", "f", "{}"), ToolResult("c", ""))
     payload = request_bytes("s", [Turn((PNG,), "a", steps)], (PNG,), dialect=ANTHROPIC,
-                            reserve_tokens=5)
+                            reserve_tokens=5, tools=[Tool("f", "d", {"type": "object"})])
     from ledgerlab import check_request
 
     check_request(payload, ANTHROPIC)

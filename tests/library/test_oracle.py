@@ -34,12 +34,13 @@ from ledgerlab import (DIALECTS, ENCODERS, AssistantText, BudgetError, Document,
                        Image, Reasoning, Summary, Tool, ToolCall, ToolResult, Turn,
                        check_request, request_body, request_bytes, request_tokens, select,
                        select_reference)
-from strategies import (arguments, escaped_facts, escaped_texts, escaped_turns, requests_,
-                        solid_texts, texts, tool_names)
+from ledgerlab.dialects import SHAPES
+from strategies import (arguments, escaped_facts, escaped_texts, escaped_turns, extras,
+                        requests_, solid_texts, texts, tool_names, with_tools_for_rounds)
 from test_facts_tokens import many_facts
-from test_image_tokens import photo_history
+from test_image_tokens import PHOTO_TOOLS, photo_history
 from test_rich_steps import OPTIONS, PDF, S, TOOLS, every_step_history, png, rich_turn
-from test_select_tools import repeated_lookups
+from test_select_tools import LOOKUP_TOOLS, repeated_lookups
 from tiers import examples
 
 OA, AN, OR = "openai-chat", "anthropic-messages", "openai-responses"
@@ -173,7 +174,10 @@ def rich_requests(draw):
     options = dict(dialect=dialect, encoder=draw(st.sampled_from(sorted(ENCODERS))),
                    tools=draw(st.just([]) | st.just([Tool("f", "d", {"type": "object"})])),
                    current_steps=draw(st.just(()) | rounds(dialect, numbers, 1)),
-                   facts=draw(st.just(()) | st.just([Fact("f1", "a fact", "t1")])))
+                   facts=draw(st.just(()) | st.just([Fact("f1", "a fact", "t1")])),
+                   extra=draw(extras(dialect)))
+    options["tools"] = with_tools_for_rounds(dialect, options["tools"], history,
+                                             options["current_steps"])
     if dialect == AN:
         options["reserve_tokens"] = 64
     current = draw(st.sampled_from(["now?", ("now?", DOCUMENTS[0])]))
@@ -439,7 +443,7 @@ def check_tool_selection(case) -> None:
     # their request with the first facts_kept facts.
     assert chosen.kept + chosen.dropped == len(history)
     wire = {k: options[k] for k in ("model", "encoder", "dialect", "tools", "current_steps",
-                                    "reserve_tokens") if k in options}
+                                    "reserve_tokens", "extra") if k in options}
     kept_facts = facts[:chosen.facts_kept]
     assert chosen.payload == request_bytes(system, history[chosen.dropped:], current,
                                            facts=kept_facts, **wire)
@@ -466,6 +470,14 @@ def check_tool_selection(case) -> None:
     body = json.loads(chosen.payload)
     if dialect == AN:
         assert body["max_tokens"] == options["reserve_tokens"]
+    assert_extra_fields(body, dialect, options.get("extra", {}))
+
+
+def assert_extra_fields(body: dict, dialect: str, extra: dict) -> None:
+    """The body holds exactly the extra fields, as given, after the writer's own."""
+    written = list(SHAPES[dialect].written)
+    assert list(body) == [key for key in body if key in written] + list(extra)
+    assert {key: body[key] for key in extra} == extra
 
 
 @given(tool_selections())
@@ -498,6 +510,7 @@ def check_rich_selection(case) -> None:
     body = request_body(system, kept, current, **options)
     assert chosen.payload == ENCODERS[options["encoder"]].dumps(body)
     assert json.loads(chosen.payload) == body  # exactly the kept turns' pieces
+    assert_extra_fields(body, dialect, options["extra"])
     if chosen.dropped:  # no older whole turn would have fit
         assert len(request_bytes(system, history[chosen.dropped - 1:], current,
                                  **options)) > budget
@@ -521,7 +534,8 @@ def test_every_rich_selection_is_valid_whole_and_exact_at_length(case):
 def test_select_equals_select_reference_on_repeated_tool_rounds():
     history = repeated_lookups()
     for dialect in (OA, AN):
-        options = dict(dialect=dialect, reserve_tokens=9) if dialect == AN else {}
+        options = (dict(dialect=dialect, reserve_tokens=9, tools=LOOKUP_TOOLS)
+                   if dialect == AN else {})
         budget = len(request_bytes("S", history[-3:], "Q", **options))
         assert same_answer("S", history, "Q", budget, **options).kept == 3
 
@@ -530,14 +544,15 @@ def test_select_equals_select_reference_on_repeated_tool_rounds():
 def test_select_equals_select_reference_at_every_token_limit_around_an_image():
     history = photo_history()
     for dialect, reserve in ((OA, 0), (AN, 7)):
-        everything = request_tokens("S", history, "Q", dialect=dialect)
+        counting = dict(dialect=dialect, tools=PHOTO_TOOLS)
+        everything = request_tokens("S", history, "Q", **counting)
         for max_tokens in range(max(reserve + 1, everything - 1200), everything + 2 + reserve):
-            options = dict(dialect=dialect, reserve_tokens=reserve, max_tokens=max_tokens)
+            options = dict(counting, reserve_tokens=reserve, max_tokens=max_tokens)
             chosen = same_answer("S", history, "Q", 10**6, **options)
             if isinstance(chosen, BudgetError):
                 continue
             assert chosen.tokens == request_tokens("S", history[chosen.dropped:], "Q",
-                                                   dialect=dialect)
+                                                   **counting)
             assert chosen.tokens + reserve <= max_tokens
 
 
@@ -556,9 +571,10 @@ def test_select_equals_select_reference_with_every_rich_step(dialect, encoder):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_select_keeps_reasoning_with_its_turn(dialect):
     turns = [rich_turn(f"call_{n}") for n in range(6)]
-    sizes = [len(request_bytes(S, turns[k:], S, **OPTIONS[dialect])) for k in range(7)]
+    options = dict(OPTIONS[dialect], tools=TOOLS)
+    sizes = [len(request_bytes(S, turns[k:], S, **options)) for k in range(7)]
     for budget in range(sizes[-1], sizes[0] + 1, max(1, (sizes[0] - sizes[-1]) // 40)):
-        chosen = same_answer(S, turns, S, budget, **OPTIONS[dialect])
+        chosen = same_answer(S, turns, S, budget, **options)
         body = json.loads(chosen.payload)
         check_request(chosen.payload, dialect)
         text = json.dumps(body)

@@ -15,12 +15,14 @@ from ledgerlab import (LIMITS, Fact, Image, InvalidRequest, InvalidTurn, Provide
                        ProviderTool, Tool, ToolCall, ToolResult, Turn, check_request,
                        request_body, request_bytes, select, select_reference)
 from ledgerlab.dialects import RULES
+from test_extra_fields import RULES_TESTED as EXTRA_RULES_TESTED
 from test_rich_steps import RULES_TESTED as RICH_RULES_TESTED
 from test_rules import BROKEN
 
 OA, AN = "openai-chat", "anthropic-messages"
 S = "SECRETpr7"
 OPTIONS = {OA: {}, AN: {"dialect": AN, "reserve_tokens": 64}}
+TOOLS = [Tool("f", S, {"type": "object"})]  # Anthropic wants tools beside tool blocks
 
 
 def refused(payload, dialect) -> InvalidRequest:
@@ -75,7 +77,7 @@ def test_openai_call_ids_are_at_most_40_characters():
     error = refused(hand_made, OA)
     assert (error.rule, error.index) == ("call-id-length", 2)
     assert "maximum length 40" in error.wording
-    check_request(request_bytes(S, [turn], S, **OPTIONS[AN]), AN)  # Anthropic takes it
+    check_request(request_bytes(S, [turn], S, tools=TOOLS, **OPTIONS[AN]), AN)  # it takes it
     with pytest.raises(InvalidTurn, match="at most 40"):
         select(S, [turn], S, 10_000)
     assert select(S, [Turn(S, S, round_of("c" * 40))], S, 10_000).kept == 1
@@ -83,15 +85,16 @@ def test_openai_call_ids_are_at_most_40_characters():
 
 def test_a_call_id_appears_once_in_an_anthropic_request():
     turns = [Turn(S, S, round_of("call_1")), Turn(S, S, round_of("call_1"))]
-    payload = request_bytes(S, turns, S, **OPTIONS[AN])  # the low-level writer builds it
+    options = dict(OPTIONS[AN], tools=TOOLS)
+    payload = request_bytes(S, turns, S, **options)  # the low-level writer builds it
     error = refused(payload, AN)
     assert (error.rule, error.index) == ("call-id-unique", 5)
     for build in (select, select_reference):
         with pytest.raises(InvalidTurn, match="two turns"):
-            build(S, turns, S, 10_000, **OPTIONS[AN])
+            build(S, turns, S, 10_000, **options)
         # dropped for the budget, the older turn is never looked at
-        assert build(S, turns, S, len(request_bytes(S, turns[1:], S, **OPTIONS[AN])),
-                     **OPTIONS[AN]).kept == 1
+        assert build(S, turns, S, len(request_bytes(S, turns[1:], S, **options)),
+                     **options).kept == 1
     check_request(request_bytes(S, turns, S), OA)
 
 
@@ -287,7 +290,7 @@ def test_every_rule_key_is_exercised_here_or_in_test_rules():
             "first-user", "non-empty"}
     # built at their limits in test_provider_limits.py: too-many-messages (100,000),
     # image-bytes (50 MB), too-many-calls (128 in one message)
-    assert {case[2] for case in BROKEN} | here | RICH_RULES_TESTED | {
+    assert {case[2] for case in BROKEN} | here | RICH_RULES_TESTED | EXTRA_RULES_TESTED | {
         "too-many-messages", "image-bytes", "too-many-calls"} == set(RULES)
 
 

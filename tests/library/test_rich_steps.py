@@ -301,7 +301,7 @@ THINKING_ON = {"type": "enabled", "budget_tokens": 2048}
 
 
 def test_a_thinking_tool_loop_must_keep_its_thinking_block():
-    kept = request_body(S, [], S, current_steps=rich_round(), **OPTIONS[AN])
+    kept = request_body(S, [], S, current_steps=rich_round(), tools=TOOLS, **OPTIONS[AN])
     check_request(dumps(kept | {"thinking": THINKING_ON}), AN)
     trimmed = json.loads(json.dumps(kept))
     del trimmed["messages"][1]["content"][0]  # a trimmer that drops the thinking block
@@ -310,10 +310,10 @@ def test_a_thinking_tool_loop_must_keep_its_thinking_block():
     assert (error.rule, error.index) == ("thinking-first", 1)
     assert "Expected `thinking` or `redacted_thinking`, but found `tool_use`" in error.wording
     # The loop ended (the answer was given): the rule is about a loop in progress.
-    done = request_body(S, [rich_turn(with_reasoning=False)], S, **OPTIONS[AN])
+    done = request_body(S, [rich_turn(with_reasoning=False)], S, tools=TOOLS, **OPTIONS[AN])
     check_request(dumps(done | {"thinking": THINKING_ON}), AN)
     redacted = request_body(S, [], S, current_steps=(thinking(REDACTED),) + rich_round()[2:],
-                            **OPTIONS[AN])
+                            tools=TOOLS, **OPTIONS[AN])
     check_request(dumps(redacted | {"thinking": {"type": "adaptive"}}), AN)
 
 
