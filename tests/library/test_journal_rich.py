@@ -129,7 +129,8 @@ def test_the_rich_payload_is_the_documented_keys_in_order():
     assert STEP_KEYS == {"call": ["type", "id", "name", "arguments"],
                          "result": ["type", "call_id", "content"],
                          "error": ["type", "call_id", "content"],
-                         "text": ["type", "text"], "reasoning": ["type", "dialect", "item"]}
+                         "text": ["type", "text"], "reasoning": ["type", "dialect", "item"],
+                         "item": ["type", "dialect", "item"]}
     turn = Turn(("what is this?", Image("image/gif", gif())), "a cat",
                 (call("c1", "see", "{}"), result("c1", "whiskers")))
     assert payload_of(encode_turn("r", turn)).decode() == (
@@ -316,7 +317,7 @@ def _padding_changed(data: str) -> str:
 
 NOT_A_PART = "payload parts[1] is not a {type: text} or {type: image} or {type: document} object"
 NOT_A_STEP = ("payload steps[1] is not a {type: call} or {type: result} or {type: error} or "
-              "{type: text} or {type: reasoning} object")
+              "{type: text} or {type: reasoning} or {type: item} object")
 REFUSED = {
     # the keys: their order, one too many, one repeated, one missing
     "parts before answer": (swapped_keys("answer", "parts"), "payload is not an {id, question, "
