@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .checks import InvalidText, InvalidTurn, check_id, check_text, id_tag
@@ -262,6 +262,8 @@ class Reasoning:
 
     item: str
     dialect: str
+    # The item's own id (a Responses reasoning item's ``rs_...``), read once: requests pair by it.
+    _item_id: str | None = field(init=False, compare=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         check_text(self.dialect, "dialect")
@@ -282,6 +284,12 @@ class Reasoning:
         if kind == "reasoning" and not isinstance(item.get("summary"), list):
             raise InvalidTurn("a reasoning item needs its 'summary', a list")
         object.__setattr__(self, "item", compact_json(item))
+        object.__setattr__(self, "_item_id", own_id(item))
+
+    @property
+    def item_id(self) -> str | None:
+        """The item's own id, where it has one (a Responses reasoning item's ``rs_...``)."""
+        return self._item_id
 
     @property
     def kind(self) -> str:
@@ -331,6 +339,8 @@ class ProviderItem:
 
     item: str
     dialect: str
+    # The item's own id (``ws_...``, ``ctc_...``), read once: requests pair a reasoning item by it.
+    _item_id: str | None = field(init=False, compare=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         check_text(self.dialect, "dialect")
@@ -343,6 +353,12 @@ class ProviderItem:
             raise InvalidTurn(f"a {self.dialect} ProviderItem's type must be one of "
                               f"{', '.join(sorted(kinds))}")
         object.__setattr__(self, "item", compact_json(item))
+        object.__setattr__(self, "_item_id", own_id(item))
+
+    @property
+    def item_id(self) -> str | None:
+        """The item's own id, where it has one (``ws_...``, ``mcp_...``, ``ctc_...``)."""
+        return self._item_id
 
     @property
     def kind(self) -> str:
@@ -358,6 +374,12 @@ class ProviderItem:
         if not isinstance(self.item, str):  # a failed __post_init__, shown in its traceback
             return f"ProviderItem({type(self.item).__name__})"
         return f"ProviderItem({self.dialect}, {self.kind}, {len(self.item.encode())} bytes)"
+
+
+def own_id(item: dict) -> str | None:
+    """An opaque item's own ``id``, where it has a string one."""
+    found = item.get("id")
+    return found if isinstance(found, str) else None
 
 
 def compact_json(item: dict) -> str:

@@ -22,7 +22,9 @@ Shared by every dialect, here:
 - what every dialect refuses before a body is built (``refuse_for_dialect``,
   ``refuse_reused_ids``); ``ledgerlab.request`` builds the body from the pieces.
 
-A round's ``Reasoning`` goes, as given, into the requests of its own dialect and no other.
+A round's ``Reasoning`` and ``ProviderItem`` go, as given, into the requests of their own
+dialect and no other, and so does a ``Compaction``; a call id a dialect refuses is written
+mapped (``wire_call_id``).
 Memory beyond the facts has its own sections, after the facts and
 before the turns, in every dialect where the facts go: the evidence (``evidence_line``:
 ``[source: where] text``), then the summaries (``summary_line``: ``[turns: id, id] text``),
@@ -510,6 +512,9 @@ def refuse_reused_ids(dialect: str, turns: Sequence[Turn], current_steps: tuple)
 
 # --- Call ids across providers ------------------------------------------------------------
 
+_ID_RULES: dict[str, tuple] = {}
+
+
 def wire_call_id(shape: Shape, call_id: str) -> str:
     """A call's id as ``shape``'s dialect writes it: the id itself where the dialect's pattern
     and length take it, else ``call_`` and the first 32 hex digits of the SHA-256 of its UTF-8
@@ -517,8 +522,11 @@ def wire_call_id(shape: Shape, call_id: str) -> str:
     over 40 characters in OpenAI Chat). The same for a call and its result, and the same in
     every request (it depends on the id alone); 37 characters of ``[a-z0-9_]``, which every
     dialect's pattern and length take."""
-    pattern = name_pattern(shape.name, "call_id_pattern")
-    length = limit(shape.name, "call_id_length")
+    rule = _ID_RULES.get(shape.name)
+    if rule is None:  # read once per dialect: every call and result of a request asks
+        rule = _ID_RULES[shape.name] = (name_pattern(shape.name, "call_id_pattern"),
+                                        limit(shape.name, "call_id_length"))
+    pattern, length = rule
     if (pattern is None or pattern.fullmatch(call_id)) and (length is None
                                                            or len(call_id) <= length):
         return call_id

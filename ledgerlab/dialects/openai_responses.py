@@ -43,7 +43,7 @@ import re
 
 from ..checks import InvalidTurn
 from ..documents import DEFAULT_FILENAMES
-from ..steps import ITEM_ID_PREFIXES, PROVIDER_ITEM_TYPES, AssistantText, ProviderItem, Reasoning
+from ..steps import ITEM_ID_PREFIXES, PROVIDER_ITEM_TYPES, AssistantText, Reasoning
 from .common import (MEDIA_TYPES, InvalidRequest, Limit, Shape, check_call_id, check_call_name,
                      data_url, known, sections)
 from .openai_chat import OPENAI_BASIS, OPENAI_PDF_PAGE_TOKENS, openai_image_tokens
@@ -105,6 +105,7 @@ ITEMS = {"message", "function_call", "function_call_output", "reasoning", "item_
 # id quoted with these errors shows (rs_0a4d512680f81369006a... with fc_0a4d512680f81369006a...:
 # cline#12242, continue#10018, continue#10880). An id not of that form shows no response.
 RESPONSE_KEY = re.compile(r"[a-z]+_([0-9a-f]{16})[0-9a-f]{16,}")
+RESPONSE_ID_LENGTH = 2 + 32  # the shortest id of that form
 ROLES = ("user", "assistant", "system", "developer")
 INPUT_PARTS = {"input_text", "input_image", "input_file"}
 ASSISTANT_PARTS = {"output_text", "refusal"}
@@ -116,7 +117,9 @@ def _kind(item: dict) -> object:
 
 def response_key(item_id: object) -> str | None:
     """The response an item id shows it came from (None: its id shows none)."""
-    found = RESPONSE_KEY.fullmatch(item_id) if isinstance(item_id, str) else None
+    if not isinstance(item_id, str) or len(item_id) < RESPONSE_ID_LENGTH:
+        return None  # too short to be of that form: no pattern to match
+    found = RESPONSE_KEY.fullmatch(item_id)
     return found[1] if found else None
 
 
@@ -252,14 +255,6 @@ def _check_loop_reasoning(items: list[dict], kinds: list) -> None:
                                  dialect=OPENAI_RESPONSES)
 
 
-def _own_id(step) -> str | None:
-    """The Responses API's own id of an item a round writes (None: not known)."""
-    if isinstance(step, ProviderItem):
-        found = step.as_dict.get("id")
-        return found if isinstance(found, str) else None
-    return step.item_id
-
-
 class OpenAIResponses(Shape):
     """OpenAI's Responses API: ``{"model", "instructions", "input": [...], "tools"}``.
 
@@ -341,26 +336,26 @@ class OpenAIResponses(Shape):
         ``reasoning-followed`` and ``reasoning-required``)."""
         kept_reasoning, bare = False, False
         for round_ in rounds:
-            written = [step for step in round_.opening if isinstance(step, AssistantText)
-                       or step.dialect == OPENAI_RESPONSES] + list(round_.calls)
-            for step, after in zip(written, written[1:]):
-                if not isinstance(step, Reasoning):
-                    continue
-                paired = _own_id(after)
-                if paired is None:
-                    raise InvalidTurn("openai-responses pairs a reasoning item with the item "
-                                      "after it by that item's own id: give it (ToolCall."
-                                      "item_id, AssistantText.item_id, the provider item's id)")
-                own, theirs = response_key(step.as_dict["id"]), response_key(paired)
-                if own is not None and theirs is not None and own != theirs:
-                    raise InvalidTurn("openai-responses refuses a reasoning item followed by "
-                                      "an item of another response (their ids differ)")
-            if round_.calls:
-                has = any(isinstance(step, Reasoning) and step.dialect == OPENAI_RESPONSES
-                          for step in round_.opening)
+            has = any(step.dialect == OPENAI_RESPONSES for step in round_.reasoning)
+            if has:
+                written = [step for step in round_.opening if isinstance(step, AssistantText)
+                           or step.dialect == OPENAI_RESPONSES] + list(round_.calls)
+                for step, after in zip(written, written[1:]):
+                    if not isinstance(step, Reasoning):
+                        continue
+                    if after.item_id is None:
+                        raise InvalidTurn("openai-responses pairs a reasoning item with the "
+                                          "item after it by that item's own id: give it "
+                                          "(ToolCall.item_id, AssistantText.item_id, the "
+                                          "provider item's id)")
+                    own, theirs = response_key(step.item_id), response_key(after.item_id)
+                    if own is not None and theirs is not None and own != theirs:
+                        raise InvalidTurn("openai-responses refuses a reasoning item followed "
+                                          "by an item of another response (their ids differ)")
+            if in_progress and round_.calls:
                 kept_reasoning = kept_reasoning or has
                 bare = bare or (not has and round_.calls[0].item_id is not None)
-        if in_progress and kept_reasoning and bare:
+        if kept_reasoning and bare:
             raise InvalidTurn("openai-responses refuses a round of the turn in progress whose "
                               "calls carry their item ids without its reasoning item, beside "
                               "a round that kept its own")

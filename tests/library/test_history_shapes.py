@@ -22,8 +22,8 @@ import pytest
 
 from ledgerlab import (AssistantText, Compaction, Document, Image, InvalidRequest, InvalidText,
                        InvalidTurn, Journal, ProviderItem, Reasoning, Summary, ToolCall,
-                       ToolResult, Turn, check_request, request_body, request_bytes,
-                       request_tokens, select, select_reference)
+                       ToolResult, Turn, byte_breakdown, check_request, request_body,
+                       request_bytes, request_tokens, select, select_reference)
 from ledgerlab.checks import id_tag
 from test_rich_steps import png
 
@@ -450,3 +450,24 @@ def test_summaries_and_compactions_together_follow_the_summaries_rule():
             continue
         assert chosen == select_reference(S, history, S, budget, **options)
         check_request(chosen.payload, OR)
+
+
+def test_a_compaction_is_inspected_by_size_and_counted_by_byte_breakdown(tmp_path, cli):
+    log = tmp_path / "c.log"
+    with Journal(log) as journal:
+        journal.commit("t0", S, S)
+        journal.commit("t1", S, S)
+        journal.add_compaction("c1", ANTHROPIC_COMPACTION, dialect=AN, covers=["t0"])
+        stored = journal.summaries()
+    code, out, err = cli("inspect", str(log))
+    assert code == 0 and S not in out and "sig" not in out
+    assert f"{len(stored[0].item.encode()):>6}  1 turn" in out
+    for dialect, item in ((AN, ANTHROPIC_COMPACTION), (OR, OPENAI_COMPACTION)):
+        memory = [Compaction("c1", item, dialect, ("t0",)), Summary("s1", S, ("t0",))]
+        history = [Turn(S, S)]
+        parts = byte_breakdown(S, history, S, summaries=memory, **OPTIONS[dialect])
+        total = len(request_bytes(S, history, S, summaries=memory, **OPTIONS[dialect]))
+        assert parts["envelope"] + parts["system"] + sum(parts["turns"]) + parts["question"] \
+            + parts["summaries"] == total
+        assert parts["summaries"] == total - len(request_bytes(S, history, S,
+                                                               **OPTIONS[dialect]))
