@@ -20,7 +20,7 @@ from .checks import check_int, check_text
 from .encoders import get_encoder
 from .dialects import SHAPES, check_dialect, check_extra, refuse_for_dialect
 from .tokens import check_tokenizer
-from .memory import Evidence, Summary
+from .memory import Compaction, Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
 
 DEFAULT_MODEL = "agnes-3.0-flash"
@@ -57,10 +57,12 @@ class RequestOptions:
     ids: Sequence[str] | None = None
     """The history's turn ids in order (``journal.ids()``: ``ids[i]`` is ``history[i]``'s),
     so ``select`` knows which turns a summary covers; required when there are summaries."""
-    summaries: Sequence[Summary] = ()
+    summaries: Sequence[Summary | Compaction] = ()
     """Summaries of stored turns: a system message (OpenAI) or text block (Anthropic)
-    after the facts and the evidence, one ``[turns: id, id] text`` line each, oldest first.
-    ``select`` sends one only where every turn it covers is dropped."""
+    after the facts and the evidence, one ``[turns: id, id] text`` line each, oldest first;
+    and a provider's ``Compaction`` items, sent as given before the turns in their own
+    dialect (left out of another's). ``select`` sends one only where every turn it covers is
+    dropped."""
     max_summary_bytes: int | None = None
     """The most bytes the summaries may add to the body (None: no cap of their own)."""
     evidence: Sequence[Evidence] = ()
@@ -105,14 +107,16 @@ class RequestOptions:
                 raise TypeError(f"ids must be a list or tuple of turn ids, not "
                                 f"{type(self.ids).__name__}")
             object.__setattr__(self, "ids", tuple(self.ids))
-        for name, kind in (("summaries", Summary), ("evidence", Evidence)):
+        for name, kind in (("summaries", (Summary, Compaction)), ("evidence", Evidence)):
             items = getattr(self, name)
             if type(items) is tuple and not items:
                 continue  # the default: nothing to check
             items = tuple(items)
             wrong = next((item for item in items if not isinstance(item, kind)), None)
             if wrong is not None:
-                raise TypeError(f"{name} must be {kind.__name__}, not {type(wrong).__name__}")
+                kinds = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple)
+                                                         else (kind,)))
+                raise TypeError(f"{name} must be {kinds}, not {type(wrong).__name__}")
             object.__setattr__(self, name, items)
         for name in ("max_summary_bytes", "max_evidence_bytes"):
             if getattr(self, name) is not None:

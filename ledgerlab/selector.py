@@ -19,7 +19,9 @@ covered turns are all dropped, taken newest first (by the newest turn each cover
 tie the later given first), each skipped if it overlaps one taken or if the request
 without turns would no longer fit ``max_summary_bytes``, the budget or the token limit;
 the result is the largest k whose turns fit beside its summaries. So a summary never
-travels beside a turn it covers. They are sent oldest first.
+travels beside a turn it covers. They are sent oldest first. A provider's ``Compaction`` is
+a summary under the same rule (an item of its own rather than a line of the section), and
+one of another dialect is left out, counted as dropped.
 
 ``select_reference`` is the article's loop, written as the rule reads; ``select`` gives
 the same result walking back from the newest turn, writing only what it keeps
@@ -33,15 +35,16 @@ from dataclasses import dataclass, field, replace
 
 from .checks import check_int
 from .dialects import (SHAPES, RequestTally, TokenCount, check_budget, evidence_line,
-                       message_count, refuse_reused_ids, refuse_rounds_without_tools,
-                       request_basis, summary_line, system_text)
+                       message_count, question_content, refuse_reused_ids,
+                       refuse_rounds_without_tools, request_basis, sent_in, summary_line,
+                       system_text)
 from .encoders import get_encoder
 from .images import Image
-from .memory import Summary
+from .memory import Compaction, Summary
 from .memory_sections import (CoverNotInHistory, LazyOrder, SummaryPlan, TurnIds,
                               evidence_within_tokens, summary_order)
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
-from .request import fragment, frame, question_content, request_bytes, sections
+from .request import NO_MEMORY, fragment, frame, request_bytes, sections
 from .steps import ToolResult
 from .tokens import MessageCounter, counter
 from .turns import Fact, Turn, check_fact, check_question, fact_line
@@ -163,12 +166,15 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     provider's. The byte limit still applies to the body sent over the wire: see
     ``request_bytes``.
     """
-    count = counter(options.tokenizer, options.dialect)
+    count, shape = counter(options.tokenizer, options.dialect), SHAPES[options.dialect]
     total = (count.mandatory(system, current, options.current_steps, options.tools, options.model,
                              options.extra.get("tool_choice"))
              + count.facts(options.facts)
              + count.section([evidence_line(item) for item in options.evidence])
-             + count.section([summary_line(item) for item in options.summaries]))
+             + count.section([summary_line(item) for item in options.summaries
+                              if isinstance(item, Summary)])
+             + sum(count.compaction(item) for item in options.summaries
+                   if isinstance(item, Compaction) and sent_in(shape, item)))
     return _labelled(total + sum(count.turn(turn) for turn in turns), options)
 
 
@@ -213,7 +219,8 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
     room = _token_limit(options)
     turns = list(_history(history))
     _provider_limits(options, budget, current)
-    order = summary_order(_ids(turns, options), options.summaries)
+    given = len(options.summaries)
+    order = summary_order(_ids(turns, options), _candidates(options))
     evidence = list(options.evidence)
     options = replace(options, evidence=(), summaries=())
 
@@ -259,7 +266,7 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                 taken.append(summary)
         chosen = replace(with_evidence, summaries=taken[::-1])
         memory = dict(kept_memory, summary_ids=tuple(item.id for item in chosen.summaries),
-                      summaries_dropped=len(order) - len(taken),
+                      summaries_dropped=given - len(taken),
                       summary_bytes=size(chosen) - size(with_evidence))
         tokens = (None if room is None else
                   request_tokens(system, turns[start:], current, options=chosen))
@@ -352,6 +359,14 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
 
     # Memory in its precedence, each section the longest prefix of its items that fits its
     # own cap and what is left: the facts, then the evidence.
+    def compaction_overhead(memory: list) -> int:
+        """What the first compaction item adds to the body beyond its own bytes (its
+        separator; in Anthropic's dialect the user message that holds the blocks)."""
+        with_one = list(memory)
+        with_one[3] = [{}]
+        return (frame(system, current, options, tuple(with_one)).size
+                - frame(system, current, options, tuple(memory)).size - len(encoder.dumps({})))
+
     def overhead(kind: int, memory: list) -> int:
         """What section ``kind`` adds to the body beyond its lines, beside ``memory``'s."""
         with_section = list(memory)
@@ -360,7 +375,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
                 - frame(system, current, options, tuple(memory)).size)
 
     newline = _line_bytes(encoder, "\n")
-    memory = [None, None, None]  # the sections' texts: facts, evidence, summaries
+    memory = list(NO_MEMORY)  # the sections' texts (facts, evidence, summaries), compactions
     kept = []  # (items kept, items dropped, bytes added) of the facts, then of the evidence
     for kind, items, cap in ((0, options.facts, options.max_fact_bytes),
                              (1, options.evidence, options.max_evidence_bytes)):
@@ -377,31 +392,40 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
 
     # The newest whole turns that fit what is left. Summaries only add to a request, so no
     # more turns than these fit beside them; with summaries, turns are weighed one by one.
-    one_by_one = bool(options.summaries)
+    candidates = _candidates(options)
+    one_by_one = bool(candidates)
     pieces = _newest_that_fit(history, encoder, shape, budget - size, tally, count,
                               None if room is None else room - tokens, one_by_one)
     kept_turns = sum(turns for _, turns, _, _ in pieces)
     summary_ids, summary_bytes = (), 0
-    if options.summaries:
-        plan = SummaryPlan(lambda summary: _line_bytes(encoder, summary_line(summary)),
-                           newline, LazyOrder(options.summaries, _ids(history, options),
-                                              kept_turns),
+    if candidates:
+        def item_bytes(item) -> int:
+            """A summary's line, or a compaction item as the encoder writes it."""
+            if isinstance(item, Summary):
+                return _line_bytes(encoder, summary_line(item))
+            return len(encoder.dumps(item.as_dict))
+
+        plan = SummaryPlan(item_bytes, newline, LazyOrder(candidates, _ids(history, options),
+                                                          kept_turns),
                            options.max_summary_bytes, budget - size,
                            None if count is None else (count, room - tokens),
-                           overhead(2, memory))
+                           overhead(2, memory), (compaction_overhead(memory),
+                                                 len(encoder.item_separator)))
         taken, summary_bytes, summary_tokens, kept_turns = plan.beside_turns(
             [piece_bytes for _, _, piece_bytes, _ in pieces],
             [piece_tokens for _, _, _, piece_tokens in pieces], len(history))
         del pieces[kept_turns:]
         tokens += summary_tokens
         summary_ids = tuple(summary.id for summary in taken)
-        if taken:
-            memory[2] = "\n".join(map(summary_line, taken))
+        lines = [summary_line(item) for item in taken if isinstance(item, Summary)]
+        if lines:
+            memory[2] = "\n".join(lines)
+        memory[3] = [item.as_dict for item in taken if isinstance(item, Compaction)]
     tokens += sum(piece_tokens for _, _, _, piece_tokens in pieces)
     kept_history = tuple(history[len(history) - kept_turns:])
     refuse_request_wide(options, kept_history)
-    whole = bare if memory == [None, None, None] else frame(system, current, options,
-                                                            tuple(memory))
+    whole = bare if memory == list(NO_MEMORY) else frame(system, current, options,
+                                                         tuple(memory))
     payload = whole.join([piece for piece, _, _, _ in reversed(pieces)])
     facts, evidence = kept
     return Selection(payload, kept_turns, len(history) - kept_turns, budget,
@@ -492,6 +516,13 @@ def _history(history: object) -> Sequence[Turn]:
     return history if isinstance(history, Sequence) else tuple(history)
 
 
+def _candidates(options: RequestOptions) -> list:
+    """The summaries a request in its dialect sends: every Summary, and the Compaction items
+    of its dialect (another's is left out, and counts as dropped)."""
+    shape = SHAPES[options.dialect]
+    return [item for item in options.summaries if sent_in(shape, item)]
+
+
 def _ids(history: Sequence[Turn], options: RequestOptions):
     """The history's turn ids: ``ids=`` where given, else each turn's own (``Turn.id``)."""
     if options.ids is None:
@@ -537,12 +568,16 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     encoder, shape = get_encoder(options.encoder), SHAPES[options.dialect]
     separator = len(encoder.item_separator)
     texts = sections(options)
-    memory, given, before = {}, [None, None, None], frame(system, current, options).size
+    memory, given, before = {}, list(NO_MEMORY), frame(system, current, options).size
     for kind, name in enumerate(("facts", "evidence", "summaries")):
         if texts[kind] is not None:
             given[kind] = texts[kind]
             after = frame(system, current, options, tuple(given)).size
             memory[name], before = after - before, after
+    if texts[3]:  # the compaction items are the summaries' too
+        given[3] = texts[3]
+        after = frame(system, current, options, tuple(given)).size
+        memory["summaries"], before = memory.get("summaries", 0) + after - before, after
     whole = frame(system, current, options, texts)
     plain = replace(options, extra=None)  # the writer's fields alone
     without_tools = frame(system, current, replace(plain, tools=()))

@@ -45,11 +45,12 @@ from ..steps import json_object, refuse_constant
 from .anthropic import (ANTHROPIC, ANTHROPIC_TOOL_PROMPT, NON_EMPTY, AnthropicMessages,
                         anthropic_image_tokens, anthropic_tool_prompt, refuse_empty)
 from .common import (LIMITS, RULES, SHAPES, WORDING, InvalidRequest, Limit, ProviderLimitError,
-                     RequestTally, ReservedFieldError, Shape, TokenCount, check_budget,
-                     check_call_name, check_top_level, evidence_line, lines_content, limit,
-                     max_tokens_field, message_count, refuse_for_dialect,
-                     refuse_reused_ids, refuse_rounds_without_tools, register, summary_line,
-                     system_text, tool_entry)
+                     RequestTally, ReservedFieldError, Shape, TokenCount, answer_messages,
+                     check_budget, check_call_name, check_top_level, compaction_pieces,
+                     evidence_line, lines_content, limit, max_tokens_field, message_count,
+                     question_content, refuse_for_dialect, refuse_reused_ids,
+                     refuse_rounds_without_tools, register, round_messages, sent_in,
+                     summary_line, system_text, tool_entry, turn_messages, wire_call_id)
 from .openai_chat import OPENAI_DEFAULT_IMAGE_MODEL, OpenAIChat, openai_image_tokens
 from .openai_responses import OpenAIResponses
 
@@ -57,11 +58,12 @@ __all__ = [
     "ANTHROPIC", "ANTHROPIC_TOOL_PROMPT", "DIALECTS", "LIMITS", "NON_EMPTY",
     "OPENAI_DEFAULT_IMAGE_MODEL", "RULES", "SHAPES", "WORDING", "InvalidRequest", "Limit",
     "ProviderLimitError", "RequestTally", "ReservedFieldError", "Shape", "TokenCount",
-    "anthropic_image_tokens", "anthropic_tool_prompt", "check_budget", "check_dialect",
-    "check_extra", "check_request", "evidence_line", "image_rule", "lines_content",
-    "max_tokens_field", "message_count", "openai_image_tokens", "refuse_empty",
-    "refuse_for_dialect", "refuse_reused_ids", "refuse_rounds_without_tools",
-    "request_basis", "summary_line", "system_text", "tool_entry",
+    "anthropic_image_tokens", "anthropic_tool_prompt", "answer_messages", "check_budget",
+    "check_dialect", "check_extra", "check_request", "compaction_pieces", "evidence_line",
+    "image_rule", "lines_content", "max_tokens_field", "message_count", "openai_image_tokens",
+    "question_content", "refuse_empty", "refuse_for_dialect", "refuse_reused_ids",
+    "refuse_rounds_without_tools", "request_basis", "round_messages", "sent_in",
+    "summary_line", "system_text", "tool_entry", "turn_messages", "wire_call_id",
 ]
 
 register(OpenAIChat())

@@ -5,8 +5,8 @@ its token rules, each with its source.
   (the system a string, or text blocks when memory sections follow it; a blank one left
   out), a round one assistant message ``[thinking..., text, tool_use...]`` and one user
   message of its ``tool_result`` blocks, an image a base64 source block. Anthropic refuses
-  empty or whitespace-only text (``NON_EMPTY``), so such a question or answer raises
-  InvalidText (``refuse_empty``).
+  empty or whitespace-only text (``NON_EMPTY``), so such a question raises InvalidText
+  (``refuse_empty``) and such a stored answer is left out (``common.answer_messages``).
 - **Rules** (``check_anthropic``): ``max_tokens``, no empty text, the first message the
   user's, consecutive messages of one role combined, every ``tool_use`` answered by a
   ``tool_result`` first in the next message, ids of its pattern and once a request, a
@@ -22,8 +22,9 @@ its token rules, each with its source.
 - **Limits** (``LIMITS``): a 32 MB body, 100,000 messages, 100 images of at most 8000 px a
   side (2000 px over ``MANY_IMAGES``), each image's base64 at most 5 MB (5,242,880
   characters: about 3.75 MiB of image).
-- **Token rules**: the vision guide's width x height / 750 (``anthropic_image_tokens``) and
-  the tool-use system prompt (``anthropic_tool_prompt``).
+- **Token rules**: the vision guide's width x height / 750 (``anthropic_image_tokens``), the
+  PDF guide's figures a page (``ANTHROPIC_PDF_PAGE_TOKENS``, an estimate) and the tool-use
+  system prompt (``anthropic_tool_prompt``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import math
 from fractions import Fraction
 
 from ..checks import InvalidText
-from ..steps import full_rounds
+from ..steps import PROVIDER_ITEM_TYPES, full_rounds
 from ..turns import ProviderTool
 from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
                      check_call_name, known, sections)
@@ -160,28 +161,24 @@ WRITTEN = {"model": "model=", "max_tokens": "reserve_tokens=",
            "messages": "the turns, the current question and current_steps", "tools": "tools="}
 
 # Its content block types, and those a tool_result's content takes (its Messages API
-# reference).
+# reference): the ones ledgerlab writes, the server and MCP tool blocks a ProviderItem holds
+# (``steps.PROVIDER_ITEM_TYPES``), and the ``compaction`` block a Compaction holds.
 ANTHROPIC_BLOCKS = {
     "text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
-    "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
-    "code_execution_tool_result", "bash_code_execution_tool_result",
-    "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
-    "container_upload"}
+    "redacted_thinking", "compaction", *PROVIDER_ITEM_TYPES[ANTHROPIC]}
 RESULT_BLOCKS = {"text", "image", "document", "search_result"}
 THINKING_ON = ("enabled", "adaptive")
 
 
-def refuse_empty(question: str | tuple, answer: str = "-") -> None:
-    """InvalidText if a question, one of its text parts, or an answer is empty or only
-    whitespace (Anthropic refuses both; a whitespace part beside real text is refused too,
-    which is stricter than the API, and simpler)."""
+def refuse_empty(question: str | tuple) -> None:
+    """InvalidText if a question or one of its text parts is empty or only whitespace
+    (Anthropic refuses it; a whitespace part beside real text is refused too, which is
+    stricter than the API, and simpler). An empty answer is not refused: it is left out
+    (``common.answer_messages``)."""
     texts = (question,) if type(question) is str else question
     if any(type(text) is str and not text.strip() for text in texts):
         raise InvalidText(f"anthropic-messages refuses empty content ({NON_EMPTY}): a question "
                           f"or one of its text parts is empty or only whitespace")
-    if not answer.strip():
-        raise InvalidText(f"anthropic-messages refuses empty content ({NON_EMPTY}): a stored "
-                          f"turn's answer is empty or only whitespace")
 
 
 def _combined(messages: list[dict]) -> list[tuple[int, str, list]]:
@@ -248,6 +245,8 @@ def check_anthropic(body: dict, messages: list[dict]) -> None:
                 if not isinstance(block.get("tool_use_id"), str):
                     raise InvalidRequest("tool-call-id", index, dialect=ANTHROPIC)
                 _check_result_blocks(block, index)
+            elif block["type"] == "compaction" and block.get("content") == "":
+                raise InvalidRequest("non-empty", index, "a compaction block's content")
             elif block["type"] in ("thinking", "redacted_thinking") and any(
                     not isinstance(block.get(key), str) for key in
                     (("thinking", "signature") if block["type"] == "thinking" else ("data",))):
@@ -397,6 +396,14 @@ ANTHROPIC_TOOL_PROMPT = {
 }
 ANTHROPIC_TOOL_PROMPT_OTHERS = (346, 313)
 
+# --- Its PDF rule: PDF support, "Estimate your costs"
+# (docs.anthropic.com/en/docs/build-with-claude/pdf-support): "Each page typically uses
+# 1,500-3,000 tokens per page depending on content density", and each page is also converted
+# into an image, counted by the image rule. A page is counted at the top of that text range
+# plus the image rule's ceiling (``ANTHROPIC_IMAGE_TOKENS``): an estimate that errs high.
+ANTHROPIC_PDF_PAGE_TEXT = 3000
+ANTHROPIC_PDF_PAGE_TOKENS = ANTHROPIC_PDF_PAGE_TEXT + ANTHROPIC_IMAGE_TOKENS
+
 
 def anthropic_image_tokens(width: int, height: int) -> int:
     """An image's tokens by Anthropic's vision guide: within 1568 px on its long edge and
@@ -421,12 +428,18 @@ def anthropic_tool_prompt(model: str | None, tool_choice: object = None) -> int:
 # What a request's count rests on: Anthropic's tokenizer is not published.
 ANTHROPIC_BASIS = ("an estimate: Anthropic's tokenizer is not published, so {tokenizer} and "
                    "OpenAI's message rule stand in; images by Anthropic's width x height / 750 "
-                   "rule; with tools, Anthropic's tool-use system prompt")
+                   "rule; PDFs by its PDF guide's figures a page; with tools, Anthropic's "
+                   "tool-use system prompt")
 
 
 class AnthropicMessages(Shape):
-    """A round is one assistant message ``[thinking..., text, tool_use...]`` and one user
-    message of its ``tool_result`` blocks; an error result carries ``"is_error": true``."""
+    """A round is one assistant message ``[thinking..., server blocks..., text, tool_use...]``
+    (its opening in its order, then its calls) and one user message of its ``tool_result``
+    blocks; an error result carries ``"is_error": true``. A final round of provider items
+    alone is one assistant message (the API takes it and the answer after it as one turn).
+    Compaction blocks are one user message before the turns (the messages begin with the
+    user's; the API takes it and the first turn's question as one turn, and drops what comes
+    before a compaction block). An empty answer is left out (``answer_messages``)."""
 
     name = ANTHROPIC
     limits, rules, wording, token_basis = LIMITS, RULES, WORDING, ANTHROPIC_BASIS
@@ -441,16 +454,18 @@ class AnthropicMessages(Shape):
     arguments_as_text = False
     nests_result_parts = True
     many_images = MANY_IMAGES
+    pdf_page_tokens = ANTHROPIC_PDF_PAGE_TOKENS
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
-             summaries=None):
+             summaries=None, compactions=()):
         # A blank system (None) is left out: Anthropic refuses an empty text block.
         more = sections(facts, evidence, summaries)
         blocks = [self.text(text) for text in (system, *more) if text is not None]
         body = {"model": model, "max_tokens": max_tokens}
         if blocks:
             body["system"] = self.system(system) if not more else blocks
-        body["messages"] = messages
+        body["messages"] = [self.user(list(compactions))] if compactions else []
+        body["messages"] += messages
         if tools:
             body["tools"] = tools
         return body
@@ -466,7 +481,7 @@ class AnthropicMessages(Shape):
         return {"type": "document", "source": {"type": "base64", "media_type": media_type,
                                                "data": data}}
 
-    def call(self, id, name, arguments):
+    def call(self, id, name, arguments, item_id=None):
         return {"type": "tool_use", "id": id, "name": name, "input": arguments}
 
     def result(self, call_id, content, is_error=False):
@@ -475,10 +490,12 @@ class AnthropicMessages(Shape):
             block["is_error"] = True
         return block
 
-    def round(self, calls, results, reasoning=(), text=None):
-        said = [] if text is None else [self.text(text)]
-        return [{"role": "assistant", "content": [*reasoning, *said, *calls]},
-                {"role": "user", "content": results}]
+    def round(self, calls, results, opening=()):
+        content = [*opening, *calls]
+        messages = [{"role": "assistant", "content": content}] if content else []
+        if results:
+            messages.append({"role": "user", "content": results})
+        return messages
 
     def tool(self, name, description, schema):
         return {"name": name, "description": description, "input_schema": schema}
@@ -532,8 +549,8 @@ class AnthropicMessages(Shape):
             raise InvalidRequest("document", index)
         return PDF, data
 
-    def refuse_blank(self, question, answer="-"):
-        refuse_empty(question, answer)
+    def refuse_blank(self, question):
+        refuse_empty(question)
 
     def image_tokens(self, width, height):
         return anthropic_image_tokens(width, height)

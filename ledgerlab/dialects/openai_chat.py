@@ -25,6 +25,7 @@ import math
 import re
 from fractions import Fraction
 
+from ..documents import DEFAULT_FILENAMES
 from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
                      check_call_name, data_url, known, sections)
 
@@ -87,6 +88,7 @@ WORDING = {
     "media-type": "image_url data URLs of image/png, image/jpeg, image/gif, image/webp",
     "unknown-field": "Unrecognized request argument supplied: {field}",
     "field-type": "Invalid type for '{field}': expected {expected}, but got {got} instead.",
+    "document-filename": "Missing required parameter: 'messages[N].content[M].file.filename'",
 }
 
 # Its body's top-level fields and their JSON types, as its API reference documents them
@@ -268,26 +270,39 @@ def _patches(width: int, height: int) -> int:
                IMAGE_MAX_PATCHES)
 
 
+# --- Its PDF rule: the file inputs guide (platform.openai.com/docs/guides/pdf-files): "we put
+# into the model's context both the extracted text and an image of each page". It gives no
+# figure for the text: Anthropic's upper figure for a page's text (3,000 tokens, its PDF
+# guide) stands in; the page's image is counted at the tile rule's most for a page fitted in
+# 2048 x 2048 with its short side at 768 px (768 x 2048: 8 tiles, 1,445 tokens at GPT-4o's
+# figures). An estimate that errs high.
+OPENAI_PDF_PAGE_TEXT = 3000
+OPENAI_PDF_PAGE_TOKENS = OPENAI_PDF_PAGE_TEXT + OPENAI_TILE_TOKENS[OPENAI_DEFAULT_IMAGE_MODEL][0] \
+    + OPENAI_TILE_TOKENS[OPENAI_DEFAULT_IMAGE_MODEL][1] * 8
+
 # What a request's count rests on, in every OpenAI dialect (and any dialect not registered:
 # OpenAI's other API shapes, the same tokenizer and image rule; their own per-item framing
 # is not documented, so it is an estimate too).
 OPENAI_BASIS = ("OpenAI's cookbook rule for chat messages under {tokenizer} (its own "
-                "estimate); images by GPT-4o's tile rule; tools by the cookbook's estimate; "
-                "tool rounds by ledgerlab's estimate")
+                "estimate); images by GPT-4o's tile rule; PDFs a page by its file inputs "
+                "guide's text and page image; tools by the cookbook's estimate; tool rounds "
+                "by ledgerlab's estimate")
 
 
 class OpenAIChat(Shape):
-    """Reasoning is left out (Chat Completions has no reasoning items); a result is text,
-    or text parts (its API reference lists no image part for a ``tool`` message); an
-    error result is its content as is (there is no error field)."""
+    """Reasoning and provider items are left out (Chat Completions has neither); a result is
+    text, or text parts: its API reference lists no image part for a ``tool`` message, and a
+    user message takes images, so a result's images are moved to one user message after the
+    round's ``tool`` messages (each result's after a text part ``[tool result <call id>]``);
+    an error result is its content as is (there is no error field)."""
 
     name = OPENAI_CHAT
     limits, rules, wording, token_basis = LIMITS, RULES, WORDING, OPENAI_BASIS
     fields, written, reply_fields = FIELDS, WRITTEN, REPLY_FIELDS
-    result_images = False
+    pdf_page_tokens = OPENAI_PDF_PAGE_TOKENS
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
-             summaries=None):
+             summaries=None, compactions=()):
         system_messages = [self.system(system)]
         system_messages += [self.system(text) for text in sections(facts, evidence, summaries)]
         body = {"model": model, "messages": system_messages + messages}
@@ -302,17 +317,35 @@ class OpenAIChat(Shape):
         return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
 
     def document(self, media_type, data, filename=None):
-        named = {} if filename is None else {"filename": filename}
-        return {"type": "file", "file": {**named, "file_data": f"data:{media_type};base64,{data}"}}
+        filename = DEFAULT_FILENAMES[media_type] if filename is None else filename
+        return {"type": "file", "file": {"filename": filename,
+                                         "file_data": f"data:{media_type};base64,{data}"}}
 
-    def call(self, id, name, arguments):
+    def call(self, id, name, arguments, item_id=None):
         return {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
     def result(self, call_id, content, is_error=False):
         return {"role": "tool", "tool_call_id": call_id, "content": content}
 
-    def round(self, calls, results, reasoning=(), text=None):
-        return [{"role": "assistant", "content": text, "tool_calls": calls}, *results]
+    def round(self, calls, results, opening=()):
+        # Its opening holds its text alone (the one piece Chat writes of it).
+        text = next((piece["text"] for piece in opening), None)
+        if not calls:
+            return [] if text is None else [self.answer(text)]
+        moved = []  # a result's images, for the user message after the tool messages
+        messages = [{"role": "assistant", "content": text, "tool_calls": calls}]
+        for result in results:
+            content = result["content"]
+            if isinstance(content, list) and any(part["type"] == "image_url"
+                                                 for part in content):
+                moved.append(self.text(f"[tool result {result['tool_call_id']}]"))
+                moved += [part for part in content if part["type"] == "image_url"]
+                texts = [part for part in content if part["type"] != "image_url"]
+                result = dict(result, content=texts or "")
+            messages.append(result)
+        if moved:
+            messages.append(self.user(moved))
+        return messages
 
     def tool(self, name, description, schema):
         return {"type": "function",
@@ -343,7 +376,7 @@ class OpenAIChat(Shape):
 
     def document_data(self, part, index):
         """A ``file`` part's ``file_data``: a PDF data URL (a file id is not inline), as
-        (media type, base64 data)."""
+        (media type, base64 data); its ``filename`` required."""
         if part.get("type") != "file":
             return None
         file = part.get("file")
@@ -351,6 +384,8 @@ class OpenAIChat(Shape):
             raise InvalidRequest("document", index)
         if "file_data" not in file:
             return None
+        if not isinstance(file.get("filename"), str):
+            raise InvalidRequest("document-filename", index, dialect=OPENAI_CHAT)
         media_type, data = data_url(file["file_data"])
         if media_type != PDF:
             raise InvalidRequest("document", index, "file_data: a PDF data URL")

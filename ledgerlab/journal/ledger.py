@@ -51,7 +51,9 @@ refuses (JournalCorrupt) and creates nothing.
 Summaries (``ledgerlab.memory.Summary``) live in ``<path>.summaries`` under the same
 rules, with the payload ``{"id","text","covers"}``: a summary covers one or more stored
 turns, and is deleted with any of them (forget and retain rewrite it before the turn
-file, as the facts). A journal without summaries has no summaries file.
+file, as the facts). A provider's compaction item (``ledgerlab.memory.Compaction``) is a
+summary too, payload ``{"id","covers","dialect","item"}``, under the same rules. A journal
+without summaries has no summaries file.
 
 The journal stores turns and what is derived from them; it knows nothing of requests
 or budgets.
@@ -67,7 +69,7 @@ from collections.abc import Callable, Iterator
 from typing import NoReturn
 
 from ..checks import check_int, id_tag
-from ..memory import Derived, Summary
+from ..memory import Compaction, Derived, Summary
 from ..turns import Fact, Turn
 from .arguments import check_name, check_path, check_type, turn_to_commit
 from .errors import (
@@ -276,24 +278,43 @@ class Journal:
         nothing; another text or other covers is SummaryConflict.
         """
         # covers is checked by Summary (a TypeError naming it).
-        summary = Summary(check_name(summary_id, "summary_id"), check_name(text, "text"),
-                          covers)
+        return self._add_memory(Summary(check_name(summary_id, "summary_id"),
+                                        check_name(text, "text"), covers), "add_summary")
+
+    def add_compaction(self, compaction_id: str, item, *, dialect: str,
+                       covers) -> Compaction:
+        """Store a provider's compaction item durably, with the ids of the stored turns it
+        stands for; return it (a ``Compaction``). ``item`` is the provider's object (a dict
+        or its JSON text), kept exactly. Stored, deleted with any turn it covers, and
+        idempotent by id, as ``add_summary`` (SummaryConflict for another item, dialect or
+        covers; an id is a summary's or a compaction's, not both); ``summaries()`` lists it
+        in the order added."""
+        check_name(compaction_id, "compaction_id")
+        check_name(dialect, "dialect")
+        return self._add_memory(Compaction(compaction_id, item, dialect, covers),
+                                "add_compaction")
+
+    def _add_memory(self, memory: Summary | Compaction, action: str) -> Summary | Compaction:
+        """Store a summary or a compaction item, unless the same is stored under its id."""
         with self._in_use():
-            stored = self._summaries.get(summary_id)
+            stored = self._summaries.get(memory.id)
             if stored is not None:
-                if stored != summary:
-                    field = "text" if stored.text != summary.text else "covers"
-                    raise SummaryConflict(f"{id_tag(summary_id)} is already stored with "
+                if stored != memory:
+                    field = next((name for name in ("text", "item", "dialect", "covers")
+                                  if getattr(stored, name, None) != getattr(memory, name, None)),
+                                 "kind")
+                    raise SummaryConflict(f"{id_tag(memory.id)} is already stored with "
                                           f"another {field}; nothing changed")
                 return stored
-            missing = [turn_id for turn_id in summary.covers if turn_id not in self._turns]
+            missing = [turn_id for turn_id in memory.covers if turn_id not in self._turns]
             if missing:
-                raise TurnNotFound(f"summary {id_tag(summary_id)} covers {len(missing)} "
+                what = "summary" if isinstance(memory, Summary) else "compaction"
+                raise TurnNotFound(f"{what} {id_tag(memory.id)} covers {len(missing)} "
                                    f"{'turn' if len(missing) == 1 else 'turns'} not stored "
                                    f"(first {id_tag(missing[0])}); nothing changed")
-            self._append_derived(self._summary_store, encode_summary(summary), "add_summary")
-            self._summaries[summary_id] = summary
-            return summary
+            self._append_derived(self._summary_store, encode_summary(memory), action)
+            self._summaries[memory.id] = memory
+            return memory
 
     def _append_derived(self, store: Store, line: bytes, action: str) -> None:
         """Append one record to a derived file (created by its first record), durably."""
@@ -425,8 +446,9 @@ class Journal:
         with self._in_use():
             return tuple(self._turns)
 
-    def summaries(self) -> list[Summary]:
-        """The stored summaries in the order they were added (a copy)."""
+    def summaries(self) -> list[Summary | Compaction]:
+        """The stored summaries and compaction items in the order they were added (a copy):
+        what ``select(..., summaries=)`` takes."""
         with self._in_use():
             return list(self._summaries.values())
 

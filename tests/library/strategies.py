@@ -33,8 +33,15 @@ texts = st.one_of(
 ids = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=6) | \
     st.sampled_from(["call_1", "toolu_01A", "a", "\u2028", "🙂"])
 tool_names = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
-# Call ids both dialects take (Anthropic's pattern, OpenAI's 40 characters).
-call_ids = st.from_regex(r"[A-Za-z0-9_-]{1,40}", fullmatch=True)
+# Call ids: those every dialect takes as they are (Anthropic's pattern, OpenAI's 40
+# characters), and those a history recorded with another provider holds, which a dialect
+# that refuses them writes mapped (Kimi's functions.name:0, an MCP id, one over 40 characters).
+call_ids = st.from_regex(r"[A-Za-z0-9_-]{1,40}", fullmatch=True) | st.one_of(
+    st.builds("functions.{}:{}".format, st.from_regex(r"[a-z_]{1,8}", fullmatch=True),
+              st.integers(0, 9)),
+    st.builds("mcp:server/{}#{}".format, st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+              st.integers(0, 99)),
+    st.from_regex(r"[A-Za-z0-9_-]{41,64}", fullmatch=True))
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70)
     | st.floats(allow_nan=False, allow_infinity=False) | texts,
@@ -107,11 +114,13 @@ def steps(draw, max_rounds: int = 3, taken: set | None = None):
 
 @st.composite
 def turns(draw, solid: bool = False, taken: set | None = None):
+    """A turn; its answer any text, empty included (Anthropic documents an empty answer after
+    tool results, and its dialect leaves one out)."""
     text = solid_texts if solid else texts
     kind = draw(st.sampled_from(["plain", "plain", "rich"]))
     if kind == "plain":
-        return Turn(draw(text), draw(text))
-    return Turn(draw(questions(solid)), draw(text), draw(steps(taken=taken)))
+        return Turn(draw(text), draw(texts))
+    return Turn(draw(questions(solid)), draw(texts), draw(steps(taken=taken)))
 
 
 @st.composite
