@@ -96,7 +96,10 @@ class RequestOptions:
         object.__setattr__(self, "tools", check_tools(self.tools))
         object.__setattr__(self, "current_steps", check_steps(self.current_steps,
                                                               "current_steps"))
-        refuse_for_dialect(self.dialect, self.current_steps, self.tools)
+        # extra= first: its fields (the Responses API's store) may change the rounds' rules
+        object.__setattr__(self, "extra", check_extra(self.dialect, self.extra, self.tools,
+                                                      self.current_steps))
+        refuse_for_dialect(self.dialect, self.current_steps, self.tools, extra=self.extra)
         if type(self.facts) is not tuple and not isinstance(self.facts, Sequence):
             # an iterator, read once
             object.__setattr__(self, "facts", tuple(self.facts))
@@ -127,8 +130,6 @@ class RequestOptions:
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
         check_tokenizer(self.tokenizer)
-        object.__setattr__(self, "extra", check_extra(self.dialect, self.extra, self.tools,
-                                                      self.current_steps))
         for name in SHAPES[self.dialect].reply_fields:
             cap = self.extra.get(name)
             if self.max_tokens is not None and isinstance(cap, int) and cap > self.reserve_tokens:

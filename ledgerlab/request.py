@@ -64,9 +64,10 @@ def sections(options: RequestOptions) -> tuple:
 
 
 def body_of(system: str, stored: list, current: str | tuple, options: RequestOptions,
-            memory: tuple = NO_MEMORY) -> dict:
+            memory: tuple = NO_MEMORY, with_extra: bool = True) -> dict:
     """The body with ``stored`` as the messages of the stored turns and ``memory`` as the
-    sections' texts and the compaction items (``sections``)."""
+    sections' texts and the compaction items (``sections``); without ``with_extra``, the
+    writer's fields alone (what ``byte_breakdown`` measures ``extra=`` against)."""
     shape = SHAPES[options.dialect]
     check_text(system, "system")
     messages = stored + current_messages(shape, current, options.current_steps)
@@ -75,7 +76,7 @@ def body_of(system: str, stored: list, current: str | tuple, options: RequestOpt
                       system_text(shape, system), memory[0], messages,
                       [tool_entry(shape, tool) for tool in options.tools], *memory[1:3],
                       compactions=memory[3])
-    if options.extra:  # checked when the options were made: none is one the writer writes
+    if with_extra and options.extra:  # checked with the options: none is one it writes
         body.update(copy.deepcopy(options.extra))  # a copy: the body is the caller's
     return body
 
@@ -91,7 +92,8 @@ def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
     shape = SHAPES[options.dialect]
     check_text(system, "system")  # the arguments are checked in their order: system,
     memory = sections(options)  # the facts, the turns, then the current question
-    stored = [message for turn in turns for message in turn_messages(shape, turn)]
+    stored = [message for turn in turns
+              for message in turn_messages(shape, turn, options.extra)]
     return body_of(system, stored, current, options, memory)
 
 
@@ -115,10 +117,11 @@ def messages(system: str, turns: list[Turn], current: str | tuple,
                         current_steps=current_steps)["messages"]
 
 
-def fragment(encoder: Encoder, shape: Shape, turns: Sequence[Turn]) -> tuple[bytes, int]:
+def fragment(encoder: Encoder, shape: Shape, turns: Sequence[Turn],
+             extra: dict | None = None) -> tuple[bytes, int]:
     """Consecutive turns as the encoder writes them inside the messages array (without
-    brackets), and how many messages they are."""
-    written = [message for turn in turns for message in turn_messages(shape, turn)]
+    brackets) beside the request's ``extra`` fields, and how many messages they are."""
+    written = [message for turn in turns for message in turn_messages(shape, turn, extra)]
     return encoder.dumps(written)[1:-1], len(written)
 
 
@@ -149,10 +152,11 @@ class Frame:
 
 
 def frame(system: str, current: str | tuple, options: RequestOptions,
-          memory: tuple = NO_MEMORY) -> Frame:
-    """The body of this system, question, options and memory sections, around its turns."""
+          memory: tuple = NO_MEMORY, with_extra: bool = True) -> Frame:
+    """The body of this system, question, options and memory sections, around its turns
+    (without ``with_extra``, without the ``extra=`` fields)."""
     encoder = get_encoder(options.encoder)
     marker = encoder.dumps(_TURNS)
-    before, after = encoder.dumps(body_of(system, [_TURNS], current, options, memory)).split(
-        marker)
+    before, after = encoder.dumps(body_of(system, [_TURNS], current, options, memory,
+                                          with_extra)).split(marker)
     return Frame(before, after, encoder.item_separator.encode())

@@ -394,8 +394,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     # more turns than these fit beside them; with summaries, turns are weighed one by one.
     candidates = _candidates(options)
     one_by_one = bool(candidates)
-    pieces = _newest_that_fit(history, encoder, shape, budget - size, tally, count,
-                              None if room is None else room - tokens, one_by_one)
+    pieces = _newest_that_fit(history, encoder, shape, options.extra, budget - size, tally,
+                              count, None if room is None else room - tokens, one_by_one)
     kept_turns = sum(turns for _, turns, _, _ in pieces)
     summary_ids, summary_bytes = (), 0
     if candidates:
@@ -437,11 +437,12 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
                      summary_bytes=summary_bytes)
 
 
-def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: RequestTally,
-                     count: MessageCounter | None, token_room: int | None,
+def _newest_that_fit(history: Sequence[Turn], encoder, shape, extra: dict, room: int,
+                     tally: RequestTally, count: MessageCounter | None, token_room: int | None,
                      one_by_one: bool) -> list[tuple[bytes, int, int, int]]:
     """The newest whole turns that fit ``room`` bytes, ``token_room`` tokens and the
-    provider's counts: ``(fragment, turns, bytes, tokens)`` per piece, newest first.
+    provider's counts, written beside the request's ``extra`` fields: ``(fragment, turns,
+    bytes, tokens)`` per piece, newest first.
 
     Walking back, a chunk of turns is written in one ``dumps`` (Python's per-call overhead
     dominates small turns): a chunk that fits is kept, and the next is as many turns as half
@@ -457,7 +458,7 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: 
     while end > stop:
         start = max(0, end - length)
         turns = history[start:end]
-        piece, messages = fragment(encoder, shape, turns)
+        piece, messages = fragment(encoder, shape, turns, extra)
         piece_bytes = len(piece) + separator
         piece_tokens = 0 if count is None else sum(map(count.turn, turns))
         trial = tally.plus([image for turn in turns for image in turn.images + turn.result_images],
@@ -579,19 +580,22 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
         after = frame(system, current, options, tuple(given)).size
         memory["summaries"], before = memory.get("summaries", 0) + after - before, after
     whole = frame(system, current, options, texts)
-    plain = replace(options, extra=None)  # the writer's fields alone
-    without_tools = frame(system, current, replace(plain, tools=()))
-    bare = frame(system, current, replace(plain, tools=(), current_steps=()))
+    # The writer's fields alone: the options keep extra= (its store decides the rounds'
+    # rules), the frames leave its fields out.
+    without_tools = frame(system, current, replace(options, tools=()), with_extra=False)
+    bare = frame(system, current, replace(options, tools=(), current_steps=()),
+                 with_extra=False)
     parts: dict[str, object] = {
         "system": (0 if system_text(shape, system) is None
                    else len(encoder.dumps(shape.system(system)))),
-        "turns": [len(fragment(encoder, shape, [turn])[0]) + separator for turn in history],
+        "turns": [len(fragment(encoder, shape, [turn], options.extra)[0]) + separator
+                  for turn in history],
         "question": len(encoder.dumps(shape.user(question_content(shape, current))))}
+    plain = frame(system, current, options, with_extra=False).size
     if options.extra:
-        parts["extra"] = frame(system, current, options).size - frame(system, current,
-                                                                       plain).size
+        parts["extra"] = frame(system, current, options).size - plain
     if options.tools:
-        parts["tools"] = frame(system, current, plain).size - without_tools.size
+        parts["tools"] = plain - without_tools.size
     if options.current_steps:
         parts["current_steps"] = without_tools.size - bare.size
     parts.update(memory)

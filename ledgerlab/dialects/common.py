@@ -199,9 +199,10 @@ class Shape:
         """InvalidText if the provider refuses a question or a text part this empty (where
         ``refuses_empty_text``); nothing by default."""
 
-    def refuse_rounds(self, rounds: tuple, in_progress: bool) -> None:
-        """InvalidTurn for rounds this dialect cannot send as they are (``in_progress``: the
-        rounds of the turn in progress); nothing by default."""
+    def refuse_rounds(self, rounds: tuple, in_progress: bool, extra: dict) -> None:
+        """InvalidTurn for rounds this dialect cannot send as they are beside the request's
+        ``extra=`` fields (``in_progress``: the rounds of the turn in progress); nothing by
+        default."""
 
     def check_fields(self, body: dict) -> None:
         """InvalidRequest for the first of this dialect's rules across top-level fields that
@@ -525,14 +526,17 @@ def tool_entry(shape: Shape, tool) -> dict:
 
 
 def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = (),
-                       rounds: tuple | None = None, in_progress: bool = True) -> None:
+                       rounds: tuple | None = None, in_progress: bool = True,
+                       extra: dict | None = None) -> None:
     """InvalidTurn if a call or a tool breaks a rule of ``dialect`` (its ``LIMITS``: its
     tool name pattern, calls per message, tools per request, a provider tool of another
     dialect; the dialect's own ``refuse_rounds``) or a result holds what the dialect does
     not take (a blank text part where text must not be blank), so that no body of it is
     built. A call id the dialect's pattern or length refuses is not refused: it is written
     as ``wire_call_id`` maps it. ``rounds`` are the steps' ``full_rounds`` where the caller
-    has them; ``in_progress``: they are the turn in progress's."""
+    has them; ``in_progress``: they are the turn in progress's; ``extra`` the request's
+    checked ``extra=`` fields (None: none), which may change the rules (the Responses API's
+    ``store``)."""
     shape = SHAPES[dialect]
     if shape.refuses_empty_text:
         for step in steps:
@@ -540,7 +544,7 @@ def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = (),
                 shape.refuse_blank(step.content)
     names, most_calls = name_pattern(dialect, "tool_name"), limit(dialect, "calls_per_message")
     rounds = full_rounds(steps) if rounds is None else rounds
-    shape.refuse_rounds(rounds, in_progress)
+    shape.refuse_rounds(rounds, in_progress, extra or {})
     for round_ in rounds:
         calls = round_.calls
         if most_calls is not None and len(calls) > most_calls:
@@ -679,10 +683,10 @@ def answer_messages(shape: Shape, answer: str) -> list[dict]:
     return [shape.answer(answer)]
 
 
-def turn_messages(shape: Shape, turn: Turn) -> list[dict]:
+def turn_messages(shape: Shape, turn: Turn, extra: dict | None = None) -> list[dict]:
     """A stored turn's messages: its question, its tool rounds, its answer (checked against
-    the dialect's rules first, so that no body of a turn it refuses is built; the error
-    names the turn)."""
+    the dialect's rules beside the request's ``extra=`` fields first, so that no body of a
+    turn it refuses is built; the error names the turn)."""
     if not isinstance(turn, Turn):
         raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
     try:
@@ -691,7 +695,8 @@ def turn_messages(shape: Shape, turn: Turn) -> list[dict]:
         rounds = ()
         if turn.steps:
             rounds = turn.full_rounds
-            refuse_for_dialect(shape.name, turn.steps, rounds=rounds, in_progress=False)
+            refuse_for_dialect(shape.name, turn.steps, rounds=rounds, in_progress=False,
+                               extra=extra)
     except (InvalidText, InvalidTurn) as error:
         raise type(error)(f"{turn_name(turn)}: {error}") from None
     return [shape.user(question_content(shape, turn.question)),

@@ -205,11 +205,17 @@ def _check_reasoning(item: dict, index: int, items: list[dict], kinds: list,
                              "another response", dialect=OPENAI_RESPONSES)
 
 
+def items_stored(fields: dict) -> bool:
+    """Does the API store this request's items: a body's (or ``extra=``'s) ``store`` is not
+    false (absent or null, the API's default, stores them)?"""
+    return fields.get("store") is not False
+
+
 def check_responses(body: dict, items: list[dict]) -> None:
     """Raise InvalidRequest for the first rule ``items`` (the body's ``input``) breaks."""
     if body.get("instructions") is not None and not isinstance(body["instructions"], str):
         raise InvalidRequest("body", detail="instructions must be a string (or null)")
-    stored = body.get("store") is not False  # the API stores items unless told not to
+    stored = items_stored(body)
     kinds = [_kind(item) for item in items]
     calls: dict[str, int] = {}  # each call_id's function_call
     answered: set[str] = set()
@@ -370,13 +376,25 @@ class OpenAIResponses(Shape):
     def round(self, calls, results, opening=()):
         return [*opening, *calls, *results]
 
-    def refuse_rounds(self, rounds, in_progress):
-        """What the API refuses of rounds it cannot pair, with items stored (its default):
+    def refuse_rounds(self, rounds, in_progress, extra):
+        """What the API refuses of rounds it cannot pair. With items stored (its default):
         a reasoning item whose following item carries no id of its own (``ToolCall.item_id``,
         ``AssistantText.item_id``, a provider item's ``id``), or one of another response;
         and, in the turn in progress, a round whose calls carry their ids without a
         reasoning item of its own beside a round that kept one (``check_request``'s
-        ``reasoning-followed`` and ``reasoning-required``)."""
+        ``reasoning-followed`` and ``reasoning-required``). With ``store: false`` in
+        ``extra``, paired by position (``check_steps`` holds it): a reasoning item without
+        its ``encrypted_content`` (``reasoning-stored``)."""
+        if not items_stored(extra):
+            for round_ in rounds:
+                for step in round_.reasoning:
+                    if step.dialect == OPENAI_RESPONSES and not isinstance(
+                            step.as_dict.get("encrypted_content"), str):
+                        raise InvalidTurn("openai-responses refuses a reasoning item without "
+                                          "its encrypted_content when store is false (ask "
+                                          "for it with include: "
+                                          "['reasoning.encrypted_content'])")
+            return
         kept_reasoning, bare = False, False
         for round_ in rounds:
             has = any(step.dialect == OPENAI_RESPONSES for step in round_.reasoning)

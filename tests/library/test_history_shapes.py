@@ -148,6 +148,42 @@ def test_select_never_sends_a_reasoning_item_without_its_paired_id():
         check_request(select(S, [unpaired], S, 10**6, **OPTIONS[dialect]).payload, dialect)
 
 
+def test_with_store_false_select_pairs_reasoning_by_position_as_check_request_does():
+    # The application sends store: false (zero data retention): nothing is looked up by id,
+    # so a reasoning item followed by a call without its item id is sent, in a stored turn,
+    # in the turn in progress and beside a round whose call carries its id.
+    unpaired = (Reasoning(dict(REASONING, id=RS[:-2] + "dd"), OR), ToolCall("c", "f", "{}"),
+                ToolResult("c", S))
+    other = reasoned_round("c2", item_id=OTHER_FC, text=False)  # another response's call
+    bare = (ToolCall("c3", "f", "{}", FC[:-2] + "bb"), ToolResult("c3", S))
+    unstored = {"store": False, "include": ["reasoning.encrypted_content"]}
+    history = [Turn(S, S, unpaired), Turn(S, S, other)]
+    in_progress = (Reasoning(dict(REASONING, id=RS[:-2] + "cc"), OR), ToolCall("c4", "f", "{}"),
+                   ToolResult("c4", S), *bare)
+    for function in (select, select_reference):
+        chosen = function(S, history, S, 10**6, dialect=OR, extra=unstored,
+                          current_steps=in_progress)
+        assert chosen.kept == 2
+        check_request(chosen.payload, OR)
+        assert json.loads(chosen.payload)["store"] is False
+    body = request_body(S, history, S, dialect=OR, extra=unstored)
+    check_request(dumps(body), OR)
+    parts = byte_breakdown(S, history, S, dialect=OR, extra=unstored, current_steps=in_progress)
+    assert parts["extra"] > 0 and parts["current_steps"] > 0
+    # Without encrypted content a reasoning item cannot be sent with store false: refused
+    # before any body is built, naming the turn, as check_request refuses the body.
+    thin = Reasoning({"type": "reasoning", "id": RS, "summary": []}, OR)
+    no_content = Turn(S, S, (thin, ToolCall("c", "f", "{}", FC), ToolResult("c", S)), id="t9")
+    for function in (select, select_reference):
+        with pytest.raises(InvalidTurn, match="encrypted_content") as info:
+            function(S, [no_content], S, 10**6, dialect=OR, extra=unstored)
+        assert id_tag("t9") in str(info.value) and S not in str(info.value)
+    with pytest.raises(InvalidTurn, match="encrypted_content"):
+        select(S, [], S, 10**6, dialect=OR, extra=unstored, current_steps=no_content.steps)
+    body = request_body(S, [no_content], S, dialect=OR)  # stored items: it is sent
+    assert refused(dumps(dict(body, **unstored)), OR).rule == "reasoning-stored"
+
+
 def test_a_call_returned_with_a_reasoning_item_the_body_dropped_is_refused():
     # The loop in progress: two rounds of a reasoning model, each with its reasoning item.
     steps = (reasoned_round("c1", text=False)
