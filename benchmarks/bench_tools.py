@@ -158,8 +158,10 @@ def make_reasoning_history(turns: int, dialect: str, seed: int = SEED) -> list[T
     """Seeded reasoning-heavy turns: 30% plain, 60% with 1-3 rounds of 1-3 parallel calls,
     10% with an image (half of them with rounds). Nine rounds in ten open with the
     dialect's reasoning, half have the assistant's text beside the calls, a tenth of the
-    results are errors. The turns are the same in every dialect but for the reasoning
-    items (drawn from a generator of their own)."""
+    results are errors; the texts and calls carry the Responses API's item ids (written in
+    openai-responses only, which pairs a reasoning item with the item after it by them).
+    The turns are the same in every dialect but for the reasoning items (drawn from a
+    generator of their own)."""
     rng, items = random.Random(seed), random.Random(seed + 1)
     kind_of = reasoning_dialect(dialect)
     images = [Image("image/png", tiny_png(rng.randint(64, 1024), rng.randint(64, 1024),
@@ -176,8 +178,9 @@ def make_reasoning_history(turns: int, dialect: str, seed: int = SEED) -> list[T
                 if rng.random() < 0.9:
                     steps.append(reasoning(items, kind_of, f"{i}_{r}"))
                 if rng.random() < 0.5:
-                    steps.append(AssistantText(filler(rng, 20, 200)))
-                calls = [ToolCall(f"call_{i}_{r}_{k}", name, arguments(rng, name, i))
+                    steps.append(AssistantText(filler(rng, 20, 200), f"msg_{i}_{r}"))
+                calls = [ToolCall(f"call_{i}_{r}_{k}", name, arguments(rng, name, i),
+                                  f"fc_{i}_{r}_{k}")
                          for k, name in enumerate(rng.choices(NAMES, k=rng.randint(1, 3)))]
                 steps += calls
                 steps += [ToolResult(call.id, filler(rng, 40, 300), is_error=True)
@@ -225,7 +228,9 @@ CURRENT_STEPS = (ToolCall("call_now_0", "lookup_project",
 def current_reasoning_steps(dialect: str) -> tuple:
     """The turn in progress of a reasoning-heavy history: reasoning, text, a call, its result."""
     item = reasoning(random.Random(SEED + 2), reasoning_dialect(dialect), "now")
-    return (item, AssistantText("Let me look that project up."), *CURRENT_STEPS)
+    call = CURRENT_STEPS[0]
+    return (item, AssistantText("Let me look that project up.", "msg_now"),
+            ToolCall(call.id, call.name, call.arguments, "fc_now_0"), CURRENT_STEPS[1])
 
 
 def options(dialect: str, current_steps: tuple = CURRENT_STEPS) -> dict:

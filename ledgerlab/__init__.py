@@ -31,15 +31,15 @@ from .checks import InvalidText, InvalidTurn, check_text, utf16_units
 from .documents import Document
 from .encoders import ENCODERS, get_encoder
 from .images import Image
-from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError, TokenCount,
-                       check_request)
-from .memory import Evidence, Summary
+from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError,
+                       ReservedFieldError, TokenCount, check_request)
+from .memory import Compaction, Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .memory_sections import CoverNotInHistory, OriginNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
                        select_reference, whole_turn_rule)
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
-from .steps import AssistantText, Reasoning, ToolCall, ToolResult
+from .steps import AssistantText, ProviderItem, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line
 from .request import messages, request_body, request_bytes
 
@@ -48,6 +48,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AssistantText",
     "BudgetError",
+    "Compaction",
     "CoverNotInHistory",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MODEL",
@@ -73,11 +74,13 @@ __all__ = [
     "OriginNotFound",
     "OriginNotInHistory",
     "PER_MESSAGE",
+    "ProviderItem",
     "ProviderLimitError",
     "ProviderTool",
     "REPLY_PRIMING",
     "Reasoning",
     "RequestOptions",
+    "ReservedFieldError",
     "Selection",
     "Summary",
     "SummaryConflict",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import __version__
 from .console import escaped, run_command, say, shown
+from .memory import Summary
 from .steps import ToolCall, ToolResult, content_bytes
 from .journal.files import SYMLINK_REFUSED
 from .journal import (
@@ -145,7 +146,7 @@ def _inspect_summaries(path: Path, turn_ids: set[str]) -> int:
     say()
     records, corrupt, torn = _show_lines(
         data, SUMMARIES, f"{'text':>6}  {'covers':<15}", f"{'-':>6}  {'-':<15}",
-        lambda record: (f"{len(record.summary.text.encode()):>6}  "
+        lambda record: (f"{len(_memory_text(record.summary).encode()):>6}  "
                         f"{_covers(record.summary.covers):<15}"))
     covered = {turn_id for record in records for turn_id in record.summary.covers}
     orphans = sum(1 for record in records if not turn_ids.issuperset(record.summary.covers))
@@ -153,6 +154,12 @@ def _inspect_summaries(path: Path, turn_ids: set[str]) -> int:
         f"{corrupt} corrupt lines, {torn} torn-tail bytes, {orphans} covering a turn that "
         f"is not stored (deleted on open)")
     return corrupt
+
+
+def _memory_text(summary) -> str:
+    """What a summaries file's line holds of its own: a summary's text, a compaction's
+    item (shown by size only)."""
+    return summary.text if isinstance(summary, Summary) else summary.item
 
 
 def _covers(covers: tuple[str, ...]) -> str:

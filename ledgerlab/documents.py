@@ -11,19 +11,32 @@ size) are in each dialect's ``LIMITS`` (``ledgerlab.dialects``).
 from __future__ import annotations
 
 import base64
+import re
 from dataclasses import dataclass, field
 
 from .checks import InvalidTurn, check_text
 
 # The media types a Document may have, and how each file begins.
 DOCUMENT_SIGNATURES = {"application/pdf": b"%PDF-"}
+# The name the OpenAI dialects send for a document given without one: both refuse a
+# ``file`` or ``input_file`` part of base64 data without a ``filename`` ("Missing required
+# parameter"), and Anthropic's ``document`` block has no such field.
+DEFAULT_FILENAMES = {"application/pdf": "document.pdf"}
+
+
+# A page object of a PDF (``/Type /Page``, not the page tree's ``/Pages``), and the page
+# tree's count: ISO 32000, 7.7.3. In a compressed object stream neither shows.
+PAGE_OBJECT = re.compile(rb"/Type\s*/Page(?![A-Za-z0-9])")
+PAGE_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d{1,9})"
+                        rb"|/Count\s+(\d{1,9})[^>]*?/Type\s*/Pages\b")
 
 
 @dataclass(frozen=True)
 class Document:
     """A PDF in a user's question: its media type, its raw bytes, and optionally a file name
-    (OpenAI's ``file`` and ``input_file`` parts carry one where given; Anthropic's
-    ``document`` block has no such field, so it is not sent there).
+    (OpenAI's ``file`` and ``input_file`` parts require one: a document without a name is sent
+    there as ``DEFAULT_FILENAMES[media_type]``, ``document.pdf``; Anthropic's ``document``
+    block has no such field, so it is not sent there).
 
     ``data`` that does not begin like a PDF (``%PDF-``) is refused, as the providers refuse
     it. The repr shows sizes only: a document's bytes and name may be private.
@@ -45,6 +58,22 @@ class Document:
         if self.filename is not None and not check_text(self.filename, "filename").strip():
             raise InvalidTurn("a document's filename, where given, must not be blank")
         object.__setattr__(self, "base64", base64.b64encode(self.data).decode("ascii"))
+
+    @property
+    def sent_filename(self) -> str:
+        """The name the OpenAI dialects send: its own, else ``DEFAULT_FILENAMES``'."""
+        return DEFAULT_FILENAMES[self.media_type] if self.filename is None else self.filename
+
+    @property
+    def pages(self) -> int | None:
+        """Its page count as the file states it (its page objects, else its page tree's
+        ``/Count``), or None where neither can be read (in a compressed object stream, say):
+        the token estimate of a PDF is by page."""
+        found = len(PAGE_OBJECT.findall(self.data))
+        if not found:
+            found = max((int(first or second) for first, second
+                         in PAGE_COUNT.findall(self.data)), default=0)
+        return found or None
 
     def __repr__(self) -> str:
         name = "" if self.filename is None else f", filename={len(self.filename)} chars"

@@ -13,7 +13,7 @@ from itertools import compress, repeat
 from operator import not_
 
 from .checks import id_tag
-from .memory import Summary
+from .memory import Compaction, Summary
 from .dialects import evidence_line, summary_line
 from .tokens import MessageCounter
 from .turns import Fact, Turn
@@ -187,7 +187,10 @@ class LazyOrder:
 class SummaryPlan:
     """The summaries ``select`` takes for a first kept turn: ``taken(start)``.
 
-    ``line_bytes`` gives a summary's line's bytes, ``newline`` the escaped newline's;
+    ``line_bytes`` gives a summary's line's bytes (or a compaction item's bytes), ``newline``
+    the escaped newline's; ``overhead`` what the summaries' section adds with one empty
+    line; ``items``, (what the first compaction item adds beyond its bytes, the item
+    separator): a Summary is a line of the section, a Compaction an item of its own.
     ``order`` is a ``LazyOrder``. The candidates for a start are those whose newest covered
     turn is before it: a tail of the order, growing as start grows. The greedy pass is made
     again only when that tail changes (each line written and counted once), and it stops as
@@ -196,8 +199,9 @@ class SummaryPlan:
     """
 
     def __init__(self, line_bytes, newline: int, order: LazyOrder, cap: int | None, room: int,
-                 tokens: tuple | None, overhead: int) -> None:
+                 tokens: tuple | None, overhead: int, items: tuple[int, int]) -> None:
         self.order, self.cap, self.room, self.overhead = order, cap, room, overhead
+        self.item_overhead, self.item_separator = items
         self.count, self.token_room = tokens if tokens is not None else (None, None)
         self.separator = newline
         self.length = line_bytes
@@ -230,14 +234,22 @@ class SummaryPlan:
             self.position, self.result = position, self._greedy(position)
         return self.result
 
-    def _greedy(self, position: int) -> tuple[list[Summary], int, int]:
+    def _extra(self, summary, lines: int, items: int) -> int:
+        """What a summary adds beyond its line: its separator, or the section's overhead if
+        it is the first line; a compaction item likewise, as an item of its own."""
+        if isinstance(summary, Compaction):
+            return self.item_separator if items else self.item_overhead
+        return self.separator if lines else self.overhead
+
+    def _greedy(self, position: int) -> tuple[list[Summary | Compaction], int, int]:
         taken, size, tokens = [], 0, 0
+        lines = taken_items = 0  # the summaries' lines taken, the compaction items taken
         order, items = self.order, self.order.items
         covered = set() if order.overlapping else None  # None: no two spans meet
         limit = self.room if self.cap is None else min(self.cap, self.room)
-        # A line adds its separator, or the section's overhead if it is the first.
-        while position < len(items) or order.extend(
-                limit - size - (self.separator if taken else self.overhead)):
+        while position < len(items) or order.extend(limit - size - min(
+                self.separator if lines else self.overhead,
+                self.item_separator if taken_items else self.item_overhead)):
             summary = items[position][1]
             position += 1
             if covered is None and order.overlapping:  # an extension placed an overlap
@@ -245,30 +257,39 @@ class SummaryPlan:
             # The bytes first: the cheapest test, and the one most candidates fail once the
             # section is full (any order of the tests skips the same ones); a line that
             # cannot fit is not written.
-            extra = self.separator if taken else self.overhead
+            extra = self._extra(summary, lines, taken_items)
             if size + extra + summary._least_bytes > limit:
                 continue
-            line = self.length(summary)
-            more = size + (line + self.separator if taken else line + self.overhead)
+            more = size + extra + self.length(summary)
             if more > limit or (covered is not None and not covered.isdisjoint(summary.covers)):
                 continue
             if self.count is not None:
-                alone, with_newline = self._costs(summary)
-                # The first taken is sent last: only its line has no newline after it.
-                cost = tokens + (with_newline if taken else self.count.role["system"] + alone)
+                if isinstance(summary, Compaction):
+                    cost = tokens + self._costs(summary)[0]
+                else:
+                    alone, with_newline = self._costs(summary)
+                    # The first line taken is sent last: only it has no newline after it.
+                    cost = tokens + (with_newline if lines else self.count.role["system"]
+                                     + alone)
                 if cost > self.token_room:
                     continue
                 tokens = cost
             taken.append(summary)
+            if isinstance(summary, Compaction):
+                taken_items += 1
+            else:
+                lines += 1
             if covered is not None:
                 covered.update(summary.covers)
             size = more
         return taken, size, tokens
 
-    def _costs(self, summary: Summary) -> tuple[int, int]:
+    def _costs(self, summary: Summary | Compaction) -> tuple[int, int]:
         costs = self.costs.get(id(summary))
         if costs is None:
-            costs = self.costs[id(summary)] = self.count.line_costs(summary_line(summary))
+            costs = self.costs[id(summary)] = (
+                (self.count.compaction(summary), 0) if isinstance(summary, Compaction)
+                else self.count.line_costs(summary_line(summary)))
         return costs
 
 

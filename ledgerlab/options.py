@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 
 from .checks import check_int, check_text
 from .encoders import get_encoder
-from .dialects import SHAPES, check_dialect, refuse_for_dialect
+from .dialects import SHAPES, check_dialect, check_extra, refuse_for_dialect
 from .tokens import check_tokenizer
-from .memory import Evidence, Summary
+from .memory import Compaction, Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
 
 DEFAULT_MODEL = "agnes-3.0-flash"
@@ -60,10 +60,12 @@ class RequestOptions:
     ids: Sequence[str] | None = None
     """The history's turn ids in order (``journal.ids()``: ``ids[i]`` is ``history[i]``'s),
     so ``select`` knows which turns a summary covers; required when there are summaries."""
-    summaries: Sequence[Summary] = ()
+    summaries: Sequence[Summary | Compaction] = ()
     """Summaries of stored turns: a system message (OpenAI) or text block (Anthropic)
-    after the facts and the evidence, one ``[turns: id, id] text`` line each, oldest first.
-    ``select`` sends one only where every turn it covers is dropped."""
+    after the facts and the evidence, one ``[turns: id, id] text`` line each, oldest first;
+    and a provider's ``Compaction`` items, sent as given before the turns in their own
+    dialect (left out of another's). ``select`` sends one only where every turn it covers is
+    dropped."""
     max_summary_bytes: int | None = None
     """The most bytes the summaries may add to the body (None: no cap of their own)."""
     evidence: Sequence[Evidence] = ()
@@ -79,6 +81,16 @@ class RequestOptions:
     """A token limit the request and the reserve must fit (None: bytes only)."""
     tokenizer: str = "o200k_base"
     """The tokenizer tokens are counted with: ``"o200k_base"`` or ``"cl100k_base"``."""
+    extra: Mapping[str, object] | None = field(default=None, repr=False)
+    """The application's own top-level fields of the body (``thinking``, ``stream``,
+    ``tool_choice``, ``temperature``, ``metadata``...): a mapping of JSON values, written at
+    the top level after the writer's own fields, their bytes measured like any other
+    (mandatory input). Each must be one the dialect's API reference documents, of a JSON
+    type it takes (``Shape.fields``), and not one the writer writes (``model``, the
+    conversation, the system, ``tools``, Anthropic's ``max_tokens``:
+    ``ReservedFieldError``). Kept as a checked copy (left out of the repr: its values may be
+    private). Their tokens are not counted, except that Anthropic's ``tool_choice`` picks
+    the tool-use system prompt's figure."""
 
     def __post_init__(self) -> None:
         check_text(self.model, "model")
@@ -87,7 +99,10 @@ class RequestOptions:
         object.__setattr__(self, "tools", check_tools(self.tools))
         object.__setattr__(self, "current_steps", check_steps(self.current_steps,
                                                               "current_steps"))
-        refuse_for_dialect(self.dialect, self.current_steps, self.tools)
+        # extra= first: its fields (the Responses API's store) may change the rounds' rules
+        object.__setattr__(self, "extra", check_extra(self.dialect, self.extra, self.tools,
+                                                      self.current_steps))
+        refuse_for_dialect(self.dialect, self.current_steps, self.tools, extra=self.extra)
         if type(self.facts) is not tuple and not isinstance(self.facts, Sequence):
             # an iterator, read once
             object.__setattr__(self, "facts", tuple(self.facts))
@@ -98,14 +113,16 @@ class RequestOptions:
                 raise TypeError(f"ids must be a list or tuple of turn ids, not "
                                 f"{type(self.ids).__name__}")
             object.__setattr__(self, "ids", tuple(self.ids))
-        for name, kind in (("summaries", Summary), ("evidence", Evidence)):
+        for name, kind in (("summaries", (Summary, Compaction)), ("evidence", Evidence)):
             items = getattr(self, name)
             if type(items) is tuple and not items:
                 continue  # the default: nothing to check
             items = tuple(items)
             wrong = next((item for item in items if not isinstance(item, kind)), None)
             if wrong is not None:
-                raise TypeError(f"{name} must be {kind.__name__}, not {type(wrong).__name__}")
+                kinds = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple)
+                                                         else (kind,)))
+                raise TypeError(f"{name} must be {kinds}, not {type(wrong).__name__}")
             object.__setattr__(self, name, items)
         for name in ("max_summary_bytes", "max_evidence_bytes"):
             if getattr(self, name) is not None:
@@ -116,18 +133,24 @@ class RequestOptions:
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
         check_tokenizer(self.tokenizer)
+        for name in SHAPES[self.dialect].reply_fields:
+            cap = self.extra.get(name)
+            if self.max_tokens is not None and isinstance(cap, int) and cap > self.reserve_tokens:
+                raise ValueError(f"extra's {name} ({cap}) is over reserve_tokens "
+                                 f"({self.reserve_tokens}): the reply may take {cap} tokens, "
+                                 f"so keep them within max_tokens with reserve_tokens={cap}")
 
 
 # Which options each kind of function takes.
 WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens",
-        "evidence", "summaries")
+        "evidence", "summaries", "extra")
 BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens",
-             "facts", "evidence", "summaries")
+             "facts", "evidence", "summaries", "extra")
 COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries", "dialect",
-         "model")
+         "model", "extra")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
           "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
-          "evidence", "max_evidence_bytes")
+          "evidence", "max_evidence_bytes", "extra")
 
 _FIELDS = {field.name: field for field in fields(RequestOptions)}
 

@@ -13,12 +13,16 @@ Three dialects, as the providers document them (``ledgerlab.dialects``, one modu
 ``"openai-chat"`` (the default, the article's shape), ``"anthropic-messages"`` (``system``
 and the required ``max_tokens`` are fields) and ``"openai-responses"`` (``instructions``
 and ``input`` items). Memory (facts, evidence, summaries) is a section each, after the
-system's part, in every dialect; without them a request is unchanged. With no tools, steps
-or images, an ``openai-chat`` request is exactly the article's.
+system's part, in every dialect; a provider's compaction items (``Compaction``, given among
+the summaries) go before the turns in their own dialect; without them a request is
+unchanged. With no tools, steps or images, an ``openai-chat`` request is exactly the
+article's. The application's own top-level fields (``extra=``) follow the writer's, in the
+order given.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,26 +30,16 @@ from dataclasses import dataclass
 from .checks import check_text
 from .encoders import Encoder, get_encoder
 from .options import WIRE, RequestOptions, takes_options
-from .dialects import (SHAPES, Shape, evidence_line, lines_content, max_tokens_field,
-                       refuse_for_dialect, summary_line, system_text, tool_entry)
-from .images import Image
-from .steps import ToolCall, full_rounds
+from .dialects import (SHAPES, Shape, compaction_pieces, evidence_line, lines_content,
+                       max_tokens_field, question_content, round_messages, sent_in,
+                       summary_line, system_text, tool_entry, turn_messages)
+from .memory import Summary
+from .steps import full_rounds
 from .turns import Fact, Turn, check_question, facts_content
 
-
-def turn_messages(shape: Shape, turn: Turn) -> list[dict]:
-    """A stored turn's messages: its question, its tool rounds, its answer (checked against
-    the dialect's rules first, so that no body of a turn it refuses is built)."""
-    if not isinstance(turn, Turn):
-        raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-    if shape.refuses_empty_text:
-        shape.refuse_blank(turn.question, turn.answer)
-    rounds = ()
-    if turn.steps:
-        rounds = turn.full_rounds
-        refuse_for_dialect(shape.name, turn.steps, rounds=rounds)
-    return [shape.user(question_content(shape, turn.question)),
-            *round_messages(shape, rounds), shape.answer(turn.answer)]
+# The memory of a request with none: the facts', evidence's and summaries' texts, and the
+# compaction items (``sections``).
+NO_MEMORY = (None, None, None, ())
 
 
 def current_messages(shape: Shape, current: str | tuple, current_steps: tuple) -> list[dict]:
@@ -57,60 +51,34 @@ def current_messages(shape: Shape, current: str | tuple, current_steps: tuple) -
             *round_messages(shape, full_rounds(current_steps))]
 
 
-def arguments(shape: Shape, call: ToolCall) -> object:
-    """A call's arguments as the dialect sends them: the JSON text or the object."""
-    return call.arguments if shape.arguments_as_text else call.input
-
-
-def question_content(shape: Shape, question: str | tuple) -> object:
-    """A question as a user message's content: its text, or its parts as content blocks."""
-    if isinstance(question, str):
-        return question
-    return [part_piece(shape, part) for part in question]
-
-
-def part_piece(shape: Shape, part) -> dict:
-    """A part of a question or of a result: a text, an image or a document."""
-    if isinstance(part, str):
-        return shape.text(part)
-    if isinstance(part, Image):
-        return shape.image(part.media_type, part.base64)
-    return shape.document(part.media_type, part.base64, part.filename)
-
-
-def round_messages(shape: Shape, rounds: tuple) -> list[dict]:
-    """The messages of tool rounds (``Round``s): each round's reasoning (its own dialect's,
-    as given; another dialect's are left out), its text, its calls, then the results that
-    answer them."""
-    messages = []
-    for round_ in rounds:
-        messages.extend(shape.round(
-            [shape.call(call.id, call.name, arguments(shape, call)) for call in round_.calls],
-            [shape.result(answer.call_id, question_content(shape, answer.content),
-                          answer.is_error) for answer in round_.results],
-            [item.as_dict for item in round_.reasoning if item.dialect == shape.name],
-            None if round_.text is None else round_.text.text))
-    return messages
-
-
-def sections(options: RequestOptions) -> tuple[str | None, str | None, str | None]:
-    """The memory sections' texts, in their order (facts, evidence, summaries); None: none."""
+def sections(options: RequestOptions) -> tuple:
+    """The memory sections' texts, in their order (facts, evidence, summaries; None: none),
+    and the compaction items the dialect sends (``summaries=`` holds both kinds)."""
+    shape = SHAPES[options.dialect]
+    lines = [summary_line(item) for item in options.summaries if isinstance(item, Summary)]
     return (facts_content(options.facts) if options.facts else None,
             lines_content(map(evidence_line, options.evidence)) if options.evidence else None,
-            lines_content(map(summary_line, options.summaries)) if options.summaries else None)
+            lines_content(lines) if lines else None,
+            compaction_pieces(shape, [item for item in options.summaries
+                                      if sent_in(shape, item)]))
 
 
 def body_of(system: str, stored: list, current: str | tuple, options: RequestOptions,
-            memory: tuple = (None, None, None)) -> dict:
+            memory: tuple = NO_MEMORY, with_extra: bool = True) -> dict:
     """The body with ``stored`` as the messages of the stored turns and ``memory`` as the
-    sections' texts."""
+    sections' texts and the compaction items (``sections``); without ``with_extra``, the
+    writer's fields alone (what ``byte_breakdown`` measures ``extra=`` against)."""
     shape = SHAPES[options.dialect]
     check_text(system, "system")
     messages = stored + current_messages(shape, current, options.current_steps)
-    return shape.body(check_text(options.model, "model"),
+    body = shape.body(check_text(options.model, "model"),
                       max_tokens_field(shape, options.reserve_tokens),
                       system_text(shape, system), memory[0], messages,
-                      [tool_entry(shape, tool) for tool in options.tools], *memory[1:])
+                      [tool_entry(shape, tool) for tool in options.tools], *memory[1:3],
+                      compactions=memory[3])
+    if with_extra and options.extra:  # checked with the options: none is one it writes
+        body.update(copy.deepcopy(options.extra))  # a copy: the body is the caller's
+    return body
 
 
 @takes_options(*WIRE)
@@ -124,7 +92,8 @@ def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
     shape = SHAPES[options.dialect]
     check_text(system, "system")  # the arguments are checked in their order: system,
     memory = sections(options)  # the facts, the turns, then the current question
-    stored = [message for turn in turns for message in turn_messages(shape, turn)]
+    stored = [message for turn in turns
+              for message in turn_messages(shape, turn, options.extra)]
     return body_of(system, stored, current, options, memory)
 
 
@@ -148,10 +117,11 @@ def messages(system: str, turns: list[Turn], current: str | tuple,
                         current_steps=current_steps)["messages"]
 
 
-def fragment(encoder: Encoder, shape: Shape, turns: Sequence[Turn]) -> tuple[bytes, int]:
+def fragment(encoder: Encoder, shape: Shape, turns: Sequence[Turn],
+             extra: dict | None = None) -> tuple[bytes, int]:
     """Consecutive turns as the encoder writes them inside the messages array (without
-    brackets), and how many messages they are."""
-    written = [message for turn in turns for message in turn_messages(shape, turn)]
+    brackets) beside the request's ``extra`` fields, and how many messages they are."""
+    written = [message for turn in turns for message in turn_messages(shape, turn, extra)]
     return encoder.dumps(written)[1:-1], len(written)
 
 
@@ -182,10 +152,11 @@ class Frame:
 
 
 def frame(system: str, current: str | tuple, options: RequestOptions,
-          memory: tuple = (None, None, None)) -> Frame:
-    """The body of this system, question, options and memory sections, around its turns."""
+          memory: tuple = NO_MEMORY, with_extra: bool = True) -> Frame:
+    """The body of this system, question, options and memory sections, around its turns
+    (without ``with_extra``, without the ``extra=`` fields)."""
     encoder = get_encoder(options.encoder)
     marker = encoder.dumps(_TURNS)
-    before, after = encoder.dumps(body_of(system, [_TURNS], current, options, memory)).split(
-        marker)
+    before, after = encoder.dumps(body_of(system, [_TURNS], current, options, memory,
+                                          with_extra)).split(marker)
     return Frame(before, after, encoder.item_separator.encode())

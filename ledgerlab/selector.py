@@ -20,7 +20,9 @@ covered turns are all dropped, taken newest first (by the newest turn each cover
 tie the later given first), each skipped if it overlaps one taken or if the request
 without turns would no longer fit ``max_summary_bytes``, the budget or the token limit;
 the result is the largest k whose turns fit beside its summaries. So a summary never
-travels beside a turn it covers. They are sent oldest first.
+travels beside a turn it covers. They are sent oldest first. A provider's ``Compaction`` is
+a summary under the same rule (an item of its own rather than a line of the section), and
+one of another dialect is left out, counted as dropped.
 
 ``select_reference`` is the article's loop, written as the rule reads; ``select`` gives
 the same result walking back from the newest turn, writing only what it keeps
@@ -34,15 +36,16 @@ from dataclasses import dataclass, field, replace
 
 from .checks import check_int
 from .dialects import (SHAPES, RequestTally, TokenCount, check_budget, evidence_line,
-                       message_count, refuse_reused_ids, request_basis, summary_line,
+                       message_count, question_content, refuse_reused_ids,
+                       refuse_rounds_without_tools, request_basis, sent_in, summary_line,
                        system_text)
 from .encoders import get_encoder
 from .images import Image
-from .memory import Summary
+from .memory import Compaction, Summary
 from .memory_sections import (CoverNotInHistory, LazyOrder, SummaryPlan, TurnIds,
                               check_origins, evidence_within_tokens, summary_order)
 from .options import BREAKDOWN, COUNT, SELECT, RequestOptions, takes_options
-from .request import fragment, frame, question_content, request_bytes, sections
+from .request import NO_MEMORY, fragment, frame, request_bytes, sections
 from .steps import ToolResult
 from .tokens import MessageCounter, counter
 from .turns import Fact, Turn, check_fact, check_question, fact_line
@@ -164,11 +167,15 @@ def request_tokens(system: str, turns: Sequence[Turn], current: str | tuple, *,
     provider's. The byte limit still applies to the body sent over the wire: see
     ``request_bytes``.
     """
-    count = counter(options.tokenizer, options.dialect)
-    total = (count.mandatory(system, current, options.current_steps, options.tools, options.model)
+    count, shape = counter(options.tokenizer, options.dialect), SHAPES[options.dialect]
+    total = (count.mandatory(system, current, options.current_steps, options.tools, options.model,
+                             options.extra.get("tool_choice"))
              + count.facts(options.facts)
              + count.section([evidence_line(item) for item in options.evidence])
-             + count.section([summary_line(item) for item in options.summaries]))
+             + count.section([summary_line(item) for item in options.summaries
+                              if isinstance(item, Summary)])
+             + sum(count.compaction(item) for item in options.summaries
+                   if isinstance(item, Compaction) and sent_in(shape, item)))
     return _labelled(total + sum(count.turn(turn) for turn in turns), options)
 
 
@@ -213,7 +220,8 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
     room = _token_limit(options)
     turns = list(_history(history))
     _provider_limits(options, budget, current)
-    order = summary_order(_ids(turns, options), options.summaries)
+    given = len(options.summaries)
+    order = summary_order(_ids(turns, options), _candidates(options))
     evidence = list(options.evidence)
     options = replace(options, evidence=(), summaries=())
 
@@ -260,7 +268,7 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                 taken.append(summary)
         chosen = replace(with_evidence, summaries=taken[::-1])
         memory = dict(kept_memory, summary_ids=tuple(item.id for item in chosen.summaries),
-                      summaries_dropped=len(order) - len(taken),
+                      summaries_dropped=given - len(taken),
                       summary_bytes=size(chosen) - size(with_evidence))
         tokens = (None if room is None else
                   request_tokens(system, turns[start:], current, options=chosen))
@@ -282,9 +290,17 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                           max_tokens=chosen.max_tokens, reserve_tokens=chosen.reserve_tokens,
                           mandatory=what)
     chosen, payload, tokens, memory = request_from(start)
-    refuse_reused_ids(chosen.dialect, turns[start:], chosen.current_steps)
+    refuse_request_wide(chosen, turns[start:])
     return Selection(payload, len(turns) - start, start, budget, tokens, **memory,
                      turns=tuple(turns[start:]))
+
+
+def refuse_request_wide(options: RequestOptions, kept: Sequence[Turn]) -> None:
+    """InvalidTurn for a rule across the kept turns and the rounds in progress: a call id
+    two of them share where the dialect wants each once; tool rounds without tools where
+    the dialect wants a tools array beside them."""
+    refuse_reused_ids(options.dialect, kept, options.current_steps)
+    refuse_rounds_without_tools(options.dialect, kept, options.current_steps, options.tools)
 
 
 def whole_turn_rule(turns: Sequence[Turn], fits) -> int | None:
@@ -318,6 +334,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     - ``facts``, ``max_fact_bytes``: pinned facts, in priority order, and their own cap
     - ``evidence``, ``max_evidence_bytes``: retrieved evidence, in rank order, and its cap
     - ``summaries``, ``max_summary_bytes``: summaries of stored turns, and their cap
+    - ``extra``: the body's other top-level fields (``stream``, ``thinking``...), as given
     - ``ids``: the history's turn ids, where its turns carry none (``Turn.id``)
     - ``options``: all of these at once, as a ``RequestOptions``
     """
@@ -336,7 +353,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
         raise BudgetError(size, budget, mandatory=what)
     if count is not None:
         tokens = count.mandatory(system, current, options.current_steps, options.tools,
-                                 options.model)
+                                 options.model, options.extra.get("tool_choice"))
         if tokens > room:
             raise BudgetError(size, budget, mandatory_tokens=_labelled(tokens, options),
                               max_tokens=options.max_tokens,
@@ -344,6 +361,14 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
 
     # Memory in its precedence, each section the longest prefix of its items that fits its
     # own cap and what is left: the facts, then the evidence.
+    def compaction_overhead(memory: list) -> int:
+        """What the first compaction item adds to the body beyond its own bytes (its
+        separator; in Anthropic's dialect the user message that holds the blocks)."""
+        with_one = list(memory)
+        with_one[3] = [{}]
+        return (frame(system, current, options, tuple(with_one)).size
+                - frame(system, current, options, tuple(memory)).size - len(encoder.dumps({})))
+
     def overhead(kind: int, memory: list) -> int:
         """What section ``kind`` adds to the body beyond its lines, beside ``memory``'s."""
         with_section = list(memory)
@@ -352,7 +377,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
                 - frame(system, current, options, tuple(memory)).size)
 
     newline = _line_bytes(encoder, "\n")
-    memory = [None, None, None]  # the sections' texts: facts, evidence, summaries
+    memory = list(NO_MEMORY)  # the sections' texts (facts, evidence, summaries), compactions
     kept = []  # (items kept, items dropped, bytes added) of the facts, then of the evidence
     for kind, items, cap in ((0, options.facts, options.max_fact_bytes),
                              (1, options.evidence, options.max_evidence_bytes)):
@@ -370,31 +395,40 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
 
     # The newest whole turns that fit what is left. Summaries only add to a request, so no
     # more turns than these fit beside them; with summaries, turns are weighed one by one.
-    one_by_one = bool(options.summaries)
-    pieces = _newest_that_fit(history, encoder, shape, budget - size, tally, count,
-                              None if room is None else room - tokens, one_by_one)
+    candidates = _candidates(options)
+    one_by_one = bool(candidates)
+    pieces = _newest_that_fit(history, encoder, shape, options.extra, budget - size, tally,
+                              count, None if room is None else room - tokens, one_by_one)
     kept_turns = sum(turns for _, turns, _, _ in pieces)
     summary_ids, summary_bytes = (), 0
-    if options.summaries:
-        plan = SummaryPlan(lambda summary: _line_bytes(encoder, summary_line(summary)),
-                           newline, LazyOrder(options.summaries, _ids(history, options),
-                                              kept_turns),
+    if candidates:
+        def item_bytes(item) -> int:
+            """A summary's line, or a compaction item as the encoder writes it."""
+            if isinstance(item, Summary):
+                return _line_bytes(encoder, summary_line(item))
+            return len(encoder.dumps(item.as_dict))
+
+        plan = SummaryPlan(item_bytes, newline, LazyOrder(candidates, _ids(history, options),
+                                                          kept_turns),
                            options.max_summary_bytes, budget - size,
                            None if count is None else (count, room - tokens),
-                           overhead(2, memory))
+                           overhead(2, memory), (compaction_overhead(memory),
+                                                 len(encoder.item_separator)))
         taken, summary_bytes, summary_tokens, kept_turns = plan.beside_turns(
             [piece_bytes for _, _, piece_bytes, _ in pieces],
             [piece_tokens for _, _, _, piece_tokens in pieces], len(history))
         del pieces[kept_turns:]
         tokens += summary_tokens
         summary_ids = tuple(summary.id for summary in taken)
-        if taken:
-            memory[2] = "\n".join(map(summary_line, taken))
+        lines = [summary_line(item) for item in taken if isinstance(item, Summary)]
+        if lines:
+            memory[2] = "\n".join(lines)
+        memory[3] = [item.as_dict for item in taken if isinstance(item, Compaction)]
     tokens += sum(piece_tokens for _, _, _, piece_tokens in pieces)
     kept_history = tuple(history[len(history) - kept_turns:])
-    refuse_reused_ids(options.dialect, kept_history, options.current_steps)
-    whole = bare if memory == [None, None, None] else frame(system, current, options,
-                                                            tuple(memory))
+    refuse_request_wide(options, kept_history)
+    whole = bare if memory == list(NO_MEMORY) else frame(system, current, options,
+                                                         tuple(memory))
     payload = whole.join([piece for piece, _, _, _ in reversed(pieces)])
     facts, evidence = kept
     return Selection(payload, kept_turns, len(history) - kept_turns, budget,
@@ -406,11 +440,12 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
                      summary_bytes=summary_bytes)
 
 
-def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: RequestTally,
-                     count: MessageCounter | None, token_room: int | None,
+def _newest_that_fit(history: Sequence[Turn], encoder, shape, extra: dict, room: int,
+                     tally: RequestTally, count: MessageCounter | None, token_room: int | None,
                      one_by_one: bool) -> list[tuple[bytes, int, int, int]]:
     """The newest whole turns that fit ``room`` bytes, ``token_room`` tokens and the
-    provider's counts: ``(fragment, turns, bytes, tokens)`` per piece, newest first.
+    provider's counts, written beside the request's ``extra`` fields: ``(fragment, turns,
+    bytes, tokens)`` per piece, newest first.
 
     Walking back, a chunk of turns is written in one ``dumps`` (Python's per-call overhead
     dominates small turns): a chunk that fits is kept, and the next is as many turns as half
@@ -426,7 +461,7 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, room: int, tally: 
     while end > stop:
         start = max(0, end - length)
         turns = history[start:end]
-        piece, messages = fragment(encoder, shape, turns)
+        piece, messages = fragment(encoder, shape, turns, extra)
         piece_bytes = len(piece) + separator
         piece_tokens = 0 if count is None else sum(map(count.turn, turns))
         trial = tally.plus([image for turn in turns for image in turn.images + turn.result_images],
@@ -485,6 +520,13 @@ def _history(history: object) -> Sequence[Turn]:
     return history if isinstance(history, Sequence) else tuple(history)
 
 
+def _candidates(options: RequestOptions) -> list:
+    """The summaries a request in its dialect sends: every Summary, and the Compaction items
+    of its dialect (another's is left out, and counts as dropped)."""
+    shape = SHAPES[options.dialect]
+    return [item for item in options.summaries if sent_in(shape, item)]
+
+
 def _ids(history: Sequence[Turn], options: RequestOptions):
     """The history's turn ids: ``ids=`` where given, else each turn's own (``Turn.id``)."""
     if options.ids is None:
@@ -529,7 +571,8 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     ``envelope`` is the model field (and Anthropic's ``max_tokens``), brackets and
     separators outside the messages; each turn's size includes the separator that joins
     it. With tools or steps, ``tools`` is what the tools field adds and ``current_steps``
-    what the rounds in progress add; ``facts``, ``evidence`` and ``summaries``, when given,
+    what the rounds in progress add; with ``extra=``, ``extra`` what its fields add;
+    ``facts``, ``evidence`` and ``summaries``, when given,
     what each section adds beside the ones before it (as ``Selection`` counts them). The
     parts add up to ``len(request_bytes(...))``: every figure is a count of bytes, exact
     for each encoder.
@@ -537,22 +580,33 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     encoder, shape = get_encoder(options.encoder), SHAPES[options.dialect]
     separator = len(encoder.item_separator)
     texts = sections(options)
-    memory, given, before = {}, [None, None, None], frame(system, current, options).size
+    memory, given, before = {}, list(NO_MEMORY), frame(system, current, options).size
     for kind, name in enumerate(("facts", "evidence", "summaries")):
         if texts[kind] is not None:
             given[kind] = texts[kind]
             after = frame(system, current, options, tuple(given)).size
             memory[name], before = after - before, after
+    if texts[3]:  # the compaction items are the summaries' too
+        given[3] = texts[3]
+        after = frame(system, current, options, tuple(given)).size
+        memory["summaries"], before = memory.get("summaries", 0) + after - before, after
     whole = frame(system, current, options, texts)
-    without_tools = frame(system, current, replace(options, tools=()))
-    bare = frame(system, current, replace(options, tools=(), current_steps=()))
+    # The writer's fields alone: the options keep extra= (its store decides the rounds'
+    # rules), the frames leave its fields out.
+    without_tools = frame(system, current, replace(options, tools=()), with_extra=False)
+    bare = frame(system, current, replace(options, tools=(), current_steps=()),
+                 with_extra=False)
     parts: dict[str, object] = {
         "system": (0 if system_text(shape, system) is None
                    else len(encoder.dumps(shape.system(system)))),
-        "turns": [len(fragment(encoder, shape, [turn])[0]) + separator for turn in history],
+        "turns": [len(fragment(encoder, shape, [turn], options.extra)[0]) + separator
+                  for turn in history],
         "question": len(encoder.dumps(shape.user(question_content(shape, current))))}
+    plain = frame(system, current, options, with_extra=False).size
+    if options.extra:
+        parts["extra"] = frame(system, current, options).size - plain
     if options.tools:
-        parts["tools"] = frame(system, current, options).size - without_tools.size
+        parts["tools"] = plain - without_tools.size
     if options.current_steps:
         parts["current_steps"] = without_tools.size - bare.size
     parts.update(memory)

@@ -50,10 +50,12 @@ from itertools import accumulate
 
 from .checks import check_text, unknown_name
 from .images import Image
-from .dialects import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, TokenCount, anthropic_image_tokens,
-                       anthropic_tool_prompt, check_dialect, image_rule, lines_content,
-                       openai_image_tokens)
-from .steps import check_steps, full_rounds
+from .dialects import (ANTHROPIC, OPENAI_DEFAULT_IMAGE_MODEL, SHAPES, TokenCount,
+                       anthropic_image_tokens, anthropic_tool_prompt, answer_messages,
+                       check_dialect, image_rule, lines_content, openai_image_tokens)
+from .documents import Document
+from .memory import Compaction
+from .steps import ProviderItem, check_steps, full_rounds
 from .turns import (Fact, Tool, Turn, check_fact, check_question, check_tools, fact_line,
                     facts_content)
 
@@ -275,6 +277,7 @@ class MessageCounter:
     def __init__(self, name: str, dialect: str = "openai-chat") -> None:
         self.name = name
         self.dialect = dialect
+        self.shape = SHAPES[dialect] if dialect in SHAPES else SHAPES["openai-chat"]
         self.image = image_rule(dialect)
         self.encode = encoding(name).encode_ordinary
         self.role = {role: PER_MESSAGE + self.count(role)
@@ -383,20 +386,24 @@ class MessageCounter:
         return self.role[role] + self.count(content)
 
     def mandatory(self, system: str, current: str | tuple, current_steps=(), tools=(),
-                        model: str | None = None) -> int:
+                  model: str | None = None, tool_choice: object = None) -> int:
         """The system message, the current question and its rounds so far, the tools (with
-        the system prompt the provider adds for them: ``model``'s), and the reply's
-        priming."""
+        the system prompt the provider adds for them: ``model``'s, by ``tool_choice``), and
+        the reply's priming."""
         tools = check_tools(tools)
         return (REPLY_PRIMING + self.message("system", check_text(system, "system"))
                 + self.question(check_question(current, "current question"))
                 + self.steps(check_steps(current_steps, "current_steps"))
-                + self.tools(tools) + self.tool_prompt(tools, model))
+                + self.tools(tools) + self.tool_prompt(tools, model, tool_choice))
 
-    def tool_prompt(self, tools: Sequence[Tool], model: str | None) -> int:
+    def tool_prompt(self, tools: Sequence[Tool], model: str | None,
+                    tool_choice: object = None) -> int:
         """The system prompt a provider adds when a request has tools: Anthropic's (its
-        pricing table, ``dialects.anthropic``); OpenAI documents none apart from the tools' own."""
-        return anthropic_tool_prompt(model) if tools and self.dialect == ANTHROPIC else 0
+        pricing table, ``dialects.anthropic``, by the body's ``tool_choice``); OpenAI
+        documents none apart from the tools' own."""
+        if not tools or self.dialect != ANTHROPIC:
+            return 0
+        return anthropic_tool_prompt(model, tool_choice)
 
     def question(self, question: str | tuple) -> int:
         """A user message: its text, or its parts' text and images."""
@@ -405,7 +412,7 @@ class MessageCounter:
         return self.role["user"] + self.parts(question)
 
     def parts(self, parts: tuple) -> int:
-        """Text and image parts; a Document has no documented token rule here: refused."""
+        """Text, image and document parts (a PDF by its pages: ``document``)."""
         total = 0
         for part in parts:
             if isinstance(part, str):
@@ -413,9 +420,24 @@ class MessageCounter:
             elif isinstance(part, Image):
                 total += self.image(part.width, part.height)
             else:
-                raise ValueError("a Document's tokens are not counted (no documented rule "
-                                 "here): budget a request with documents in bytes")
+                total += self.document(part)
         return total
+
+    def document(self, document: Document) -> int:
+        """A PDF's tokens, an estimate by its provider's documented rule: each page's text
+        and an image of it, at the dialect's figure for a page (``Shape.pdf_page_tokens``).
+        ValueError for a PDF whose page count cannot be read from the file."""
+        pages = document.pages
+        if pages is None:
+            raise ValueError(f"a PDF of {len(document.data)} bytes states no page count that "
+                             f"can be read without a PDF parser (its pages are in a "
+                             f"compressed object stream): budget its request in bytes")
+        return pages * self.shape.pdf_page_tokens
+
+    def compaction(self, compaction: Compaction) -> int:
+        """A compaction item's tokens, an estimate of ours: a message of its JSON text (no
+        provider documents what one counts when sent back)."""
+        return self.role["user"] + self.count(compaction.item)
 
     def steps(self, steps: tuple) -> int:
         """Tool rounds (an estimate): each round's call message holds its calls' names and
@@ -429,6 +451,8 @@ class MessageCounter:
             if round_.text is not None:
                 total += self.count(round_.text.text)
             total += sum(self.count(item.item) for item in round_.reasoning)
+            total += sum(self.count(item.item) for item in round_.opening
+                         if isinstance(item, ProviderItem) and item.dialect == self.dialect)
             total += sum(self.message("tool", result.content) if isinstance(result.content, str)
                          else self.role["tool"] + self.parts(result.content)
                          for result in round_.results)
@@ -438,8 +462,9 @@ class MessageCounter:
         """A stored turn's messages: the question, its tool rounds, the answer."""
         if not isinstance(turn, Turn):
             raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
-        return (self.question(turn.question) + self.steps(turn.steps)
-                + self.message("assistant", turn.answer))
+        answer = (self.message("assistant", turn.answer)
+                  if answer_messages(self.shape, turn.answer) else 0)
+        return self.question(turn.question) + self.steps(turn.steps) + answer
 
     def tools(self, tools: Sequence[Tool]) -> int:
         """The tool schemas by the cookbook's ``num_tokens_for_tools``: an estimate."""

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from .checks import InvalidTurn, check_id, check_text, id_tag
 from .documents import Document
 from .images import Image
-from .steps import (AssistantText, Reasoning, ToolCall, ToolResult, check_content,
-                    check_steps, check_tool_name, content_text, full_rounds, json_object)
+from .steps import (MAPPED_ID_LENGTH, AssistantText, ProviderItem, Reasoning, ToolCall,
+                    ToolResult, check_content, check_steps, check_tool_name, content_text,
+                    full_rounds, json_object)
 
 
 @dataclass(frozen=True)
@@ -165,11 +166,12 @@ def question_text(question: str | tuple) -> str:
 def least_step_bytes(step: object) -> int:
     """Fewer bytes than any dialect writes for a step: its ids, names and texts, each
     character at least one byte (a call's arguments, which Anthropic re-writes, and
-    reasoning, which other dialects leave out, count nothing)."""
+    reasoning and provider items, which other dialects leave out, count nothing; an id
+    counts no more than its mapped form, which a dialect may write instead)."""
     if isinstance(step, ToolCall):
-        return len(step.id) + len(step.name)
+        return min(len(step.id), MAPPED_ID_LENGTH) + len(step.name)
     if isinstance(step, ToolResult):
-        return len(step.call_id) + least_content_bytes(step.content)
+        return min(len(step.call_id), MAPPED_ID_LENGTH) + least_content_bytes(step.content)
     if isinstance(step, AssistantText):
         return len(step.text)
     return 0
@@ -215,8 +217,9 @@ class Turn:
         check_text(self.answer, "answer")
         object.__setattr__(self, "steps", check_steps(self.steps))
         object.__setattr__(self, "_full_rounds", full_rounds(self.steps))
-        least = (len(self.answer) + least_content_bytes(self.question)
-                 + sum(map(least_step_bytes, self.steps)))
+        # An answer of whitespace alone counts nothing: Anthropic's dialect leaves it out.
+        least = ((len(self.answer) if self.answer.strip() else 0)
+                 + least_content_bytes(self.question) + sum(map(least_step_bytes, self.steps)))
         object.__setattr__(self, "_least_bytes", least)
 
     @property
@@ -273,6 +276,9 @@ class Turn:
             reasoning = sum(isinstance(step, Reasoning) for step in self.steps)
             if reasoning:
                 steps += f", reasoning={reasoning}"
+            items = sum(isinstance(step, ProviderItem) for step in self.steps)
+            if items:
+                steps += f", provider_items={items}"
         named = "" if self.id is None else f"{id_tag(self.id)}, "
         return (f"Turn({named}question={question} bytes{parts}, "
                 f"answer={len(self.answer.encode())} bytes{steps})")

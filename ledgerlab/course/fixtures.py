@@ -98,8 +98,19 @@ TOOL_HISTORY = (
 )
 TOOL_QUESTION = NEXT_STEP_QUESTION
 # The next question's tool loop, in progress: the model asked for the deadline, the result is in.
-LOOP_STEPS = (ToolCall("call_2", "lookup_project", '{"field":"deadline"}'),
-              ToolResult("call_2", "Friday"))
+# Its call carries the id the Responses API gives a function_call item (written in that dialect
+# only), of the same response as the reasoning item before it (REASONING_ITEM): the API pairs
+# the two by it. A stand-in, like the reasoning item.
+LOOP_ITEM_ID = "fc_0c6e2f4a8b1d3e5f9b8a7c6d5e4f3a2b"
+
+
+def loop_steps(item_id: str = LOOP_ITEM_ID) -> tuple:
+    """The loop in progress, its call carrying ``item_id``."""
+    return (ToolCall("call_2", "lookup_project", '{"field":"deadline"}', item_id),
+            ToolResult("call_2", "Friday"))
+
+
+LOOP_STEPS = loop_steps()
 # Quiz 10's second tool.
 TICKET_TOOL = Tool(
     "open_ticket", "Open a support ticket for the project.",

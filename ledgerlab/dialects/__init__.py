@@ -18,13 +18,18 @@ Here: the registry (``SHAPES``, ``DIALECTS``, ``check_dialect``, and ``LIMITS``,
 which parses a body and raises ``InvalidRequest`` naming the first rule it breaks:
 ``.rule`` (a key of RULES), ``.index`` (the message, or the tool, at fault) and
 ``.wording`` (the provider's own words, its API's error text where one is known). It never
-shows the text of the request: only roles, positions and counts. It runs the dialect's own
-rules (``Shape.check``), then the checks every dialect shares: tool entries (a function's
-schema of ``"type": "object"``, names; a provider's own tool types pass untouched), image
-media types, documents, and the limits (body bytes, messages, images and their pixels,
-tools). Passing it is not the provider accepting: it cannot check what depends on the model
-(its context, its own image or tool limits), the account, or the values of fields it does
-not know.
+shows the text of the request: only roles, positions, counts and field names. It runs the
+dialect's own rules (``Shape.check``), then the checks every dialect shares: tool entries (a
+function's schema of ``"type": "object"``, names; a provider's own tool types pass
+untouched), image media types, documents, the limits (body bytes, messages, images, their
+pixels and base64, tools), and the top-level fields (``check_top_level``: each one the
+dialect documents, of a JSON type it takes, and the dialect's rules across them). Passing it
+is not the provider accepting: it cannot check what depends on the model (its context, its
+own image or tool limits), the account, the headers (Anthropic's beta fields), or the values
+inside the fields it knows.
+
+``check_extra`` holds ``extra=`` (the application's own top-level fields) to the same table
+when the options are made, so that no body of it is built.
 """
 
 from __future__ import annotations
@@ -32,28 +37,34 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Mapping
 
 from ..checks import unknown_name
+from ..documents import DOCUMENT_SIGNATURES
 from ..images import image_size
-from ..steps import refuse_constant
+from ..steps import json_object, refuse_constant
 from .anthropic import (ANTHROPIC, ANTHROPIC_TOOL_PROMPT, NON_EMPTY, AnthropicMessages,
                         anthropic_image_tokens, anthropic_tool_prompt, refuse_empty)
 from .common import (LIMITS, RULES, SHAPES, WORDING, InvalidRequest, Limit, ProviderLimitError,
-                     RequestTally, Shape, TokenCount, check_budget, check_call_name,
-                     evidence_line, lines_content, limit, max_tokens_field,
-                     message_count, refuse_for_dialect, refuse_reused_ids, register,
-                     summary_line, system_text, tool_entry)
+                     RequestTally, ReservedFieldError, Shape, TokenCount, answer_messages,
+                     check_budget, check_call_name, check_top_level, compaction_pieces,
+                     evidence_line, lines_content, limit, max_tokens_field, message_count,
+                     question_content, refuse_for_dialect, refuse_reused_ids,
+                     refuse_rounds_without_tools, register, round_messages, sent_in,
+                     summary_line, system_text, tool_entry, turn_messages, wire_call_id)
 from .openai_chat import OPENAI_DEFAULT_IMAGE_MODEL, OpenAIChat, openai_image_tokens
 from .openai_responses import OpenAIResponses
 
 __all__ = [
     "ANTHROPIC", "ANTHROPIC_TOOL_PROMPT", "DIALECTS", "LIMITS", "NON_EMPTY",
     "OPENAI_DEFAULT_IMAGE_MODEL", "RULES", "SHAPES", "WORDING", "InvalidRequest", "Limit",
-    "ProviderLimitError", "RequestTally", "Shape", "TokenCount", "anthropic_image_tokens",
-    "anthropic_tool_prompt", "check_budget", "check_dialect", "check_request",
-    "evidence_line", "image_rule", "lines_content", "max_tokens_field", "message_count",
-    "openai_image_tokens", "refuse_empty", "refuse_for_dialect", "refuse_reused_ids",
-    "request_basis", "summary_line", "system_text", "tool_entry",
+    "ProviderLimitError", "RequestTally", "ReservedFieldError", "Shape", "TokenCount",
+    "anthropic_image_tokens", "anthropic_tool_prompt", "answer_messages", "check_budget",
+    "check_dialect", "check_extra", "check_request", "compaction_pieces", "evidence_line",
+    "image_rule", "lines_content", "max_tokens_field", "message_count", "openai_image_tokens",
+    "question_content", "refuse_empty", "refuse_for_dialect", "refuse_reused_ids",
+    "refuse_rounds_without_tools", "request_basis", "round_messages", "sent_in",
+    "summary_line", "system_text", "tool_entry", "turn_messages", "wire_call_id",
 ]
 
 register(OpenAIChat())
@@ -98,10 +109,13 @@ def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
     except (ValueError, TypeError, RecursionError):  # JSONDecodeError, UnicodeDecodeError too
         raise InvalidRequest("body", detail="it is not JSON") from None
     key = shape.conversation_key
+    conversation = body.get(key) if isinstance(body, dict) else None
+    if "string" in shape.fields.get(key, ()) and isinstance(conversation, str):
+        conversation = [{"role": "user", "content": conversation}]  # the API's shorthand
     if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not (
-            isinstance(body.get(key), list) and body[key]):
+            isinstance(conversation, list) and conversation):
         raise InvalidRequest("body", detail=f"its conversation is the {key!r} array")
-    messages = body[key]
+    messages = conversation
     if not all(isinstance(message, dict) for message in messages):
         raise InvalidRequest("body", detail="a message is not an object")
     size = len(raw) if raw is not None else len(text.encode("utf-8", "surrogatepass"))
@@ -117,6 +131,35 @@ def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
     check_tools(body, shape)
     check_images(messages, shape)
     check_documents(messages, shape)
+    check_top_level(shape, body)
+
+
+def check_extra(dialect: str, extra: object, tools: tuple = (),
+                current_steps: tuple = ()) -> dict:
+    """``extra`` (the application's top-level fields: a mapping, or None for none) as a new
+    dict of JSON values, if ``dialect``'s provider takes each beside the writer's own fields
+    and these tools and rounds in progress: TypeError for a value that is not a mapping of
+    names; ReservedFieldError for a field the writer writes; InvalidTurn for a value that is
+    not JSON; InvalidRequest, in the provider's words, for a field it does not document, of a
+    type it does not take, or breaking a rule across fields."""
+    shape = SHAPES[check_dialect(dialect)]
+    if extra is None:
+        extra = {}
+    if not isinstance(extra, Mapping):
+        raise TypeError(f"extra must be a mapping of top-level fields, not "
+                        f"{type(extra).__name__}")
+    for name in extra:
+        if not isinstance(name, str):
+            raise TypeError(f"extra's field names must be strings, not {type(name).__name__}")
+        if name in shape.written:
+            raise ReservedFieldError(dialect, name, shape.written[name])
+    try:
+        fields = json_object(dict(extra), "extra") if extra else {}
+    except TypeError as error:  # a value json cannot write: its type is named, not its value
+        raise TypeError(f"extra holds a value JSON cannot write ({error})") from None
+    check_top_level(shape, fields)
+    shape.check_options(fields, tools, current_steps)
+    return fields
 
 
 def check_tools(body: dict, shape: Shape) -> None:
@@ -164,18 +207,25 @@ def parts(messages: list[dict], shape: Shape):
 def check_documents(messages: list[dict], shape: Shape) -> None:
     """Each document given inline: of the dialect's shape, and its data base64."""
     for index, part in parts(messages, shape):
-        data = shape.document_data(part, index)
-        if data is not None:
-            try:
-                base64.b64decode(data, validate=True)
-            except (binascii.Error, ValueError):
-                raise InvalidRequest("document", index, "its data is not base64") from None
+        found = shape.document_data(part, index)
+        if found is None:
+            continue
+        media_type, data = found
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError, TypeError):
+            raise InvalidRequest("document", index, "its data is not base64") from None
+        signature = DOCUMENT_SIGNATURES.get(media_type)
+        if signature is not None and not raw.startswith(signature):
+            raise InvalidRequest("pdf-signature", index, f"{len(raw)} bytes that do not "
+                                 f"begin like {media_type}", dialect=shape.name)
 
 
 def check_images(messages: list[dict], shape: Shape) -> None:
     """Media types, and the limits on images' count, bytes and pixels."""
     dialect = shape.name
     known, count, total, sides = limit(dialect, "media_types"), 0, 0, []
+    most_base64 = limit(dialect, "image_base64")
     for index, part in parts(messages, shape):
         found = shape.image_data(part)
         if found is None:
@@ -194,6 +244,9 @@ def check_images(messages: list[dict], shape: Shape) -> None:
         if not width:
             raise InvalidRequest("media-type", index, "the data is not an image of its type",
                                  dialect=dialect)
+        if most_base64 is not None and len(data) > most_base64:  # the string, not the file
+            raise InvalidRequest("image-base64", index, f"{len(data)} characters of base64, "
+                                 f"at most {most_base64}", dialect=dialect, found=len(data))
         total += len(raw)
         sides.append((index, max(width, height)))
     most, most_bytes = limit(dialect, "images"), limit(dialect, "image_bytes")

@@ -5,17 +5,26 @@ its token rules, each with its source.
   (the system a string, or text blocks when memory sections follow it; a blank one left
   out), a round one assistant message ``[thinking..., text, tool_use...]`` and one user
   message of its ``tool_result`` blocks, an image a base64 source block. Anthropic refuses
-  empty or whitespace-only text (``NON_EMPTY``), so such a question or answer raises
-  InvalidText (``refuse_empty``).
+  empty or whitespace-only text (``NON_EMPTY``), so such a question raises InvalidText
+  (``refuse_empty``) and such a stored answer is left out (``common.answer_messages``).
 - **Rules** (``check_anthropic``): ``max_tokens``, no empty text, the first message the
   user's, consecutive messages of one role combined, every ``tool_use`` answered by a
   ``tool_result`` first in the next message, ids of its pattern and once a request, a
   ``tool_result``'s content blocks, thinking blocks kept whole and, with thinking on, first
-  in the tool loop in progress (``check_thinking``); its API's error texts in ``WORDING``.
+  in the tool loop in progress (``check_thinking``), tool blocks only beside a tools array,
+  no trailing whitespace at the end of a final assistant message; its API's error texts in
+  ``WORDING``.
+- **Top-level fields** (``FIELDS``): the ones its API reference documents (and its beta
+  fields), each with its JSON types, at most 4 ``cache_control`` breakpoints in all
+  (``check_breakpoints``). The writer writes ``model``, ``max_tokens``, ``system``,
+  ``messages`` and ``tools`` (``WRITTEN``); the rest are the application's, through
+  ``extra=``.
 - **Limits** (``LIMITS``): a 32 MB body, 100,000 messages, 100 images of at most 8000 px a
-  side (2000 px over ``MANY_IMAGES``).
-- **Token rules**: the vision guide's width x height / 750 (``anthropic_image_tokens``) and
-  the tool-use system prompt (``anthropic_tool_prompt``).
+  side (2000 px over ``MANY_IMAGES``), each image's base64 at most 5 MB (5,242,880
+  characters: about 3.75 MiB of image).
+- **Token rules**: the vision guide's width x height / 750 (``anthropic_image_tokens``), the
+  PDF guide's figures a page (``ANTHROPIC_PDF_PAGE_TOKENS``, an estimate) and the tool-use
+  system prompt (``anthropic_tool_prompt``).
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ import math
 from fractions import Fraction
 
 from ..checks import InvalidText
+from ..steps import PROVIDER_ITEM_TYPES, full_rounds
+from ..turns import ProviderTool
 from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
                      check_call_name, known, sections)
 
@@ -37,11 +48,21 @@ LIMITS: dict[str, Limit] = {
     "calls_per_message": Limit(None, "not documented"),
     "images": Limit(100, "Anthropic vision guide: 100 images per request on 200k-context "
                          "models (600 on others; the lower is every model's)"),
-    "image_bytes": Limit(None, "not documented beyond the body's 32 MB"),
+    "image_bytes": Limit(None, "not documented per request beyond the body's 32 MB (each "
+                               "image's base64 has its own limit: image_base64)"),
     "image_side": Limit(8000, "Anthropic vision guide: images over 8000x8000 px are "
                               "refused"),
     "image_side_many": Limit(2000, "Anthropic vision guide: over 20 images in a request, "
                                    "each at most 2000x2000 px"),
+    "image_base64": Limit(5_242_880, "Messages API error on the base64 string, not the file: "
+                                     "'image exceeds 5 MB maximum: 8259148 bytes > 5242880 "
+                                     "bytes' (anthropics/claude-code#19631, January 2026); "
+                                     "later 2026 reports see 10 MiB on the direct API "
+                                     "(kolega-code#354): 5 MiB is every endpoint's"),
+    "cache_breakpoints": Limit(4, "prompt caching guide: at most 4 cache_control breakpoints "
+                                  "a request; API error 'A maximum of 4 blocks with "
+                                  "cache_control may be provided. Found 5.' (the top-level "
+                                  "automatic one counts: coder/mux#3112)"),
     "call_id_pattern": Limit(r"[a-zA-Z0-9_-]+", "Messages API: 'tool_use.id: String "
                                                 "should match pattern' ^[a-zA-Z0-9_-]+$ "
                                                 "(Roo-Code#10649, nanobot#4356)"),
@@ -81,6 +102,9 @@ RULES = {
     "thinking-first": ("When `thinking` is enabled, a final `assistant` message must start "
                        "with a thinking block (preceeding the lastmost set of `tool_use` and "
                        "`tool_result` blocks)"),
+    "tools-defined": "Requests which include tool_use or tool_result blocks must define tools.",
+    "final-whitespace": "final assistant content cannot end with trailing whitespace",
+    "cache-breakpoints": "A maximum of 4 blocks with cache_control may be provided.",
 }
 
 # Its own words for a rule (API error texts quoted in issue threads, its documentation).
@@ -101,31 +125,60 @@ WORDING = {
                        "block (preceeding the lastmost set of `tool_use` and `tool_result` "
                        "blocks). We recommend you include thinking blocks from previous "
                        "turns. To avoid this requirement, disable `thinking`."),
+    "image-base64": ("messages.N.content.M.image.source.base64: image exceeds 5 MB maximum: "
+                     f"{{found}} bytes > {LIMITS['image_base64'].value} bytes"),
+    "pdf-signature": "messages.N.content.M.pdf.source.base64.data: The PDF specified was not "
+                     "valid.",
+    "cache-breakpoints": ("A maximum of 4 blocks with cache_control may be provided. "
+                          "Found {found}."),
+    "unknown-field": "{field}: Extra inputs are not permitted",
+    "field-type": "{field}: Input should be a valid {expected}",
 }
 
+# Its body's top-level fields and their JSON types, as its API reference documents them
+# (platform.claude.com/docs/en/api/messages/create; the same table in Anthropic's Python SDK,
+# generated from its OpenAPI spec: src/anthropic/types/message_create_params.py and, for the
+# beta fields, types/beta/message_create_params.py, as of 2026-08-07). The beta fields need
+# the anthropic-beta header, which a body does not show: they pass here, and the API refuses
+# them without it. (``user_profile_id`` and ``betas`` are headers, not fields.)
+FIELDS: dict[str, tuple[str, ...]] = {
+    "model": ("string",), "messages": ("array",), "max_tokens": ("integer",),
+    "cache_control": ("object", "null"), "container": ("string", "object", "null"),
+    "inference_geo": ("string", "null"), "metadata": ("object",),
+    "output_config": ("object",), "service_tier": ("string",),
+    "stop_sequences": ("array",), "stream": ("boolean",), "system": ("string", "array"),
+    "temperature": ("number",), "thinking": ("object",), "tool_choice": ("object",),
+    "tools": ("array",), "top_k": ("integer",), "top_p": ("number",),
+    # beta
+    "context_management": ("object", "null"), "diagnostics": ("object", "null"),
+    "fallback_credit_token": ("string", "object", "null"),
+    "fallbacks": ("array", "string", "null"), "mcp_servers": ("array",),
+    "output_format": ("object", "null"), "speed": ("string", "null"),
+}
+# The fields its writer writes, and what sets each (``extra=`` cannot).
+WRITTEN = {"model": "model=", "max_tokens": "reserve_tokens=",
+           "system": "the system and the memory sections",
+           "messages": "the turns, the current question and current_steps", "tools": "tools="}
+
 # Its content block types, and those a tool_result's content takes (its Messages API
-# reference).
+# reference): the ones ledgerlab writes, the server and MCP tool blocks a ProviderItem holds
+# (``steps.PROVIDER_ITEM_TYPES``), and the ``compaction`` block a Compaction holds.
 ANTHROPIC_BLOCKS = {
     "text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
-    "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
-    "code_execution_tool_result", "bash_code_execution_tool_result",
-    "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
-    "container_upload"}
+    "redacted_thinking", "compaction", *PROVIDER_ITEM_TYPES[ANTHROPIC]}
 RESULT_BLOCKS = {"text", "image", "document", "search_result"}
 THINKING_ON = ("enabled", "adaptive")
 
 
-def refuse_empty(question: str | tuple, answer: str = "-") -> None:
-    """InvalidText if a question, one of its text parts, or an answer is empty or only
-    whitespace (Anthropic refuses both; a whitespace part beside real text is refused too,
-    which is stricter than the API, and simpler)."""
+def refuse_empty(question: str | tuple) -> None:
+    """InvalidText if a question or one of its text parts is empty or only whitespace
+    (Anthropic refuses it; a whitespace part beside real text is refused too, which is
+    stricter than the API, and simpler). An empty answer is not refused: it is left out
+    (``common.answer_messages``)."""
     texts = (question,) if type(question) is str else question
     if any(type(text) is str and not text.strip() for text in texts):
         raise InvalidText(f"anthropic-messages refuses empty content ({NON_EMPTY}): a question "
                           f"or one of its text parts is empty or only whitespace")
-    if not answer.strip():
-        raise InvalidText(f"anthropic-messages refuses empty content ({NON_EMPTY}): a stored "
-                          f"turn's answer is empty or only whitespace")
 
 
 def _combined(messages: list[dict]) -> list[tuple[int, str, list]]:
@@ -160,6 +213,7 @@ def check_anthropic(body: dict, messages: list[dict]) -> None:
                 not isinstance(block, dict) or block.get("type") != "text"
                 or _blank(block.get("text")) for block in system))):
         raise InvalidRequest("non-empty", detail="in the system")
+    tool_blocks_at = None  # the first message holding a tool_use or tool_result block
     for index, message in enumerate(messages):
         content = message.get("content")
         if not isinstance(content, (str, list)):
@@ -175,6 +229,12 @@ def check_anthropic(body: dict, messages: list[dict]) -> None:
         if not blocks or "" in texts or (len(texts) == len(blocks) and not any(
                 isinstance(text, str) and text.strip() for text in texts)):
             raise InvalidRequest("non-empty", index)
+        last = blocks[-1].get("text") if blocks[-1]["type"] == "text" else None
+        if final_answer and isinstance(last, str) and last != last.rstrip():
+            raise InvalidRequest("final-whitespace", index, dialect=ANTHROPIC)
+        if tool_blocks_at is None and any(block["type"] in ("tool_use", "tool_result")
+                                          for block in blocks):
+            tool_blocks_at = index
         for block in blocks:
             if block["type"] == "tool_use":
                 check_call_id(block.get("id"), index, ANTHROPIC)
@@ -185,6 +245,8 @@ def check_anthropic(body: dict, messages: list[dict]) -> None:
                 if not isinstance(block.get("tool_use_id"), str):
                     raise InvalidRequest("tool-call-id", index, dialect=ANTHROPIC)
                 _check_result_blocks(block, index)
+            elif block["type"] == "compaction" and block.get("content") == "":
+                raise InvalidRequest("non-empty", index, "a compaction block's content")
             elif block["type"] in ("thinking", "redacted_thinking") and any(
                     not isinstance(block.get(key), str) for key in
                     (("thinking", "signature") if block["type"] == "thinking" else ("data",))):
@@ -219,6 +281,8 @@ def check_anthropic(body: dict, messages: list[dict]) -> None:
     if previous_uses:
         raise InvalidRequest("use-answered", previous_at,
                              f"{len(previous_uses)} tool_use(s) unanswered")
+    if tool_blocks_at is not None and not body.get("tools"):  # after the pairs: a trimmer's
+        raise InvalidRequest("tools-defined", tool_blocks_at, dialect=ANTHROPIC)  # orphan first
     check_thinking(body, _combined(messages))
 
 
@@ -255,6 +319,56 @@ def check_thinking(body: dict, turns: list[tuple[int, str, list]]) -> None:
                              dialect=ANTHROPIC)
 
 
+def _marked(block: object) -> bool:
+    return isinstance(block, dict) and block.get("cache_control") is not None
+
+
+def _breakpoint_places(body: dict):
+    """Where each ``cache_control`` breakpoint of a body (or of its top-level fields alone)
+    is: None at the top level, in a tool or in the system, else its message's index."""
+    if body.get("cache_control") is not None:  # automatic caching: one of the four
+        yield None
+    for entry in body.get("tools") or ():
+        if _marked(entry):
+            yield None
+    system = body.get("system")
+    for block in system if isinstance(system, list) else ():
+        if _marked(block):
+            yield None
+    messages = body.get("messages")
+    for index, message in enumerate(messages if isinstance(messages, list) else ()):
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if _marked(block):
+                yield index
+            inner = block.get("content") if isinstance(block, dict) else None
+            for nested in inner if isinstance(inner, list) else ():
+                if _marked(nested):
+                    yield index
+
+
+def check_breakpoints(body: dict) -> None:
+    """At most 4 ``cache_control`` breakpoints in the whole request (``LIMITS``); the
+    fifth's message is named, where it is in one."""
+    most = LIMITS["cache_breakpoints"].value
+    places = list(_breakpoint_places(body))
+    if len(places) > most:
+        raise InvalidRequest("cache-breakpoints", places[most], f"{len(places)}, at most {most}",
+                             dialect=ANTHROPIC, found=len(places))
+
+
+def check_thinking_steps(extra: dict, current_steps: tuple) -> None:
+    """With thinking on in ``extra``, the last round in progress must hold its thinking, as
+    ``check_thinking`` asks of the body's tool loop in progress."""
+    thinking = extra.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") not in THINKING_ON:
+        return
+    rounds = full_rounds(current_steps)
+    if rounds and not any(item.dialect == ANTHROPIC for item in rounds[-1].reasoning):
+        raise InvalidRequest("thinking-first", detail="the last round of current_steps holds "
+                             "no thinking block", dialect=ANTHROPIC)
+
+
 # --- Its image rule: the vision guide, "Evaluate image size" and "Calculate image costs" -----
 # (docs.anthropic.com/en/docs/build-with-claude/vision). An image whose long edge is over
 # 1568 px, or that is over about 1,600 tokens, is scaled down (aspect kept) until it is
@@ -269,8 +383,8 @@ ANTHROPIC_IMAGE_TOKENS = 1600
 # --- Its tool-use system prompt: the tool use guide's pricing section
 # (docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview#pricing), in its version that
 # lists Claude Opus 4.5. With at least one tool, the API adds a system prompt of this many
-# tokens, by model and tool choice: (auto or none, any or tool). The body sends no
-# `tool_choice`, so the API's default, auto, applies. Keyed by model id prefix; any other
+# tokens, by model and tool choice: (auto or none, any or tool). Without a `tool_choice` in
+# ``extra=``, the API's default, auto, applies. Keyed by model id prefix; any other
 # model (the Claude 4 family, Claude Sonnet 3.7, Claude Sonnet 3.5 of October 2024, and any
 # name not listed) counts as 346 / 313, the table's figure for those.
 ANTHROPIC_TOOL_PROMPT = {
@@ -282,6 +396,14 @@ ANTHROPIC_TOOL_PROMPT = {
 }
 ANTHROPIC_TOOL_PROMPT_OTHERS = (346, 313)
 
+# --- Its PDF rule: PDF support, "Estimate your costs"
+# (docs.anthropic.com/en/docs/build-with-claude/pdf-support): "Each page typically uses
+# 1,500-3,000 tokens per page depending on content density", and each page is also converted
+# into an image, counted by the image rule. A page is counted at the top of that text range
+# plus the image rule's ceiling (``ANTHROPIC_IMAGE_TOKENS``): an estimate that errs high.
+ANTHROPIC_PDF_PAGE_TEXT = 3000
+ANTHROPIC_PDF_PAGE_TOKENS = ANTHROPIC_PDF_PAGE_TEXT + ANTHROPIC_IMAGE_TOKENS
+
 
 def anthropic_image_tokens(width: int, height: int) -> int:
     """An image's tokens by Anthropic's vision guide: within 1568 px on its long edge and
@@ -292,26 +414,37 @@ def anthropic_image_tokens(width: int, height: int) -> int:
     return min(math.ceil(area / ANTHROPIC_PIXELS_PER_TOKEN), ANTHROPIC_IMAGE_TOKENS)
 
 
-def anthropic_tool_prompt(model: str | None) -> int:
-    """The tokens of the system prompt Anthropic adds when tools are given (tool choice auto)."""
+def anthropic_tool_prompt(model: str | None, tool_choice: object = None) -> int:
+    """The tokens of the system prompt Anthropic adds when tools are given, by the body's
+    ``tool_choice`` (None: auto, the API's default; ``{"type": "any"}`` or ``"tool"``: the
+    table's second figure)."""
+    forced = isinstance(tool_choice, dict) and tool_choice.get("type") in ("any", "tool")
     for prefix in sorted(ANTHROPIC_TOOL_PROMPT, key=len, reverse=True):
         if model is not None and model.startswith(prefix):
-            return ANTHROPIC_TOOL_PROMPT[prefix][0]
-    return ANTHROPIC_TOOL_PROMPT_OTHERS[0]
+            return ANTHROPIC_TOOL_PROMPT[prefix][forced]
+    return ANTHROPIC_TOOL_PROMPT_OTHERS[forced]
 
 
 # What a request's count rests on: Anthropic's tokenizer is not published.
 ANTHROPIC_BASIS = ("an estimate: Anthropic's tokenizer is not published, so {tokenizer} and "
                    "OpenAI's message rule stand in; images by Anthropic's width x height / 750 "
-                   "rule; with tools, Anthropic's tool-use system prompt")
+                   "rule; PDFs by its PDF guide's figures a page; with tools, Anthropic's "
+                   "tool-use system prompt")
 
 
 class AnthropicMessages(Shape):
-    """A round is one assistant message ``[thinking..., text, tool_use...]`` and one user
-    message of its ``tool_result`` blocks; an error result carries ``"is_error": true``."""
+    """A round is one assistant message ``[thinking..., server blocks..., text, tool_use...]``
+    (its opening in its order, then its calls) and one user message of its ``tool_result``
+    blocks; an error result carries ``"is_error": true``. A final round of provider items
+    alone is one assistant message (the API takes it and the answer after it as one turn).
+    Compaction blocks are one user message before the turns (the messages begin with the
+    user's; the API takes it and the first turn's question as one turn, and drops what comes
+    before a compaction block). An empty answer is left out (``answer_messages``)."""
 
     name = ANTHROPIC
     limits, rules, wording, token_basis = LIMITS, RULES, WORDING, ANTHROPIC_BASIS
+    fields, written = FIELDS, WRITTEN
+    rounds_need_tools = True
     requires_max_tokens = True
     # max_tokens is required: without a reserve of its own a request sends 1024, the value
     # of the Messages API's own examples (docs.anthropic.com, "Messages").
@@ -321,16 +454,18 @@ class AnthropicMessages(Shape):
     arguments_as_text = False
     nests_result_parts = True
     many_images = MANY_IMAGES
+    pdf_page_tokens = ANTHROPIC_PDF_PAGE_TOKENS
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
-             summaries=None):
+             summaries=None, compactions=()):
         # A blank system (None) is left out: Anthropic refuses an empty text block.
         more = sections(facts, evidence, summaries)
         blocks = [self.text(text) for text in (system, *more) if text is not None]
         body = {"model": model, "max_tokens": max_tokens}
         if blocks:
             body["system"] = self.system(system) if not more else blocks
-        body["messages"] = messages
+        body["messages"] = [self.user(list(compactions))] if compactions else []
+        body["messages"] += messages
         if tools:
             body["tools"] = tools
         return body
@@ -346,7 +481,7 @@ class AnthropicMessages(Shape):
         return {"type": "document", "source": {"type": "base64", "media_type": media_type,
                                                "data": data}}
 
-    def call(self, id, name, arguments):
+    def call(self, id, name, arguments, item_id=None):
         return {"type": "tool_use", "id": id, "name": name, "input": arguments}
 
     def result(self, call_id, content, is_error=False):
@@ -355,16 +490,26 @@ class AnthropicMessages(Shape):
             block["is_error"] = True
         return block
 
-    def round(self, calls, results, reasoning=(), text=None):
-        said = [] if text is None else [self.text(text)]
-        return [{"role": "assistant", "content": [*reasoning, *said, *calls]},
-                {"role": "user", "content": results}]
+    def round(self, calls, results, opening=()):
+        content = [*opening, *calls]
+        messages = [{"role": "assistant", "content": content}] if content else []
+        if results:
+            messages.append({"role": "user", "content": results})
+        return messages
 
     def tool(self, name, description, schema):
         return {"name": name, "description": description, "input_schema": schema}
 
     def check(self, body, messages):
         check_anthropic(body, messages)
+
+    def check_fields(self, body):
+        check_breakpoints(body)
+
+    def check_options(self, extra, tools, current_steps):
+        provider_tools = [tool.as_dict for tool in tools if isinstance(tool, ProviderTool)]
+        check_breakpoints({**extra, "tools": provider_tools})
+        check_thinking_steps(extra, current_steps)
 
     def function_tool(self, tool):
         """Custom tools (no type, or ``custom``); a server tool (its own type, with a name)
@@ -388,7 +533,8 @@ class AnthropicMessages(Shape):
         return None, None
 
     def document_data(self, part, index):
-        """A base64 ``document`` source: a PDF (another source is not inline)."""
+        """A base64 ``document`` source: a PDF (another source is not inline), as (media
+        type, base64 data)."""
         if part.get("type") != "document":
             return None
         source = part.get("source")
@@ -401,10 +547,10 @@ class AnthropicMessages(Shape):
         data = source.get("data")
         if not isinstance(data, str):
             raise InvalidRequest("document", index)
-        return data
+        return PDF, data
 
-    def refuse_blank(self, question, answer="-"):
-        refuse_empty(question, answer)
+    def refuse_blank(self, question):
+        refuse_empty(question)
 
     def image_tokens(self, width, height):
         return anthropic_image_tokens(width, height)

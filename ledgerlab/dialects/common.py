@@ -18,11 +18,17 @@ Shared by every dialect, here:
   table: the value is the one every model of the dialect takes;
 - ``RULES`` (the rules more than one dialect has; each dialect adds its own), ``WORDING``,
   ``InvalidRequest`` and the checks of a call's id and a tool's name;
+- the body's top-level fields: each dialect's table of the fields its API reference
+  documents and their JSON types (``Shape.fields``), the ones its writer writes itself
+  (``Shape.written``), and ``check_top_level``, which refuses an unknown field or one of a
+  wrong type by name; ``ReservedFieldError`` for ``extra=`` naming a written one;
 - ``TokenCount``: a token count that says whether it is exact, and by which rules;
 - what every dialect refuses before a body is built (``refuse_for_dialect``,
   ``refuse_reused_ids``); ``ledgerlab.request`` builds the body from the pieces.
 
-A round's ``Reasoning`` goes, as given, into the requests of its own dialect and no other.
+A round's ``Reasoning`` and ``ProviderItem`` go, as given, into the requests of their own
+dialect and no other, and so does a ``Compaction``; a call id a dialect refuses is written
+mapped (``wire_call_id``).
 Memory beyond the facts has its own sections, after the facts and
 before the turns, in every dialect where the facts go: the evidence (``evidence_line``:
 ``[source: where] text``), then the summaries (``summary_line``: ``[turns: id, id] text``),
@@ -32,13 +38,15 @@ chronological. A request without them is the same bytes as before they existed.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..checks import InvalidTurn, check_int, id_tag
-from ..memory import Evidence, Summary
-from ..steps import full_rounds
+from ..checks import InvalidText, InvalidTurn, check_int, id_tag
+from ..images import Image
+from ..memory import Compaction, Evidence, Summary
+from ..steps import MAPPED_ID_DIGITS, MAPPED_ID_PREFIX, AssistantText, full_rounds
 from ..turns import ProviderTool, ToolCall, ToolResult, Turn
 
 
@@ -86,21 +94,32 @@ class Shape:
     omits_blank_system = False
     # Are a call's arguments sent as their JSON text (else as the object, ``call.input``)?
     arguments_as_text = True
-    # May a tool result's content hold images?
-    result_images = True
     # Does a tool result block hold parts of its own (images and documents checked there too)?
     nests_result_parts = False
     # Over this many images, the limit ``image_side_many`` applies (None: no such rule).
     many_images: int | None = None
+    # The body's top-level fields its API reference documents, each with the JSON types it
+    # takes (its module's ``FIELDS``, with their source and date); those its writer writes
+    # itself, each with what sets it (``extra=`` cannot); the fields that cap the reply,
+    # where the writer leaves them to ``extra=`` (held within ``reserve_tokens``).
+    fields: dict[str, tuple[str, ...]] = {}
+    written: dict[str, str] = {}
+    reply_fields: tuple[str, ...] = ()
+    # Does a request whose messages hold tool calls or results need a tools array?
+    rounds_need_tools = False
+    # A PDF page's tokens, an estimate by the provider's documented rule (its text and an
+    # image of the page): each dialect's module gives its figure and its source.
+    pdf_page_tokens = 0
 
     # --- The body's pieces ---------------------------------------------------------------
 
     def body(self, model, max_tokens, system, facts, messages: list, tools: list,
-             evidence=None, summaries=None) -> dict:
+             evidence=None, summaries=None, compactions=()) -> dict:
         """The whole request: ``facts``, ``evidence`` and ``summaries`` are each section's
         text or None, ``messages`` the conversation after the system's part, ``tools`` the
-        tools' entries (none: no key). ``system`` is None where ``system_text`` leaves a
-        blank system out."""
+        tools' entries (none: no key), ``compactions`` this dialect's compaction items
+        (``Compaction.as_dict``), sent before the turns they stand for. ``system`` is None
+        where ``system_text`` leaves a blank system out."""
         raise NotImplementedError
 
     def system(self, text) -> object:
@@ -128,18 +147,25 @@ class Shape:
         where it has none."""
         raise NotImplementedError
 
-    def call(self, id, name, arguments) -> dict:
+    def call(self, id, name, arguments, item_id=None) -> dict:
         """One tool call; ``arguments`` is ``call.arguments`` or ``call.input`` (see
-        ``arguments_as_text``)."""
+        ``arguments_as_text``); ``item_id`` the Responses API's own id of the item (None:
+        none; only ``openai-responses`` writes it)."""
         raise NotImplementedError
+
+    def said(self, text, item_id=None) -> dict:
+        """The assistant's text beside a round's calls, as a piece of its opening."""
+        return self.text(text)
 
     def result(self, call_id, content, is_error=False) -> dict:
         """What a tool returned for one call: ``content`` its text or its list of parts."""
         raise NotImplementedError
 
-    def round(self, calls: list, results: list, reasoning: Sequence = (), text=None) -> list:
-        """The messages (or items) of one round: its reasoning items (this dialect's, as
-        given), its text beside the calls (None: none), its calls, then its results."""
+    def round(self, calls: list, results: list, opening: Sequence = ()) -> list:
+        """The messages (or items) of one round: its opening (this dialect's reasoning and
+        provider items as given, and its text as ``said`` writes it, in their order), its
+        calls, then its results. A round may have no calls (a final round of provider
+        items)."""
         raise NotImplementedError
 
     def tool(self, name, description, schema) -> dict:
@@ -163,14 +189,30 @@ class Shape:
         in the body (a URL, a file id); None for a part that is not an image."""
         raise NotImplementedError
 
-    def document_data(self, part: dict, index: int) -> str | None:
-        """A document part's base64 data to check, None where there is none (not a
-        document, or not inline); InvalidRequest ("document") for one of a wrong shape."""
+    def document_data(self, part: dict, index: int) -> tuple[str, object] | None:
+        """A document part's (media type, base64 data) to check, None where there is none
+        (not a document, or not inline); InvalidRequest ("document") for one of a wrong
+        shape."""
         raise NotImplementedError
 
-    def refuse_blank(self, question: str | tuple, answer: str = "-") -> None:
-        """InvalidText if the provider refuses a question, a text part or an answer this
-        empty (where ``refuses_empty_text``); nothing by default."""
+    def refuse_blank(self, question: str | tuple) -> None:
+        """InvalidText if the provider refuses a question or a text part this empty (where
+        ``refuses_empty_text``); nothing by default."""
+
+    def refuse_rounds(self, rounds: tuple, in_progress: bool, extra: dict) -> None:
+        """InvalidTurn for rounds this dialect cannot send as they are beside the request's
+        ``extra=`` fields (``in_progress``: the rounds of the turn in progress); nothing by
+        default."""
+
+    def check_fields(self, body: dict) -> None:
+        """InvalidRequest for the first of this dialect's rules across top-level fields that
+        ``body`` breaks (``check_top_level`` has checked each field on its own); ``body`` may
+        be a request's top-level fields alone. Nothing by default."""
+
+    def check_options(self, extra: dict, tools: tuple, current_steps: tuple) -> None:
+        """InvalidRequest for a rule of this dialect that ``extra=`` breaks with what every
+        request of these options holds (its tools, the rounds in progress), so that no body
+        of it is built. Nothing by default."""
 
     # --- Its token rules -----------------------------------------------------------------
 
@@ -212,6 +254,11 @@ RULES = {
     "result-content": "a tool result's content must be text, or the part types the dialect "
                       "takes in a result",
     "document": "a document must be a base64 PDF (application/pdf) of the dialect's shape",
+    "pdf-signature": "a PDF's decoded bytes must begin with %PDF-",
+    "image-base64": "each image's base64 must be within the provider's per-image limit",
+    "unknown-field": "each top-level field must be one the API documents",
+    "field-type": "each top-level field must be of a JSON type the API documents for it",
+    "document-filename": "a document given as base64 data needs its filename",
     "reasoning-shape": ("a reasoning item must keep the fields the provider returned: a "
                         "thinking block its thinking and signature, a redacted_thinking "
                         "block its data, a reasoning item its id"),
@@ -285,7 +332,9 @@ class RequestTally:
                                                                         "image_side_many")
         self.many = SHAPES[dialect].many_images
         self.max_messages = limit(dialect, "messages")
+        self.max_base64 = limit(dialect, "image_base64")
         self.images = self.image_bytes = self.longest_side = self.messages = 0
+        self.largest_base64 = 0
 
     def plus(self, images=(), messages: int = 0) -> RequestTally:
         """A new tally: this one's counts and these (this one is unchanged)."""
@@ -299,6 +348,7 @@ class RequestTally:
             self.images += 1
             self.image_bytes += len(image.data)
             self.longest_side = max(self.longest_side, image.width, image.height)
+            self.largest_base64 = max(self.largest_base64, len(image.base64))
         self.messages += messages
 
     def broken(self) -> ProviderLimitError | None:
@@ -311,6 +361,9 @@ class RequestTally:
         if self.max_image_bytes is not None and self.image_bytes > self.max_image_bytes:
             return ProviderLimitError(dialect, "image_bytes", self.image_bytes,
                                       "bytes of images")
+        if self.max_base64 is not None and self.largest_base64 > self.max_base64:
+            return ProviderLimitError(dialect, "image_base64", self.largest_base64,
+                                      "characters of base64 in one image")
         if self.side is not None and self.longest_side > self.side:
             return ProviderLimitError(dialect, "image_side", self.longest_side,
                                       "pixels on an image's side")
@@ -327,12 +380,18 @@ class RequestTally:
 class InvalidRequest(ValueError):
     """A request body breaks a provider's rule: ``rule`` is its key in RULES, ``index``
     the message at fault (or the tool, for a tool's rule; None when the fault is not in
-    one), ``wording`` the provider's own words for it."""
+    one), ``wording`` the provider's own words for it, ``field`` the top-level field at
+    fault (None when it is not one field).
+
+    ``fill`` completes the wording's blanks (``{field}``, a number found): names and
+    numbers only, never a value of the request."""
 
     def __init__(self, rule: str, index: int | None = None, detail: str = "",
-                 dialect: str | None = None, item: str = "message") -> None:
-        self.rule, self.index = rule, index
+                 dialect: str | None = None, item: str = "message", **fill: object) -> None:
+        self.rule, self.index, self.field = rule, index, fill.get("field")
         self.wording = WORDING.get(dialect, {}).get(rule, RULES[rule])
+        if fill:
+            self.wording = self.wording.format_map(fill)
         where = "" if index is None else f" ({item} {index})"
         more = f"; {detail}" if detail else ""
         words = "" if self.wording == RULES[rule] else f" (the API: {self.wording})"
@@ -359,6 +418,50 @@ def check_call_name(name: object, index: int | None, dialect: str,
                     item: str = "message") -> None:
     if not isinstance(name, str) or not name_pattern(dialect, "tool_name").fullmatch(name):
         raise InvalidRequest("tool-name", index, dialect=dialect, item=item)
+
+
+# --- The body's top-level fields ----------------------------------------------------------
+
+class ReservedFieldError(ValueError):
+    """``extra=`` names a top-level field the body's writer writes itself (``field``), which
+    it cannot override: the option or argument that sets it is named."""
+
+    def __init__(self, dialect: str, field: str, written_by: str) -> None:
+        self.dialect, self.field, self.written_by = dialect, field, written_by
+        super().__init__(f"extra cannot set {field!r}: the {dialect} body's writer writes "
+                         f"it, from {written_by}")
+
+
+def json_type(value: object) -> str:
+    """The JSON type of a parsed JSON value: object, array, string, integer, number,
+    boolean or null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    for kind, name in ((int, "integer"), (float, "number"), (str, "string"), (list, "array")):
+        if isinstance(value, kind):
+            return name
+    return "object"
+
+
+def check_top_level(shape: Shape, fields: dict) -> None:
+    """InvalidRequest for the first top-level field (of a body, or of ``extra=``) that the
+    dialect's API reference does not document ("unknown-field"), or whose JSON type it does
+    not take ("field-type"; an integer is a number), each named in the provider's words;
+    then the dialect's rules across fields (``Shape.check_fields``)."""
+    for name, value in fields.items():
+        kinds = shape.fields.get(name)
+        if kinds is None:
+            raise InvalidRequest("unknown-field", detail=f"field {name!r}", dialect=shape.name,
+                                 field=name)
+        kind = json_type(value)
+        if kind not in kinds and not (kind == "integer" and "number" in kinds):
+            expected = " or ".join(kinds)
+            raise InvalidRequest("field-type", detail=f"field {name!r} is {kind}, not "
+                                 f"{expected}", dialect=shape.name, field=name,
+                                 expected=expected, got=kind)
+    shape.check_fields(fields)
 
 
 # --- Token counts ------------------------------------------------------------------------
@@ -430,36 +533,31 @@ def tool_entry(shape: Shape, tool) -> dict:
 
 
 def refuse_for_dialect(dialect: str, steps: tuple = (), tools: tuple = (),
-                       rounds: tuple | None = None) -> None:
+                       rounds: tuple | None = None, in_progress: bool = True,
+                       extra: dict | None = None) -> None:
     """InvalidTurn if a call or a tool breaks a rule of ``dialect`` (its ``LIMITS``: its
-    call id pattern and length, its tool name pattern, calls per message, tools per
-    request, a provider tool of another dialect) or a result holds what the dialect does
-    not take (an image where results are text; a blank text part where text must not be
-    blank), so that no body of it is built. ``rounds`` are the steps' ``full_rounds``
-    where the caller has them."""
+    tool name pattern, calls per message, tools per request, a provider tool of another
+    dialect; the dialect's own ``refuse_rounds``) or a result holds what the dialect does
+    not take (a blank text part where text must not be blank), so that no body of it is
+    built. A call id the dialect's pattern or length refuses is not refused: it is written
+    as ``wire_call_id`` maps it. ``rounds`` are the steps' ``full_rounds`` where the caller
+    has them; ``in_progress``: they are the turn in progress's; ``extra`` the request's
+    checked ``extra=`` fields (None: none), which may change the rules (the Responses API's
+    ``store``)."""
     shape = SHAPES[dialect]
-    for step in steps:
-        if type(step) is ToolResult and type(step.content) is tuple:
-            if step.images and not shape.result_images:
-                raise InvalidTurn(f"{dialect} refuses an image in a tool result (its tool "
-                                  f"results are text): result {id_tag(step.call_id)}")
-            if shape.refuses_empty_text:
+    if shape.refuses_empty_text:
+        for step in steps:
+            if type(step) is ToolResult and type(step.content) is tuple:
                 shape.refuse_blank(step.content)
-    id_pattern, id_length = name_pattern(dialect, "call_id_pattern"), limit(dialect,
-                                                                         "call_id_length")
     names, most_calls = name_pattern(dialect, "tool_name"), limit(dialect, "calls_per_message")
-    for round_ in full_rounds(steps) if rounds is None else rounds:
+    rounds = full_rounds(steps) if rounds is None else rounds
+    shape.refuse_rounds(rounds, in_progress, extra or {})
+    for round_ in rounds:
         calls = round_.calls
         if most_calls is not None and len(calls) > most_calls:
             raise ProviderLimitError(dialect, "calls_per_message", len(calls),
                                      "tool calls in one message")
         for call in calls:
-            if id_pattern is not None and not id_pattern.fullmatch(call.id):
-                raise InvalidTurn(f"{dialect} refuses call id {id_tag(call.id)}: it must "
-                                  f"match ^{id_pattern.pattern}$")
-            if id_length is not None and len(call.id) > id_length:
-                raise InvalidTurn(f"{dialect} refuses call id {id_tag(call.id)}: "
-                                  f"{len(call.id)} characters, at most {id_length}")
             if not names.fullmatch(call.name):
                 raise InvalidTurn(f"{dialect} refuses a tool name of {len(call.name)} "
                                   f"characters: it must match ^{names.pattern}$")
@@ -480,25 +578,165 @@ def message_count(shape: Shape, turn: Turn | None = None, steps: tuple = ()) -> 
     """How many messages a turn (its question, rounds and answer), or a current question
     and its rounds ``steps``, puts in the dialect's messages array."""
     rounds = full_rounds(steps) if turn is None else turn.full_rounds
-    # Only how many: a stand-in for each kept reasoning item, not its parsed object.
-    return 1 + sum(len(shape.round(round_.calls, round_.results, [None] * sum(
-        item.dialect == shape.name for item in round_.reasoning), round_.text))
-        for round_ in rounds) + (turn is not None)
+    answer = 0 if turn is None else len(answer_messages(shape, turn.answer))
+    return 1 + len(round_messages(shape, rounds)) + answer
+
+
+def turn_name(turn: Turn) -> str:
+    """A stored turn as an error names it: its id's tag (a turn made by hand has none)."""
+    return "a stored turn without an id" if turn.id is None else f"turn {id_tag(turn.id)}"
 
 
 def refuse_reused_ids(dialect: str, turns: Sequence[Turn], current_steps: tuple) -> None:
     """InvalidTurn if ``dialect`` wants each call id once in a request and two of the turns
-    (or a turn and the rounds in progress) share one."""
+    (or a turn and the rounds in progress) share one, as written (``wire_call_id``)."""
     if not limit(dialect, "call_ids_unique"):
         return
-    seen = {step.id for step in current_steps if isinstance(step, ToolCall)}
+    shape = SHAPES[dialect]
+    seen = {wire_call_id(shape, step.id) for step in current_steps if isinstance(step, ToolCall)}
     for turn in turns:
         for step in turn.steps:
             if isinstance(step, ToolCall):
-                if step.id in seen:
-                    raise InvalidTurn(f"{dialect} refuses call id {id_tag(step.id)}: two "
-                                      f"turns of the request use it")
-                seen.add(step.id)
+                wire = wire_call_id(shape, step.id)
+                if wire in seen:
+                    raise InvalidTurn(f"{dialect} refuses call id {id_tag(step.id)} of "
+                                      f"{turn_name(turn)}: another turn of the request, or "
+                                      f"the turn in progress, uses it too")
+                seen.add(wire)
+
+
+# --- Call ids across providers ------------------------------------------------------------
+
+_ID_RULES: dict[str, tuple] = {}
+
+
+def wire_call_id(shape: Shape, call_id: str) -> str:
+    """A call's id as ``shape``'s dialect writes it: the id itself where the dialect's pattern
+    and length take it, else ``call_`` and the first 32 hex digits of the SHA-256 of its UTF-8
+    (a history recorded with another provider: ``functions.x:0`` in Anthropic's dialect, an id
+    over 40 characters in OpenAI Chat). The same for a call and its result, and the same in
+    every request (it depends on the id alone); 37 characters of ``[a-z0-9_]``, which every
+    dialect's pattern and length take."""
+    rule = _ID_RULES.get(shape.name)
+    if rule is None:  # read once per dialect: every call and result of a request asks
+        rule = _ID_RULES[shape.name] = (name_pattern(shape.name, "call_id_pattern"),
+                                        limit(shape.name, "call_id_length"))
+    pattern, length = rule
+    if (pattern is None or pattern.fullmatch(call_id)) and (length is None
+                                                           or len(call_id) <= length):
+        return call_id
+    digest = hashlib.sha256(call_id.encode("utf-8")).hexdigest()
+    return MAPPED_ID_PREFIX + digest[:MAPPED_ID_DIGITS]
+
+
+# --- A round's pieces, as every dialect builds them --------------------------------------
+
+def arguments(shape: Shape, call: ToolCall) -> object:
+    """A call's arguments as the dialect sends them: the JSON text or the object."""
+    return call.arguments if shape.arguments_as_text else call.input
+
+
+def question_content(shape: Shape, question: str | tuple) -> object:
+    """A question (or a result's content) as a message's content: its text, or its parts as
+    content blocks."""
+    if isinstance(question, str):
+        return question
+    return [part_piece(shape, part) for part in question]
+
+
+def part_piece(shape: Shape, part) -> dict:
+    """A part of a question or of a result: a text, an image or a document."""
+    if isinstance(part, str):
+        return shape.text(part)
+    if isinstance(part, Image):
+        return shape.image(part.media_type, part.base64)
+    return shape.document(part.media_type, part.base64, part.filename)
+
+
+def opening_pieces(shape: Shape, opening: tuple) -> list[dict]:
+    """A round's opening as the dialect writes it: its own reasoning and provider items as
+    given (another dialect's are left out), its text as ``said``."""
+    pieces = []
+    for step in opening:
+        if isinstance(step, AssistantText):
+            pieces.append(shape.said(step.text, step.item_id))
+        elif step.dialect == shape.name:
+            pieces.append(step.as_dict)
+    return pieces
+
+
+def round_messages(shape: Shape, rounds: tuple) -> list[dict]:
+    """The messages of tool rounds (``Round``s): each round's opening, its calls (their ids
+    as ``wire_call_id`` writes them), then the results that answer them."""
+    messages = []
+    for round_ in rounds:
+        messages.extend(shape.round(
+            [shape.call(wire_call_id(shape, call.id), call.name, arguments(shape, call),
+                        call.item_id) for call in round_.calls],
+            [shape.result(wire_call_id(shape, answer.call_id),
+                          question_content(shape, answer.content), answer.is_error)
+             for answer in round_.results],
+            opening_pieces(shape, round_.opening)))
+    return messages
+
+
+def answer_messages(shape: Shape, answer: str) -> list[dict]:
+    """A stored turn's final answer as the dialect writes it: its message, or none where the
+    dialect refuses empty text and the answer has none (Anthropic documents an empty
+    ``end_turn`` answer after tool results; its API takes consecutive messages of one role
+    as one turn, so the answer is left out rather than refused)."""
+    if shape.refuses_empty_text and not answer.strip():
+        return []
+    return [shape.answer(answer)]
+
+
+def turn_messages(shape: Shape, turn: Turn, extra: dict | None = None) -> list[dict]:
+    """A stored turn's messages: its question, its tool rounds, its answer (checked against
+    the dialect's rules beside the request's ``extra=`` fields first, so that no body of a
+    turn it refuses is built; the error names the turn)."""
+    if not isinstance(turn, Turn):
+        raise TypeError(f"history items must be Turn, not {type(turn).__name__}")
+    try:
+        if shape.refuses_empty_text:
+            shape.refuse_blank(turn.question)
+        rounds = ()
+        if turn.steps:
+            rounds = turn.full_rounds
+            refuse_for_dialect(shape.name, turn.steps, rounds=rounds, in_progress=False,
+                               extra=extra)
+    except (InvalidText, InvalidTurn) as error:
+        raise type(error)(f"{turn_name(turn)}: {error}") from None
+    return [shape.user(question_content(shape, turn.question)),
+            *round_messages(shape, rounds), *answer_messages(shape, turn.answer)]
+
+
+def compaction_pieces(shape: Shape, summaries: Sequence) -> list[dict]:
+    """The compaction items among ``summaries`` that ``shape``'s dialect sends, as given."""
+    return [item.as_dict for item in summaries
+            if isinstance(item, Compaction) and item.dialect == shape.name]
+
+
+def sent_in(shape: Shape, item: object) -> bool:
+    """Does a request in ``shape``'s dialect send this memory item: a Summary, or a
+    Compaction of this dialect (another's is left out)?"""
+    return not isinstance(item, Compaction) or item.dialect == shape.name
+
+
+def refuse_rounds_without_tools(dialect: str, turns: Sequence[Turn], current_steps: tuple,
+                                tools: tuple) -> None:
+    """InvalidTurn if ``dialect`` wants a tools array beside tool calls and results, and a
+    request without tools would hold a kept turn's rounds or rounds in progress."""
+    shape = SHAPES[dialect]
+    if not shape.rounds_need_tools or tools:
+        return
+    for number, steps in enumerate([*(turn.steps for turn in turns), current_steps]):
+        if any(isinstance(step, ToolCall) for step in steps):
+            where = ("the rounds in progress" if number == len(turns)
+                     else f"kept turn {number}, 0 the oldest kept")
+            raise InvalidTurn(f"{dialect} refuses tool calls and results in a request "
+                              f"without tools ({where}): pass the tools, with "
+                              f"extra={{'tool_choice': {{'type': 'none'}}}} to keep the "
+                              f"model from calling them")
 
 
 def max_tokens_field(shape: Shape, reserve_tokens: int) -> int | None:

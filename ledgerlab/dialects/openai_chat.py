@@ -10,6 +10,10 @@ its token rules, each with its source.
   any other message, call ids unique in a message and at most 40 characters, arguments as
   JSON text, a function's parameters of ``"type": "object"``; OpenAI's own error texts in
   ``WORDING``.
+- **Top-level fields** (``FIELDS``): the ones its API reference documents, each with its JSON
+  types; an unknown one, or one of another type, is refused in its API's words. The writer
+  writes ``model``, ``messages`` and ``tools`` (``WRITTEN``); the rest are the application's,
+  through ``extra=``.
 - **Limits** (``LIMITS``): 128 tools, 128 calls in a message, 500 images and 50 MB of them.
 - **Token rules**: the images guide's tile and patch rules (``openai_image_tokens``); the
   Responses API counts by the same guide.
@@ -21,6 +25,7 @@ import math
 import re
 from fractions import Fraction
 
+from ..documents import DEFAULT_FILENAMES
 from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
                      check_call_name, data_url, known, sections)
 
@@ -38,6 +43,10 @@ LIMITS: dict[str, Limit] = {
                                      "request"),
     "image_side": Limit(None, "not a refusal: OpenAI scales large images down"),
     "image_side_many": Limit(None, "not documented"),
+    "image_base64": Limit(None, "not documented per image (50 MB of images per request)"),
+    "cache_breakpoints": Limit(None, "not checked: OpenAI's prompt caching guide says a "
+                                     "request writes up to four breakpoints and considers "
+                                     "the latest 80, and documents no refusal"),
     "call_id_pattern": Limit(None, "not documented"),
     "call_ids_unique": Limit(None, "not documented"),
     "call_id_length": Limit(40, "API error: 'string too long. Expected a string with "
@@ -57,6 +66,12 @@ RULES = {
     "calls-answered": ("An assistant message with 'tool_calls' must be followed by tool "
                        "messages responding to each 'tool_call_id'"),
     "too-many-calls": "the tool calls of one message must be within the provider's count",
+    "tools-empty": ("Invalid 'tools': empty array. Expected an array with minimum length 1, "
+                    "but got an empty array instead."),
+    "tool-calls-empty": ("Invalid 'messages[N].tool_calls': empty array. Expected an array "
+                         "with minimum length 1, but got an empty array instead."),
+    "max-tokens-both": ("Setting 'max_tokens' and 'max_completion_tokens' at the same time is "
+                        "not supported."),
 }
 
 # Its own words for shared rules (API error texts quoted in issue threads, its reference).
@@ -71,7 +86,41 @@ WORDING = {
     "block-type": "content parts are text, image_url, input_audio, file (refusal from "
                   "the assistant)",
     "media-type": "image_url data URLs of image/png, image/jpeg, image/gif, image/webp",
+    "unknown-field": "Unrecognized request argument supplied: {field}",
+    "field-type": "Invalid type for '{field}': expected {expected}, but got {got} instead.",
+    "document-filename": "Missing required parameter: 'messages[N].content[M].file.filename'",
 }
+
+# Its body's top-level fields and their JSON types, as its API reference documents them
+# (platform.openai.com/docs/api-reference/chat/create; the same table in OpenAI's Python SDK,
+# generated from its OpenAPI spec: src/openai/types/chat/completion_create_params.py, as of
+# 2026-08-21). Deprecated ones (functions, function_call, max_tokens) are still taken.
+FIELDS: dict[str, tuple[str, ...]] = {
+    "messages": ("array",), "model": ("string",),
+    "audio": ("object", "null"), "frequency_penalty": ("number", "null"),
+    "function_call": ("string", "object"), "functions": ("array",),
+    "logit_bias": ("object", "null"), "logprobs": ("boolean", "null"),
+    "max_completion_tokens": ("integer", "null"), "max_tokens": ("integer", "null"),
+    "metadata": ("object", "null"), "modalities": ("array", "null"),
+    "moderation": ("object", "null"), "n": ("integer", "null"),
+    "parallel_tool_calls": ("boolean",), "prediction": ("object", "null"),
+    "presence_penalty": ("number", "null"), "prompt_cache_key": ("string", "null"),
+    "prompt_cache_options": ("object",), "prompt_cache_retention": ("string", "null"),
+    "reasoning_effort": ("string", "null"), "response_format": ("object",),
+    "safety_identifier": ("string", "null"), "seed": ("integer", "null"),
+    "service_tier": ("string", "null"), "stop": ("string", "array", "null"),
+    "store": ("boolean", "null"), "stream": ("boolean", "null"),
+    "stream_options": ("object", "null"), "temperature": ("number", "null"),
+    "tool_choice": ("string", "object"), "tools": ("array",),
+    "top_logprobs": ("integer", "null"), "top_p": ("number", "null"), "user": ("string",),
+    "verbosity": ("string", "null"), "web_search_options": ("object",),
+}
+# The fields its writer writes, and what sets each (``extra=`` cannot).
+WRITTEN = {"model": "model=", "messages": "the system, the memory sections, the turns and "
+           "the current question", "tools": "tools="}
+# The fields that cap the reply: not written (the body has none without them), so
+# ``extra=`` may send one, kept within ``reserve_tokens`` under a token limit.
+REPLY_FIELDS = ("max_completion_tokens", "max_tokens")
 
 # The content part types of each role.
 OPENAI_PARTS = {"system": {"text"}, "developer": {"text"}, "tool": {"text"},
@@ -111,6 +160,8 @@ def check_chat(body: dict, messages: list[dict]) -> None:
         calls = message.get("tool_calls") if role == "assistant" else None
         if calls is not None and not isinstance(calls, list):
             raise InvalidRequest("calls-answered", index, "tool_calls must be a list")
+        if calls == []:
+            raise InvalidRequest("tool-calls-empty", index)
         if calls:
             most = LIMITS["calls_per_message"].value
             if len(calls) > most:
@@ -134,6 +185,15 @@ def check_chat(body: dict, messages: list[dict]) -> None:
             waiting, answerable, calls_at = set(ids), set(ids), index
     if waiting:
         raise InvalidRequest("calls-answered", calls_at, f"{len(waiting)} call(s) unanswered")
+
+
+def check_chat_fields(fields: dict) -> None:
+    """Chat Completions' rules across top-level fields: no empty tools array, and not both
+    reply caps."""
+    if fields.get("tools") == []:
+        raise InvalidRequest("tools-empty", field="tools")
+    if fields.get("max_tokens") is not None and fields.get("max_completion_tokens") is not None:
+        raise InvalidRequest("max-tokens-both", field="max_tokens")
 
 
 # --- OpenAI's image rules: the images and vision guide, "Calculating costs" --------------------
@@ -210,25 +270,39 @@ def _patches(width: int, height: int) -> int:
                IMAGE_MAX_PATCHES)
 
 
+# --- Its PDF rule: the file inputs guide (platform.openai.com/docs/guides/pdf-files): "we put
+# into the model's context both the extracted text and an image of each page". It gives no
+# figure for the text: Anthropic's upper figure for a page's text (3,000 tokens, its PDF
+# guide) stands in; the page's image is counted at the tile rule's most for a page fitted in
+# 2048 x 2048 with its short side at 768 px (768 x 2048: 8 tiles, 1,445 tokens at GPT-4o's
+# figures). An estimate that errs high.
+OPENAI_PDF_PAGE_TEXT = 3000
+OPENAI_PDF_PAGE_TOKENS = OPENAI_PDF_PAGE_TEXT + OPENAI_TILE_TOKENS[OPENAI_DEFAULT_IMAGE_MODEL][0] \
+    + OPENAI_TILE_TOKENS[OPENAI_DEFAULT_IMAGE_MODEL][1] * 8
+
 # What a request's count rests on, in every OpenAI dialect (and any dialect not registered:
 # OpenAI's other API shapes, the same tokenizer and image rule; their own per-item framing
 # is not documented, so it is an estimate too).
 OPENAI_BASIS = ("OpenAI's cookbook rule for chat messages under {tokenizer} (its own "
-                "estimate); images by GPT-4o's tile rule; tools by the cookbook's estimate; "
-                "tool rounds by ledgerlab's estimate")
+                "estimate); images by GPT-4o's tile rule; PDFs a page by its file inputs "
+                "guide's text and page image; tools by the cookbook's estimate; tool rounds "
+                "by ledgerlab's estimate")
 
 
 class OpenAIChat(Shape):
-    """Reasoning is left out (Chat Completions has no reasoning items); a result is text,
-    or text parts (its API reference lists no image part for a ``tool`` message); an
-    error result is its content as is (there is no error field)."""
+    """Reasoning and provider items are left out (Chat Completions has neither); a result is
+    text, or text parts: its API reference lists no image part for a ``tool`` message, and a
+    user message takes images, so a result's images are moved to one user message after the
+    round's ``tool`` messages (each result's after a text part ``[tool result <call id>]``);
+    an error result is its content as is (there is no error field)."""
 
     name = OPENAI_CHAT
     limits, rules, wording, token_basis = LIMITS, RULES, WORDING, OPENAI_BASIS
-    result_images = False
+    fields, written, reply_fields = FIELDS, WRITTEN, REPLY_FIELDS
+    pdf_page_tokens = OPENAI_PDF_PAGE_TOKENS
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
-             summaries=None):
+             summaries=None, compactions=()):
         system_messages = [self.system(system)]
         system_messages += [self.system(text) for text in sections(facts, evidence, summaries)]
         body = {"model": model, "messages": system_messages + messages}
@@ -243,17 +317,35 @@ class OpenAIChat(Shape):
         return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
 
     def document(self, media_type, data, filename=None):
-        named = {} if filename is None else {"filename": filename}
-        return {"type": "file", "file": {**named, "file_data": f"data:{media_type};base64,{data}"}}
+        filename = DEFAULT_FILENAMES[media_type] if filename is None else filename
+        return {"type": "file", "file": {"filename": filename,
+                                         "file_data": f"data:{media_type};base64,{data}"}}
 
-    def call(self, id, name, arguments):
+    def call(self, id, name, arguments, item_id=None):
         return {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
     def result(self, call_id, content, is_error=False):
         return {"role": "tool", "tool_call_id": call_id, "content": content}
 
-    def round(self, calls, results, reasoning=(), text=None):
-        return [{"role": "assistant", "content": text, "tool_calls": calls}, *results]
+    def round(self, calls, results, opening=()):
+        # Its opening holds its text alone (the one piece Chat writes of it).
+        text = next((piece["text"] for piece in opening), None)
+        if not calls:
+            return [] if text is None else [self.answer(text)]
+        moved = []  # a result's images, for the user message after the tool messages
+        messages = [{"role": "assistant", "content": text, "tool_calls": calls}]
+        for result in results:
+            content = result["content"]
+            if isinstance(content, list) and any(part["type"] == "image_url"
+                                                 for part in content):
+                moved.append(self.text(f"[tool result {result['tool_call_id']}]"))
+                moved += [part for part in content if part["type"] == "image_url"]
+                texts = [part for part in content if part["type"] != "image_url"]
+                result = dict(result, content=texts or "")
+            messages.append(result)
+        if moved:
+            messages.append(self.user(moved))
+        return messages
 
     def tool(self, name, description, schema):
         return {"type": "function",
@@ -261,6 +353,9 @@ class OpenAIChat(Shape):
 
     def check(self, body, messages):
         check_chat(body, messages)
+
+    def check_fields(self, body):
+        check_chat_fields(body)
 
     def function_tool(self, tool):
         """Function tools; a custom tool (its own ``custom`` object) passes untouched."""
@@ -280,7 +375,8 @@ class OpenAIChat(Shape):
         return data_url(url.get("url") if isinstance(url, dict) else None)
 
     def document_data(self, part, index):
-        """A ``file`` part's ``file_data``: a PDF data URL (a file id is not inline)."""
+        """A ``file`` part's ``file_data``: a PDF data URL (a file id is not inline), as
+        (media type, base64 data); its ``filename`` required."""
         if part.get("type") != "file":
             return None
         file = part.get("file")
@@ -288,10 +384,12 @@ class OpenAIChat(Shape):
             raise InvalidRequest("document", index)
         if "file_data" not in file:
             return None
+        if not isinstance(file.get("filename"), str):
+            raise InvalidRequest("document-filename", index, dialect=OPENAI_CHAT)
         media_type, data = data_url(file["file_data"])
         if media_type != PDF:
             raise InvalidRequest("document", index, "file_data: a PDF data URL")
-        return data
+        return media_type, data
 
     def image_tokens(self, width, height):
         return openai_image_tokens(width, height)

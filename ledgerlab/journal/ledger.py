@@ -52,7 +52,9 @@ Summaries (``ledgerlab.memory.Summary``) live in ``<path>.summaries`` under the 
 rules, with the payload ``{"id","text","covers"}``: a summary covers one or more stored
 turns (``add_summary`` takes a stored summary's id there too, for the turns it covers), and
 is deleted with any of them (forget and retain rewrite it before the turn
-file, as the facts). A journal without summaries has no summaries file.
+file, as the facts). A provider's compaction item (``ledgerlab.memory.Compaction``) is a
+summary too, payload ``{"id","covers","dialect","item"}``, under the same rules. A journal
+without summaries has no summaries file.
 
 The journal stores turns and what is derived from them; it knows nothing of requests
 or budgets.
@@ -65,10 +67,11 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import NoReturn
 
 from ..checks import check_int, id_tag
-from ..memory import Derived, Summary
+from ..memory import Compaction, Derived, Summary
 from ..turns import Fact, Turn
 from .arguments import check_name, check_path, check_type, turn_to_commit
 from .errors import (
@@ -284,22 +287,41 @@ class Journal:
         SummaryConflict.
         """
         # covers is checked by Summary (a TypeError naming it).
-        given = Summary(check_name(summary_id, "summary_id"), check_name(text, "text"), covers)
+        return self._add_memory(Summary(check_name(summary_id, "summary_id"),
+                                        check_name(text, "text"), covers), "add_summary")
+
+    def add_compaction(self, compaction_id: str, item, *, dialect: str,
+                       covers) -> Compaction:
+        """Store a provider's compaction item durably, with the ids of the stored turns it
+        stands for; return it (a ``Compaction``). ``item`` is the provider's object (a dict
+        or its JSON text), kept exactly. Stored, deleted with any turn it covers, and
+        idempotent by id, as ``add_summary`` (SummaryConflict for another item, dialect or
+        covers; an id is a summary's or a compaction's, not both); ``summaries()`` lists it
+        in the order added."""
+        check_name(compaction_id, "compaction_id")
+        check_name(dialect, "dialect")
+        return self._add_memory(Compaction(compaction_id, item, dialect, covers),
+                                "add_compaction")
+
+    def _add_memory(self, memory: Summary | Compaction, action: str) -> Summary | Compaction:
+        """Store a summary or a compaction item, unless the same is stored under its id."""
         with self._in_use():
-            summary = Summary(given.id, given.text, self._covered_turns(given))
-            stored = self._summaries.get(summary_id)
+            memory = replace(memory, covers=self._covered_turns(memory))
+            stored = self._summaries.get(memory.id)
             if stored is not None:
-                if stored != summary:
-                    field = "text" if stored.text != summary.text else "covers"
-                    raise SummaryConflict(f"{id_tag(summary_id)} is already stored with "
+                if stored != memory:
+                    field = next((name for name in ("text", "item", "dialect", "covers")
+                                  if getattr(stored, name, None) != getattr(memory, name, None)),
+                                 "kind")
+                    raise SummaryConflict(f"{id_tag(memory.id)} is already stored with "
                                           f"another {field}; nothing changed")
                 return stored
-            self._append_derived(self._summary_store, encode_summary(summary), "add_summary")
-            self._summaries[summary_id] = summary
-            return summary
+            self._append_derived(self._summary_store, encode_summary(memory), action)
+            self._summaries[memory.id] = memory
+            return memory
 
-    def _covered_turns(self, summary: Summary) -> tuple[str, ...]:
-        """The stored turns ``summary.covers`` names: each turn id itself, each stored
+    def _covered_turns(self, summary: Summary | Compaction) -> tuple[str, ...]:
+        """The stored turns ``summary.covers`` (a summary's or a compaction's) names: each turn id itself, each stored
         summary's id the turns that summary covers (in order, none twice). Stored summaries
         cover turns only, so one step reaches the bottom of any chain. TurnNotFound for an
         id that is neither."""
@@ -314,7 +336,8 @@ class Journal:
             if named is not None:  # an id both a turn's and a summary's stands for both
                 turns.update(dict.fromkeys(named.covers))
         if missing:  # (nor a stored summary: "turn" is what is meant almost always)
-            raise TurnNotFound(f"summary {id_tag(summary.id)} covers {len(missing)} "
+            what = "summary" if isinstance(summary, Summary) else "compaction"
+            raise TurnNotFound(f"{what} {id_tag(summary.id)} covers {len(missing)} "
                                f"{'turn' if len(missing) == 1 else 'turns'} not stored "
                                f"(first {id_tag(missing[0])}); nothing changed")
         return tuple(turns)
@@ -449,8 +472,9 @@ class Journal:
         with self._in_use():
             return tuple(self._turns)
 
-    def summaries(self) -> list[Summary]:
-        """The stored summaries in the order they were added (a copy)."""
+    def summaries(self) -> list[Summary | Compaction]:
+        """The stored summaries and compaction items in the order they were added (a copy):
+        what ``select(..., summaries=)`` takes."""
         with self._in_use():
             return list(self._summaries.values())
 

@@ -1,20 +1,23 @@
 """A rich turn's keys in a journal record: its question's ``parts`` and its ``steps``.
 
 Each part and each step is an object with exactly its type's keys, in order, all strings
-(a result's ``content`` may instead be an array of parts; a document's ``filename``, the one
-optional key, comes last where it is given)::
+(a result's ``content`` may instead be an array of parts; the optional keys, a document's
+``filename`` and a call's or a text's ``item_id``, come last where they are given)::
 
     parts: {"type":"text","text"} | {"type":"image","media_type","data"}
            | {"type":"document","media_type","data"[,"filename"]}
-    steps: {"type":"call","id","name","arguments"}
+    steps: {"type":"call","id","name","arguments"[,"item_id"]}
            | {"type":"result","call_id","content"} | {"type":"error","call_id","content"}
-           | {"type":"text","text"} | {"type":"reasoning","dialect","item"}
+           | {"type":"text","text"[,"item_id"]} | {"type":"reasoning","dialect","item"}
+           | {"type":"item","dialect","item"}
 
 ``data`` is the standard base64 of the bytes; ``error`` is a result whose tool failed
 (``ToolResult.is_error``); ``content`` is a string or an array of text and image parts;
-``item`` is the Reasoning's JSON text exactly as ledgerlab keeps it, so it comes back with
-the same keys, order and values. A step or part of a new type is refused by name when read:
-the reader knows what every key is.
+``item_id`` is the Responses API's own id of a call or a text (``ToolCall.item_id``,
+``AssistantText.item_id``); ``item`` is the Reasoning's, or the ProviderItem's (``item``),
+JSON text exactly as ledgerlab keeps it, so it comes back with the same keys, order and
+values. A step or part of a new type is refused by name when read: the reader knows what
+every key is.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import base64
 from ..checks import InvalidText, InvalidTurn
 from ..documents import Document
 from ..images import Image
-from ..steps import AssistantText, Reasoning, ToolCall, ToolResult
+from ..steps import AssistantText, ProviderItem, Reasoning, ToolCall, ToolResult
 from ..turns import question_text
 
 # The keys of each kind of part and step object, exactly, in order.
@@ -34,9 +37,11 @@ STEP_KEYS = {"call": ["type", "id", "name", "arguments"],
              "result": ["type", "call_id", "content"],
              "error": ["type", "call_id", "content"],
              "text": ["type", "text"],
-             "reasoning": ["type", "dialect", "item"]}
-# Keys that may follow a kind's keys, and keys whose value may be an array.
-OPTIONAL_KEYS = {"document": ["filename"]}
+             "reasoning": ["type", "dialect", "item"],
+             "item": ["type", "dialect", "item"]}
+# Keys that may follow a kind's keys (parts', steps'), and keys whose value may be an array.
+OPTIONAL_PART_KEYS = {"document": ["filename"]}
+OPTIONAL_STEP_KEYS = {"call": ["item_id"], "text": ["item_id"]}
 ARRAY_KEYS = {"content"}
 # A result's content parts: text and images.
 RESULT_PART_KEYS = {kind: PART_KEYS[kind] for kind in ("text", "image")}
@@ -71,7 +76,8 @@ def check_strings(pairs: list, where: str, arrays: set[str] = frozenset()) -> No
                              f"{json_type(value)}")
 
 
-def objects(value: object, key: str, shapes: dict[str, list[str]]) -> list[tuple[str, list]]:
+def objects(value: object, key: str, shapes: dict[str, list[str]],
+            optional: dict[str, list[str]]) -> list[tuple[str, list]]:
     """A payload's ``parts`` or ``steps``: a non-empty array of objects, each of one of
     ``shapes`` (by its ``type``), with exactly that shape's keys (then its optional ones),
     in order, all strings but an array where ``ARRAY_KEYS`` allows one. Return each
@@ -91,7 +97,7 @@ def objects(value: object, key: str, shapes: dict[str, list[str]]) -> list[tuple
                              f"{' or '.join(f'{{type: {name}}}' for name in shapes)} object")
         names, keys = [name for name, _ in item], shapes[kind]
         if names[:len(keys)] != keys or names[len(keys):] not in (
-                [], OPTIONAL_KEYS.get(kind, [None])):
+                [], optional.get(kind, [None])):
             raise ValueError(f"payload {where} is not a {{{', '.join(keys)}}} object")
         check_strings(item, where + ".", ARRAY_KEYS if key == "steps" else frozenset())
         items.append((kind, item))
@@ -113,7 +119,7 @@ def media_data(text: str, where: str) -> bytes:
 def decode_parts(value: object, key: str = "parts", shapes=PART_KEYS) -> tuple:
     """Parts (text, images, documents) from a payload's array of part objects."""
     parts: list = []
-    for number, (kind, pairs) in enumerate(objects(value, key, shapes), 1):
+    for number, (kind, pairs) in enumerate(objects(value, key, shapes, OPTIONAL_PART_KEYS), 1):
         fields = dict(pairs)
         if kind == "text":
             parts.append(fields["text"])
@@ -137,11 +143,13 @@ def decode_question(question: str, value: object) -> tuple:
 
 def decode_steps(value: object) -> tuple:
     steps = []
-    for number, (kind, pairs) in enumerate(objects(value, "steps", STEP_KEYS), 1):
+    for number, (kind, pairs) in enumerate(objects(value, "steps", STEP_KEYS,
+                                                   OPTIONAL_STEP_KEYS), 1):
         fields = dict(pairs)
         try:
             if kind == "call":
-                steps.append(ToolCall(fields["id"], fields["name"], fields["arguments"]))
+                steps.append(ToolCall(fields["id"], fields["name"], fields["arguments"],
+                                      fields.get("item_id")))
             elif kind in ("result", "error"):
                 content = fields["content"]
                 if not isinstance(content, str):
@@ -149,9 +157,10 @@ def decode_steps(value: object) -> tuple:
                                            RESULT_PART_KEYS)
                 steps.append(ToolResult(fields["call_id"], content, kind == "error"))
             elif kind == "text":
-                steps.append(AssistantText(fields["text"]))
+                steps.append(AssistantText(fields["text"], fields.get("item_id")))
             else:
-                steps.append(Reasoning(fields["item"], fields["dialect"]))
+                opaque = Reasoning if kind == "reasoning" else ProviderItem
+                steps.append(opaque(fields["item"], fields["dialect"]))
                 if steps[-1].item != fields["item"]:  # what ledgerlab writes, exactly
                     raise ValueError(f"payload steps[{number}].item is not compact JSON")
         except (InvalidText, InvalidTurn) as error:
@@ -170,12 +179,16 @@ def part_payload(part) -> dict:
 
 def step_payload(step) -> dict:
     if isinstance(step, ToolCall):
-        return {"type": "call", "id": step.id, "name": step.name, "arguments": step.arguments}
+        own = {} if step.item_id is None else {"item_id": step.item_id}
+        return {"type": "call", "id": step.id, "name": step.name, "arguments": step.arguments,
+                **own}
     if isinstance(step, ToolResult):
         content = step.content if isinstance(step.content, str) else [
             part_payload(part) for part in step.content]
         return {"type": "error" if step.is_error else "result", "call_id": step.call_id,
                 "content": content}
     if isinstance(step, AssistantText):
-        return {"type": "text", "text": step.text}
-    return {"type": "reasoning", "dialect": step.dialect, "item": step.item}
+        own = {} if step.item_id is None else {"item_id": step.item_id}
+        return {"type": "text", "text": step.text, **own}
+    kind = "reasoning" if isinstance(step, Reasoning) else "item"
+    return {"type": kind, "dialect": step.dialect, "item": step.item}

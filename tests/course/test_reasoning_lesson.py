@@ -101,7 +101,7 @@ def test_q11_accepts_the_smallest_budget_and_explains_it():
     system, turns, question = REASONED
     answer = reasoned_figures(ARTICLE)["answer"]
     assert answer == len(request_bytes(system, turns[-1:], question,
-                                       tools=[fixtures.LOOKUP_TOOL], dialect=R)) == 977
+                                       tools=[fixtures.LOOKUP_TOOL], dialect=R)) == 1020
     feedback = q11.check(answer)
     assert feedback and "247-byte reasoning item" in feedback.message
     assert select(*REASONED, answer, tools=[fixtures.LOOKUP_TOOL], dialect=R).kept == 1

@@ -1,8 +1,8 @@
 """Hypothesis strategies that more than one test file draws from.
 
 Rich requests (tool rounds of parallel calls whose results come back shuffled, images, text
-parts, tools, facts; any dialect): test_dialects.py, test_rules.py, test_image_tokens.py and
-test_oracle.py. Texts, turns and facts full of the characters that change byte counts:
+parts, tools, facts, the application's own top-level fields; any dialect): test_dialects.py,
+test_rules.py, test_image_tokens.py and test_oracle.py. Texts, turns and facts full of the characters that change byte counts:
 test_wire.py and test_oracle.py. A strategy only one file draws from is defined in that file.
 """
 
@@ -20,6 +20,7 @@ from tiers import examples
 
 ANTHROPIC = "anthropic-messages"
 OPENAI = "openai-chat"
+RESPONSES = "openai-responses"
 
 # --- rich requests: tool rounds, images, text parts, tools, facts, any dialect -------------
 
@@ -32,8 +33,15 @@ texts = st.one_of(
 ids = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=6) | \
     st.sampled_from(["call_1", "toolu_01A", "a", "\u2028", "🙂"])
 tool_names = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
-# Call ids both dialects take (Anthropic's pattern, OpenAI's 40 characters).
-call_ids = st.from_regex(r"[A-Za-z0-9_-]{1,40}", fullmatch=True)
+# Call ids: those every dialect takes as they are (Anthropic's pattern, OpenAI's 40
+# characters), and those a history recorded with another provider holds, which a dialect
+# that refuses them writes mapped (Kimi's functions.name:0, an MCP id, one over 40 characters).
+call_ids = st.from_regex(r"[A-Za-z0-9_-]{1,40}", fullmatch=True) | st.one_of(
+    st.builds("functions.{}:{}".format, st.from_regex(r"[a-z_]{1,8}", fullmatch=True),
+              st.integers(0, 9)),
+    st.builds("mcp:server/{}#{}".format, st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+              st.integers(0, 99)),
+    st.from_regex(r"[A-Za-z0-9_-]{41,64}", fullmatch=True))
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70)
     | st.floats(allow_nan=False, allow_infinity=False) | texts,
@@ -106,11 +114,13 @@ def steps(draw, max_rounds: int = 3, taken: set | None = None):
 
 @st.composite
 def turns(draw, solid: bool = False, taken: set | None = None):
+    """A turn; its answer any text, empty included (Anthropic documents an empty answer after
+    tool results, and its dialect leaves one out)."""
     text = solid_texts if solid else texts
     kind = draw(st.sampled_from(["plain", "plain", "rich"]))
     if kind == "plain":
-        return Turn(draw(text), draw(text))
-    return Turn(draw(questions(solid)), draw(text), draw(steps(taken=taken)))
+        return Turn(draw(text), draw(texts))
+    return Turn(draw(questions(solid)), draw(texts), draw(steps(taken=taken)))
 
 
 @st.composite
@@ -125,6 +135,42 @@ def tools(draw):
 
 tool_lists = st.lists(tools(), max_size=3, unique_by=lambda tool: tool.name)
 fact_lists = st.lists(st.builds(Fact, ids, texts, ids), max_size=3)
+
+# A few top-level fields each dialect's reference documents, with values it takes, as an
+# application adds them (extra=): none is one the writer writes, caps the reply, or needs
+# tools or thinking blocks.
+metadata = st.dictionaries(st.text("abcxyz_", min_size=1, max_size=4), texts, max_size=2)
+EXTRA_FIELDS = {
+    OPENAI: {"temperature": st.floats(0, 2), "stream": st.booleans(),
+             "seed": st.integers(0, 2**31) | st.none(), "user": texts, "metadata": metadata,
+             "store": st.booleans(), "stop": st.lists(texts, max_size=2) | texts},
+    ANTHROPIC: {"temperature": st.floats(0, 1), "stream": st.booleans(),
+                "top_k": st.integers(1, 500), "stop_sequences": st.lists(solid_texts, max_size=2),
+                "metadata": st.fixed_dictionaries({"user_id": ids}),
+                "cache_control": st.just({"type": "ephemeral"}),
+                "service_tier": st.sampled_from(["auto", "standard_only"])},
+    RESPONSES: {"temperature": st.floats(0, 2), "stream": st.booleans(), "store": st.booleans(),
+                "include": st.just(["reasoning.encrypted_content"]), "metadata": metadata,
+                "truncation": st.sampled_from(["auto", "disabled"]),
+                "prompt_cache_key": ids},
+}
+
+
+@st.composite
+def extras(draw, dialect: str) -> dict:
+    """Some of the dialect's EXTRA_FIELDS, in a drawn order (the body keeps it)."""
+    names = draw(st.lists(st.sampled_from(sorted(EXTRA_FIELDS[dialect])), unique=True,
+                          max_size=3))
+    return {name: draw(EXTRA_FIELDS[dialect][name]) for name in names}
+
+
+def with_tools_for_rounds(dialect: str, tools: list, history, current_steps) -> list:
+    """``tools``, or one tool where Anthropic wants a tools array beside the request's tool
+    calls and results and there is none."""
+    rounds = bool(current_steps) or any(turn.steps for turn in history)
+    if dialect == ANTHROPIC and rounds and not tools:
+        return [Tool("lookup", "Look a key up.", {"type": "object"})]
+    return tools
 
 
 @st.composite
@@ -141,9 +187,14 @@ def requests_(draw, max_turns: int = 5):
     )
     if dialect == ANTHROPIC:
         options["reserve_tokens"] = draw(st.integers(1, 64_000))
+    extra = draw(st.just({}) | extras(dialect))
+    if extra:
+        options["extra"] = extra
     length = draw(st.integers(0, max_turns))
     solid = dialect == ANTHROPIC
     history = draw(st.lists(turns(solid, taken), min_size=length, max_size=length))
+    options["tools"] = with_tools_for_rounds(dialect, options["tools"], history,
+                                             options["current_steps"])
     return draw(texts), history, draw(questions(solid)), options
 
 

@@ -221,17 +221,21 @@ def photo_history():
             Turn("new", "answer")]
 
 
+PHOTO_TOOLS = [Tool("f", "d", {"type": "object"})]  # the tool photo_history's round calls
+
+
 def test_select_counts_what_it_keeps():
     history = photo_history()
     for dialect, reserve in (("openai-chat", 0), ("anthropic-messages", 7)):
-        everything = request_tokens("S", history, "Q", dialect=dialect)
-        assert select("S", history, "Q", 10**6, dialect=dialect, reserve_tokens=reserve,
-                      max_tokens=everything + reserve).kept == 3
+        counting = dict(dialect=dialect, tools=PHOTO_TOOLS)
+        everything = request_tokens("S", history, "Q", **counting)
+        assert select("S", history, "Q", 10**6, reserve_tokens=reserve,
+                      max_tokens=everything + reserve, **counting).kept == 3
         # the image alone binds: its tokens (1105 at OpenAI, 1600 at Anthropic) drop the turn
         # although its bytes fit
-        one_short = request_tokens("S", history[1:], "Q", dialect=dialect) + reserve - 1
-        chosen = select("S", history, "Q", 10**6, dialect=dialect, reserve_tokens=reserve,
-                        max_tokens=one_short)
+        one_short = request_tokens("S", history[1:], "Q", **counting) + reserve - 1
+        chosen = select("S", history, "Q", 10**6, reserve_tokens=reserve,
+                        max_tokens=one_short, **counting)
         assert chosen.kept == 1
 
 

@@ -130,7 +130,8 @@ def test_the_rich_payload_is_the_documented_keys_in_order():
     assert STEP_KEYS == {"call": ["type", "id", "name", "arguments"],
                          "result": ["type", "call_id", "content"],
                          "error": ["type", "call_id", "content"],
-                         "text": ["type", "text"], "reasoning": ["type", "dialect", "item"]}
+                         "text": ["type", "text"], "reasoning": ["type", "dialect", "item"],
+                         "item": ["type", "dialect", "item"]}
     turn = Turn(("what is this?", Image("image/gif", gif())), "a cat",
                 (call("c1", "see", "{}"), result("c1", "whiskers")))
     assert payload_of(encode_turn("r", turn)).decode() == (
@@ -319,7 +320,7 @@ def _padding_changed(data: str) -> str:
 # is wrong with it (the type it must be and the type found, the keys it may hold, the limit).
 NOT_AN_OBJECT = ("payload", "id", "question", "answer", "parts", "steps")
 NOT_A_PART = ("payload", "parts[1]", "text", "image", "document")
-NOT_A_STEP = ("payload", "steps[1]", "call", "result", "error", "text", "reasoning")
+NOT_A_STEP = ("payload", "steps[1]", "call", "result", "error", "text", "reasoning", "item")
 REFUSED = {
     # the keys: their order, one too many, one repeated, one missing
     "parts before answer": (swapped_keys("answer", "parts"), NOT_AN_OBJECT),

@@ -30,16 +30,17 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ledgerlab import (DIALECTS, ENCODERS, AssistantText, BudgetError, Document, Evidence, Fact,
-                       Image, Reasoning, Summary, Tool, ToolCall, ToolResult, Turn,
-                       check_request, request_body, request_bytes, request_tokens, select,
-                       select_reference)
-from strategies import (arguments, escaped_facts, escaped_texts, escaped_turns, requests_,
-                        solid_texts, texts, tool_names)
+from ledgerlab import (DIALECTS, ENCODERS, AssistantText, BudgetError, Compaction, Document,
+                       Evidence, Fact, Image, ProviderItem, Reasoning, Summary, Tool, ToolCall,
+                       ToolResult, Turn, check_request, request_body, request_bytes,
+                       request_tokens, select, select_reference)
+from ledgerlab.dialects import SHAPES
+from strategies import (arguments, escaped_facts, escaped_texts, escaped_turns, extras,
+                        requests_, texts, tool_names, with_tools_for_rounds)
 from test_facts_tokens import many_facts
-from test_image_tokens import photo_history
+from test_image_tokens import PHOTO_TOOLS, photo_history
 from test_rich_steps import OPTIONS, PDF, S, TOOLS, every_step_history, png, rich_turn
-from test_select_tools import repeated_lookups
+from test_select_tools import LOOKUP_TOOLS, repeated_lookups
 from tiers import examples
 
 OA, AN, OR = "openai-chat", "anthropic-messages", "openai-responses"
@@ -62,15 +63,29 @@ plain_histories = st.lists(st.builds(Turn, plain_texts, plain_texts), max_size=1
 words = st.text(alphabet="ab c\n[]é🙂\"", min_size=1, max_size=12).filter(str.strip)
 
 
+COMPACTIONS = {
+    "openai-responses": lambda text: {"type": "compaction", "id": "cmp_1",
+                                      "encrypted_content": text},
+    "anthropic-messages": lambda text: {"type": "compaction", "content": text,
+                                        "signature": "sig"}}
+
+
 @st.composite
 def memories(draw):
+    """Turns, and summaries of them: Summary items and the providers' Compaction items (of
+    either dialect that has them: another dialect's is left out, and counted as dropped)."""
     turns = draw(st.lists(st.builds(Turn, words, words), max_size=7))
     ids = [f"t{index}" for index in range(len(turns))]
     summaries = []
     if ids:
         for number in range(draw(st.integers(0, 6))):
             covers = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=4, unique=True))
-            summaries.append(Summary(f"s{number}", draw(words), tuple(covers)))
+            if draw(st.integers(0, 2)):
+                summaries.append(Summary(f"s{number}", draw(words), tuple(covers)))
+                continue
+            dialect = draw(st.sampled_from(sorted(COMPACTIONS)))
+            summaries.append(Compaction(f"c{number}", COMPACTIONS[dialect](draw(words)),
+                                        dialect, tuple(covers)))
     evidence = [Evidence(f"e{number}", draw(words), draw(words))
                 for number in range(draw(st.integers(0, 4)))]
     # A fact comes from a stored turn: select refuses one whose origin is not among ids.
@@ -116,54 +131,116 @@ def tool_selections(draw):
     return system, history_type(history), current, facts, options
 
 
-# Reasoning of both dialects that keep it, documents, images in results, text beside calls.
+# Reasoning of both dialects that keep it, the providers' own items, documents, images in
+# results, text beside calls, the Responses API's item ids, ids recorded with another provider.
 IMAGES = [Image("image/png", png(3, 2)), Image("image/png", png(40, 30))]
 DOCUMENTS = [Document("application/pdf", b"%PDF-1.4 x"),
              Document("application/pdf", b"%PDF-1.7 \x00\xff" * 40, "a.pdf")]
 signatures = st.text("ABCDEFabcdef0123456789+/=", min_size=1, max_size=40)
-reasoning_items = st.one_of(
-    st.builds(lambda thought, signature: Reasoning(
-        {"type": "thinking", "thinking": thought, "signature": signature}, AN),
-        texts, signatures),
-    st.builds(lambda data: Reasoning({"type": "redacted_thinking", "data": data}, AN),
-              signatures),
-    st.builds(lambda suffix, summary, encrypted: Reasoning(
-        {"type": "reasoning", "id": "rs_" + suffix, "summary": [
-            {"type": "summary_text", "text": text} for text in summary],
-         "encrypted_content": encrypted}, OR),
-        signatures, st.lists(texts, max_size=2), signatures))
+
+
+def item_id(prefix: str, response: int, number: int = 0) -> str:
+    """An item id of the form OpenAI returns: its response's 16 hex digits, then its own."""
+    return f"{prefix}_{response:016x}{number:034x}"
+
+
+def anthropic_reasoning(draw):
+    return draw(st.one_of(
+        st.builds(lambda thought, signature: Reasoning(
+            {"type": "thinking", "thinking": thought, "signature": signature}, AN),
+            texts, signatures),
+        st.builds(lambda data: Reasoning({"type": "redacted_thinking", "data": data}, AN),
+                  signatures)))
+
+
+def responses_reasoning(draw, response: int):
+    return Reasoning({"type": "reasoning", "id": item_id("rs", response), "summary": [
+        {"type": "summary_text", "text": text} for text in draw(st.lists(texts, max_size=2))],
+        "encrypted_content": draw(signatures)}, OR)
+
+
+def provider_items(draw, response: int) -> list:
+    """Some of the providers' own items, as a round's opening holds them."""
+    kinds = draw(st.lists(st.sampled_from(["web_search", "custom", "server"]), max_size=2))
+    items = []
+    for number, kind in enumerate(kinds):
+        if kind == "web_search":
+            items.append(ProviderItem({"type": "web_search_call", "id": item_id(
+                "ws", response, number), "status": "completed"}, OR))
+        elif kind == "custom":
+            call_id = f"ctc_call_{response}_{number}"
+            items += [ProviderItem({"type": "custom_tool_call", "id": item_id(
+                "ctc", response, number), "call_id": call_id, "name": "grammar",
+                "input": draw(texts)}, OR),
+                ProviderItem({"type": "custom_tool_call_output", "call_id": call_id,
+                              "output": draw(texts)}, OR)]
+        else:
+            use = f"srvtoolu_{response}_{number}"
+            items += [ProviderItem({"type": "server_tool_use", "id": use, "name": "web_search",
+                                    "input": {"query": draw(texts)}}, AN),
+                      ProviderItem({"type": "web_search_tool_result", "tool_use_id": use,
+                                    "content": []}, AN)]
+    return items
+
+
+# Texts with some non-whitespace (what Anthropic takes), made so rather than filtered for:
+# a filter that rejects too many draws makes Hypothesis give up on the example.
+sure_texts = texts.map(lambda text: text if text.strip() else text + "x")
+CALL_ID_FORMS = ("call_{}", "toolu_01{}", "functions.lookup:{}", "mcp:srv/tool#{}",
+                 "c" * 40 + "{}")
 
 
 @st.composite
-def rounds(draw, dialect: str, numbers, max_rounds: int = 2) -> tuple:
-    text = solid_texts if dialect == AN else texts
+def rounds(draw, dialect: str, numbers, max_rounds: int = 2, in_progress: bool = False,
+           final: bool = True) -> tuple:
+    """Whole rounds: reasoning of both dialects, the providers' own items, text, calls with
+    ids of any provider's form (unique in the request), their results; the Responses items'
+    ids where a Responses reasoning item is paired with the item after it (and, in the turn
+    in progress, only in rounds that keep their reasoning item); with ``final``, maybe a last
+    round of provider items alone."""
+    text = sure_texts if dialect == AN else texts
     steps = []
     for _ in range(draw(st.integers(1, max_rounds))):
-        chosen = draw(st.lists(reasoning_items, max_size=2))
-        responses = [item for item in chosen if item.dialect == OR][:1]
-        steps += [item for item in chosen if item.dialect == AN] + responses
+        response = next(numbers)
+        opening = [anthropic_reasoning(draw) for _ in range(draw(st.integers(0, 2)))]
+        reasons = draw(st.booleans())
+        if reasons:
+            opening.append(responses_reasoning(draw, response))
+        opening += provider_items(draw, response)
+        identified = reasons or (not in_progress and draw(st.booleans()))
         if draw(st.booleans()):
-            steps.append(AssistantText(draw(solid_texts)))
-        calls = [ToolCall(f"call_{next(numbers)}", draw(tool_names), draw(arguments()))
-                 for _ in range(draw(st.integers(1, 3)))]
+            opening.append(AssistantText(draw(sure_texts),
+                                         item_id("msg", response) if identified else None))
+        steps += opening
+        calls = [ToolCall(draw(st.sampled_from(CALL_ID_FORMS)).format(next(numbers)),
+                          draw(tool_names), draw(arguments()),
+                          item_id("fc", response, k + 1) if identified else None)
+                 for k in range(draw(st.integers(1, 3)))]
         steps += calls
         for call in draw(st.permutations(calls)):
             content = draw(text)
-            if dialect != OA and draw(st.booleans()):  # OpenAI Chat's results are text
-                content = (draw(solid_texts), draw(st.sampled_from(IMAGES)))
+            if draw(st.booleans()):  # OpenAI Chat moves a result's images to a user message
+                content = (draw(sure_texts), draw(st.sampled_from(IMAGES)))
             steps.append(ToolResult(call.id, content, draw(st.booleans())))
+    if final and draw(st.booleans()):  # a hosted tool used before the answer
+        response = next(numbers)
+        closing = provider_items(draw, response)
+        if any(item.dialect == OR for item in closing) and draw(st.booleans()):
+            closing.insert(0, responses_reasoning(draw, response))  # paired with its first
+        steps += closing
     return tuple(steps)
 
 
 @st.composite
 def rich_turns(draw, dialect: str, numbers) -> Turn:
-    text = solid_texts if dialect == AN else texts
+    text = sure_texts if dialect == AN else texts
     if draw(st.integers(0, 3)) == 0:
-        return Turn(draw(text), draw(text))
+        return Turn(draw(text), draw(texts))
     parts = tuple(draw(st.lists(st.one_of(text, st.sampled_from(IMAGES),
                                           st.sampled_from(DOCUMENTS)), min_size=1, max_size=3)))
     steps = draw(st.just(()) | rounds(dialect, numbers))
-    return Turn(parts, draw(text), steps)
+    # An empty answer after tool rounds (Anthropic documents one), or any text.
+    return Turn(parts, draw(st.just("") | texts), steps)
 
 
 @st.composite
@@ -173,8 +250,12 @@ def rich_requests(draw):
     history = draw(st.lists(rich_turns(dialect, numbers), max_size=6))
     options = dict(dialect=dialect, encoder=draw(st.sampled_from(sorted(ENCODERS))),
                    tools=draw(st.just([]) | st.just([Tool("f", "d", {"type": "object"})])),
-                   current_steps=draw(st.just(()) | rounds(dialect, numbers, 1)),
-                   facts=draw(st.just(()) | st.just([Fact("f1", "a fact", "t1")])))
+                   current_steps=draw(st.just(()) | rounds(dialect, numbers, 1,
+                                                           in_progress=True, final=False)),
+                   facts=draw(st.just(()) | st.just([Fact("f1", "a fact", "t1")])),
+                   extra=draw(extras(dialect)))
+    options["tools"] = with_tools_for_rounds(dialect, options["tools"], history,
+                                             options["current_steps"])
     if dialect == AN:
         options["reserve_tokens"] = 64
     current = draw(st.sampled_from(["now?", ("now?", DOCUMENTS[0])]))
@@ -337,8 +418,10 @@ def greedy(system, current, kept, ids, summaries, base, max_summary_bytes, budge
     """The issue's rule for one k, written from its words: the summaries k sends."""
     dropped = set(ids[:len(ids) - kept])
     position = {turn_id: index for index, turn_id in enumerate(ids)}
+    dialect = base.get("dialect", OA)  # another dialect's compaction is never a candidate
     candidates = [(max(position[c] for c in s.covers), given, s)
-                  for given, s in enumerate(summaries) if set(s.covers) <= dropped]
+                  for given, s in enumerate(summaries) if set(s.covers) <= dropped
+                  and (not isinstance(s, Compaction) or s.dialect == dialect)]
     candidates.sort(key=lambda item: (item[0], item[1]), reverse=True)
     without = len(request_bytes(system, [], current, **base))
     taken = []
@@ -349,7 +432,7 @@ def greedy(system, current, kept, ids, summaries, base, max_summary_bytes, budge
         size = len(request_bytes(system, [], current, **trial))
         if ((max_summary_bytes is None or size - without <= max_summary_bytes) and size <= budget
                 and (room is None or request_tokens(system, [], current, tokenizer=tokenizer,
-                                                    facts=trial["facts"],
+                                                    dialect=dialect, facts=trial["facts"],
                                                     evidence=trial["evidence"],
                                                     summaries=trial["summaries"]) <= room)):
             taken.append(summary)
@@ -357,7 +440,7 @@ def greedy(system, current, kept, ids, summaries, base, max_summary_bytes, budge
 
 
 @settings(max_examples=examples(150), **PROPERTY)
-@given(memory=memories(), dialect=st.sampled_from([OA, AN]), share=st.floats(0.2, 1.1),
+@given(memory=memories(), dialect=st.sampled_from([OA, AN, OR]), share=st.floats(0.2, 1.1),
        summary_cap=st.one_of(st.none(), st.integers(0, 120)),
        evidence_cap=st.one_of(st.none(), st.integers(0, 120)),
        token_share=st.one_of(st.none(), st.floats(0.3, 1.1)),
@@ -375,7 +458,8 @@ def test_select_equals_select_reference_with_summaries_and_evidence(
     budget = max(1, int(len(full) * share))
     max_tokens = None
     if token_share is not None:
-        whole = request_tokens(system, turns, current, tokenizer=tokenizer, **everything)
+        whole = request_tokens(system, turns, current, tokenizer=tokenizer, dialect=dialect,
+                               **everything)
         max_tokens = max(reserve + 1, int(whole * token_share) + reserve)
     options = dict(dialect=dialect, reserve_tokens=reserve, ids=ids, facts=facts,
                    summaries=summaries, max_summary_bytes=summary_cap, evidence=evidence,
@@ -383,6 +467,7 @@ def test_select_equals_select_reference_with_summaries_and_evidence(
     chosen = same_answer(system, turns, current, budget, **options)
     if isinstance(chosen, BudgetError):
         return
+    check_request(chosen.payload, dialect)
     by_id = {summary.id: summary for summary in summaries}
     sent = [by_id[summary_id] for summary_id in chosen.summary_ids]
     kept_ids = set(ids[len(ids) - chosen.kept:]) if chosen.kept else set()
@@ -400,8 +485,8 @@ def test_select_equals_select_reference_with_summaries_and_evidence(
     room = None if max_tokens is None else max_tokens - reserve
     if room is not None:
         assert chosen.tokens == request_tokens(system, kept, current, tokenizer=tokenizer,
-                                               summaries=sent, facts=base["facts"],
-                                               evidence=base["evidence"])
+                                               dialect=dialect, summaries=sent,
+                                               facts=base["facts"], evidence=base["evidence"])
         assert chosen.tokens <= room
     assert sent == greedy(system, current, chosen.kept, ids, summaries, base, summary_cap,
                           budget, room, tokenizer)
@@ -412,8 +497,8 @@ def test_select_equals_select_reference_with_summaries_and_evidence(
         bigger = turns[len(turns) - more:]
         size = len(request_bytes(system, bigger, current, summaries=its, **base))
         assert size > budget or (room is not None and request_tokens(
-            system, bigger, current, tokenizer=tokenizer, summaries=its, facts=base["facts"],
-            evidence=base["evidence"]) > room)
+            system, bigger, current, tokenizer=tokenizer, dialect=dialect, summaries=its,
+            facts=base["facts"], evidence=base["evidence"]) > room)
 
 
 # --- 5. tool rounds, images, reasoning and documents in each dialect -------------------------
@@ -440,7 +525,7 @@ def check_tool_selection(case) -> None:
     # their request with the first facts_kept facts.
     assert chosen.kept + chosen.dropped == len(history)
     wire = {k: options[k] for k in ("model", "encoder", "dialect", "tools", "current_steps",
-                                    "reserve_tokens") if k in options}
+                                    "reserve_tokens", "extra") if k in options}
     kept_facts = facts[:chosen.facts_kept]
     assert chosen.payload == request_bytes(system, history[chosen.dropped:], current,
                                            facts=kept_facts, **wire)
@@ -467,6 +552,14 @@ def check_tool_selection(case) -> None:
     body = json.loads(chosen.payload)
     if dialect == AN:
         assert body["max_tokens"] == options["reserve_tokens"]
+    assert_extra_fields(body, dialect, options.get("extra", {}))
+
+
+def assert_extra_fields(body: dict, dialect: str, extra: dict) -> None:
+    """The body holds exactly the extra fields, as given, after the writer's own."""
+    written = list(SHAPES[dialect].written)
+    assert list(body) == [key for key in body if key in written] + list(extra)
+    assert {key: body[key] for key in extra} == extra
 
 
 @given(tool_selections())
@@ -487,6 +580,7 @@ def check_rich_selection(case) -> None:
     request, is byte-identical to the encoder's dump of request_body, and no older whole
     turn would have fit."""
     system, history, current, budget, options = case
+    event(f"dialect {options['dialect']}")
     chosen = same_answer(system, history, current, budget, **options)
     if isinstance(chosen, BudgetError):
         event("BudgetError")
@@ -499,11 +593,24 @@ def check_rich_selection(case) -> None:
     body = request_body(system, kept, current, **options)
     assert chosen.payload == ENCODERS[options["encoder"]].dumps(body)
     assert json.loads(chosen.payload) == body  # exactly the kept turns' pieces
+    assert_extra_fields(body, dialect, options["extra"])
     if chosen.dropped:  # no older whole turn would have fit
         assert len(request_bytes(system, history[chosen.dropped - 1:], current,
                                  **options)) > budget
-    if any(isinstance(step, Reasoning) for turn in kept for step in turn.steps):
+    steps = [step for turn in kept for step in turn.steps] + list(options["current_steps"])
+    if any(isinstance(step, Reasoning) for step in steps):
         event(f"reasoning kept ({dialect})")
+    if any(isinstance(step, ProviderItem) and step.dialect == dialect for step in steps):
+        event(f"a provider item sent ({dialect})")
+    if any(getattr(step, "item_id", None) for step in steps) and dialect == OR:
+        event("item ids sent")
+    if any(not turn.answer.strip() for turn in kept):
+        event(f"an empty answer kept ({dialect})")
+    if any(isinstance(step, ToolCall) and step.id.encode() not in chosen.payload
+           for step in steps):
+        event(f"a call id mapped ({dialect})")
+    if dialect == OA and any(isinstance(step, ToolResult) and step.images for step in steps):
+        event("an image moved out of a tool result")
 
 
 @given(rich_requests())
@@ -522,7 +629,8 @@ def test_every_rich_selection_is_valid_whole_and_exact_at_length(case):
 def test_select_equals_select_reference_on_repeated_tool_rounds():
     history = repeated_lookups()
     for dialect in (OA, AN):
-        options = dict(dialect=dialect, reserve_tokens=9) if dialect == AN else {}
+        options = (dict(dialect=dialect, reserve_tokens=9, tools=LOOKUP_TOOLS)
+                   if dialect == AN else {})
         budget = len(request_bytes("S", history[-3:], "Q", **options))
         assert same_answer("S", history, "Q", budget, **options).kept == 3
 
@@ -531,14 +639,15 @@ def test_select_equals_select_reference_on_repeated_tool_rounds():
 def test_select_equals_select_reference_at_every_token_limit_around_an_image():
     history = photo_history()
     for dialect, reserve in ((OA, 0), (AN, 7)):
-        everything = request_tokens("S", history, "Q", dialect=dialect)
+        counting = dict(dialect=dialect, tools=PHOTO_TOOLS)
+        everything = request_tokens("S", history, "Q", **counting)
         for max_tokens in range(max(reserve + 1, everything - 1200), everything + 2 + reserve):
-            options = dict(dialect=dialect, reserve_tokens=reserve, max_tokens=max_tokens)
+            options = dict(counting, reserve_tokens=reserve, max_tokens=max_tokens)
             chosen = same_answer("S", history, "Q", 10**6, **options)
             if isinstance(chosen, BudgetError):
                 continue
             assert chosen.tokens == request_tokens("S", history[chosen.dropped:], "Q",
-                                                   dialect=dialect)
+                                                   **counting)
             assert chosen.tokens + reserve <= max_tokens
 
 
@@ -557,9 +666,10 @@ def test_select_equals_select_reference_with_every_rich_step(dialect, encoder):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_select_keeps_reasoning_with_its_turn(dialect):
     turns = [rich_turn(f"call_{n}") for n in range(6)]
-    sizes = [len(request_bytes(S, turns[k:], S, **OPTIONS[dialect])) for k in range(7)]
+    options = dict(OPTIONS[dialect], tools=TOOLS)
+    sizes = [len(request_bytes(S, turns[k:], S, **options)) for k in range(7)]
     for budget in range(sizes[-1], sizes[0] + 1, max(1, (sizes[0] - sizes[-1]) // 40)):
-        chosen = same_answer(S, turns, S, budget, **OPTIONS[dialect])
+        chosen = same_answer(S, turns, S, budget, **options)
         body = json.loads(chosen.payload)
         check_request(chosen.payload, dialect)
         text = json.dumps(body)

@@ -51,9 +51,12 @@ def reasoning(item=REASONING):
 
 
 def rich_round(call_id="call_1", *, with_reasoning=True, result=None):
-    """A round: reasoning of both dialects, text beside the call, the call, its result."""
+    """A round: reasoning of both dialects, text beside the call, the call, its result; the
+    text and the call carry their Responses item ids (the reasoning item is paired with the
+    item after it by that item's id)."""
     before = (thinking(), reasoning()) if with_reasoning else ()
-    return (*before, AssistantText(S + " let me look"), ToolCall(call_id, "f", '{"a":1}'),
+    return (*before, AssistantText(S + " let me look", "msg_68b0c2"),
+            ToolCall(call_id, "f", '{"a":1}', "fc_" + call_id),
             result or ToolResult(call_id, S))
 
 
@@ -94,7 +97,7 @@ def test_a_round_may_open_with_reasoning_then_text():
      "reasoning or text but no call"),
     ((ToolCall("a", "f", "{}"), thinking(), ToolResult("a", S)), "has answered its 1 call"),
     ((reasoning(), reasoning(dict(REASONING, id="rs_2")), ToolCall("a", "f", "{}"),
-      ToolResult("a", S)), "two openai-responses reasoning items"),
+      ToolResult("a", S)), "not followed by its own item"),
 ])
 def test_steps_that_are_not_whole_rounds_are_refused(steps, words):
     with pytest.raises(InvalidTurn, match=words) as info:
@@ -182,11 +185,11 @@ def test_openai_chat_sends_the_text_beside_calls_and_leaves_reasoning_out():
     assert tool == {"role": "tool", "tool_call_id": "call_1", "content": S}  # no error field
     assert body["messages"][1]["content"][1] == {"type": "file", "file": {
         "filename": "report.pdf", "file_data": "data:application/pdf;base64," + PDF.base64}}
-    with pytest.raises(InvalidTurn, match="image in a tool result"):
-        request_bytes(S, [rich_turn(result=ToolResult("call_1", (S, IMAGE)))], S)
-    with pytest.raises(InvalidTurn, match="image in a tool result"):
-        select(S, [], S, 10**6, current_steps=(ToolCall("c", "f", "{}"),
-                                               ToolResult("c", (IMAGE,))))
+    # An image in a result: moved to a user message after the round's tool messages
+    # (test_history_shapes.py holds the rule).
+    moved = request_body(S, [rich_turn(result=ToolResult("call_1", (S, IMAGE)))], S)
+    assert [message["role"] for message in moved["messages"][2:6]] == [
+        "assistant", "tool", "user", "assistant"]
 
 
 def test_openai_responses_items():
@@ -200,9 +203,10 @@ def test_openai_responses_items():
     assert [part["type"] for part in items[1]["content"]] == ["input_text", "input_file",
                                                               "input_image"]
     assert items[2] == REASONING and list(items[2]) == list(REASONING)
-    assert items[3] == {"role": "assistant", "content": S + " let me look"}
-    assert items[4] == {"type": "function_call", "call_id": "call_1", "name": "f",
-                        "arguments": '{"a":1}'}
+    assert items[3] == {"type": "message", "id": "msg_68b0c2", "role": "assistant",
+                        "content": [{"type": "output_text", "text": S + " let me look"}]}
+    assert items[4] == {"type": "function_call", "id": "fc_call_1", "call_id": "call_1",
+                        "name": "f", "arguments": '{"a":1}'}
     assert items[5]["type"] == "function_call_output" and items[5]["call_id"] == "call_1"
     assert [part["type"] for part in items[5]["output"]] == ["input_text", "input_image"]
     assert items[6] == {"role": "assistant", "content": S + " answer"}
@@ -301,7 +305,7 @@ THINKING_ON = {"type": "enabled", "budget_tokens": 2048}
 
 
 def test_a_thinking_tool_loop_must_keep_its_thinking_block():
-    kept = request_body(S, [], S, current_steps=rich_round(), **OPTIONS[AN])
+    kept = request_body(S, [], S, current_steps=rich_round(), tools=TOOLS, **OPTIONS[AN])
     check_request(dumps(kept | {"thinking": THINKING_ON}), AN)
     trimmed = json.loads(json.dumps(kept))
     del trimmed["messages"][1]["content"][0]  # a trimmer that drops the thinking block
@@ -310,10 +314,10 @@ def test_a_thinking_tool_loop_must_keep_its_thinking_block():
     assert (error.rule, error.index) == ("thinking-first", 1)
     assert "Expected `thinking` or `redacted_thinking`, but found `tool_use`" in error.wording
     # The loop ended (the answer was given): the rule is about a loop in progress.
-    done = request_body(S, [rich_turn(with_reasoning=False)], S, **OPTIONS[AN])
+    done = request_body(S, [rich_turn(with_reasoning=False)], S, tools=TOOLS, **OPTIONS[AN])
     check_request(dumps(done | {"thinking": THINKING_ON}), AN)
     redacted = request_body(S, [], S, current_steps=(thinking(REDACTED),) + rich_round()[2:],
-                            **OPTIONS[AN])
+                            tools=TOOLS, **OPTIONS[AN])
     check_request(dumps(redacted | {"thinking": {"type": "adaptive"}}), AN)
 
 

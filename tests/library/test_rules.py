@@ -23,7 +23,9 @@ def oa(*messages, **extra) -> bytes:
 
 
 def an(*messages, **extra) -> bytes:
-    body = {"model": S, "max_tokens": 100, "system": S, "messages": list(messages)}
+    """An Anthropic body; with a tool the blocks name, as it wants beside tool blocks."""
+    body = {"model": S, "max_tokens": 100, "system": S, "messages": list(messages),
+            "tools": [{"name": "f", "description": S, "input_schema": {"type": "object"}}]}
     body.update(extra)
     return json.dumps({k: v for k, v in body.items() if v is not None}).encode()
 

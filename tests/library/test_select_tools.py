@@ -18,6 +18,10 @@ from strategies import ANTHROPIC, OPENAI, SAMPLE_IMAGES
 # --- the whole-turn rule against the message-count slice ---------------------------------
 
 
+# The tool lookup_history calls: Anthropic wants a request's tools beside its tool blocks.
+LOOKUP_TOOLS = [Tool("lookup", "Look a key up.", {"type": "object"})]
+
+
 def lookup_history():
     code = Turn("What is my project code?", "ORCHID-17.", (
         ToolCall("call_1", "lookup", '{"key": "project code"}'),
@@ -27,7 +31,7 @@ def lookup_history():
 
 def test_the_message_count_slice_orphans_the_result_and_select_does_not():
     for dialect in (OPENAI, ANTHROPIC):
-        reserve = {"reserve_tokens": 100} if dialect == ANTHROPIC else {}
+        reserve = {"reserve_tokens": 100, "tools": LOOKUP_TOOLS} if dialect == ANTHROPIC else {}
         payload = request_bytes("S", lookup_history(), "and again?", dialect=dialect, **reserve)
         body = json.loads(payload)
         first = 1 if dialect == OPENAI else 0  # OpenAI's system message stays
@@ -133,7 +137,8 @@ def repeated_lookups():
 def test_select_takes_an_iterator_of_turns():
     history = repeated_lookups()
     for dialect in (OPENAI, ANTHROPIC):
-        options = dict(dialect=dialect, reserve_tokens=9) if dialect == ANTHROPIC else {}
+        options = (dict(dialect=dialect, reserve_tokens=9, tools=LOOKUP_TOOLS)
+                   if dialect == ANTHROPIC else {})
         budget = len(request_bytes("S", history[-3:], "Q", **options))
         assert select("S", iter(history), "Q", budget, **options) == select(
             "S", history, "Q", budget, **options)
@@ -160,7 +165,8 @@ def test_reserve_and_max_tokens_are_checked(dialect):
 def test_an_empty_turn_walked_in_anthropic_is_refused_not_written(function):
     from ledgerlab import InvalidText
 
-    history = [Turn("old", ""), Turn("q", "a")]
+    # An empty question (an empty answer is left out: test_history_shapes.py).
+    history = [Turn("", "old"), Turn("q", "a")]
     with pytest.raises(InvalidText) as info:
         function("s", history, "now", 10**6, dialect=ANTHROPIC, reserve_tokens=5)
     assert "old" not in str(info.value)

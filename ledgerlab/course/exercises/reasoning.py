@@ -37,7 +37,9 @@ def reasoned(v: Variant) -> tuple[str, tuple[Turn, ...], str]:
     length = 120 + int.from_bytes(draw[:2], "big") % 137  # a stand-in of its own length
     item = {**fixtures.REASONING_ITEM, "id": f"rs_{draw.hex()[:32]}",
             "encrypted_content": "gAAAAAB" + blob[:length]}
-    steps = (Reasoning(item, RESPONSES), *fixtures.LOOP_STEPS)
+    # The call's item id is of the same response as the reasoning item's (the API pairs them).
+    steps = (Reasoning(item, RESPONSES), *fixtures.loop_steps(f"fc_{draw.hex()[:16]}"
+                                                              f"{draw.hex()[32:48]}"))
     turn = Turn(fixtures.TOOL_QUESTION, ANSWERS[draw[2] % len(ANSWERS)], steps=steps)
     return fixtures.TOOL_SYSTEM, (*fixtures.TOOL_HISTORY, turn), fixtures.REASONED_QUESTION
 
