@@ -241,8 +241,8 @@ def test_a_description_with_markup_is_escaped_in_the_figure():
 @pytest.mark.draws
 @pytest.mark.parametrize("budget, expected", [
     (235, "Stacked bar of the request's bytes at a 235-byte budget (gson encoder), the budget a "
-          "dashed line, dropped parts hatched: envelope 42, system 60, turn 1 73 (dropped), "
-          "turn 2 95, question 38 bytes. 1 of 2 turns kept, 235 bytes sent."),
+          "dashed line, dropped parts hatched: envelope 42, system 60, turn 2 95, question 38, "
+          "turn 1 73 (dropped) bytes. 1 of 2 turns kept, 235 bytes sent."),
     (139, "Stacked bar of the request's bytes at a 139-byte budget (gson encoder), the budget a "
           "dashed line, dropped parts hatched: envelope 42 (dropped), system 60 (dropped), "
           "turn 1 73 (dropped), turn 2 95 (dropped), question 38 (dropped) bytes. "
@@ -258,10 +258,11 @@ def test_slice_chart_description_names_both_slices():
     assert ("Message-count slice: sends A2 | U3 A3 | U4, 174 bytes (orphan answer A2; "
             "no system message). Whole-turn slice: sends SYSTEM | U3 A3 | U4, 175 bytes.") in text
     assert "rejected, the mandatory input needs 108 bytes" in charts.slice_chart(*SLICE, 100).description
-    # predict02_count's hint sends the learner to this chart for each message's bytes.
-    assert ("message-count row envelope 41, SYSTEM 37 (dropped), U1 31 (dropped), A1 36 "
-            "(dropped), U2 31 (dropped), A2 35, U3 31, A3 36, U4 31; whole-turn row envelope 41, "
-            "SYSTEM 36, U1 31 (dropped)") in text
+    # predict02_count's hint sends the learner to this chart for each message's bytes; they
+    # are listed as drawn, the sent ones first (a reader hears what a viewer sees).
+    assert ("message-count row envelope 41, A2 35, U3 31, A3 36, U4 31, SYSTEM 37 (dropped), "
+            "U1 31 (dropped), A1 36 (dropped), U2 31 (dropped); whole-turn row envelope 41, "
+            "SYSTEM 36, U3 31, A3 36, U4 31, U1 31 (dropped)") in text
 
 
 @pytest.mark.draws
