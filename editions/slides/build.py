@@ -16,6 +16,8 @@ types are assigned here, on a copy: the notebooks carry no slideshow metadata.
 - A prediction is asked before it is answered: its question and check cell on one slide,
   then its answer, ``predictNN.solution()``, on the next. (Its saved output, "Not answered
   yet", says nothing to a class; nor does an exercise's, which is left out.)
+- A result's folded explanation (``<details>`` in the notebook) is shown open: the deck
+  asks before it answers by its slides.
 - A chart is drawn as wide as the slide allows, so that its text is as large as the body
   text, on a slide of its own (a subslide), without its code: the code is on the slide
   before it, with the prose that leads to it.
@@ -87,6 +89,10 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 PREDICT_CHECK = re.compile(r"\b(predict\w*)\.check\(my_answer\)")
 EXERCISE_CHECK = re.compile(r"\bq\d+\.check\(")
 UNANSWERED_QUIZ = re.compile(r"^\s*quiz\[\d+\]\.check\(\.\.\.\)\s*$")
+# A result's explanation is folded under it in the notebooks (<details>, opened once the
+# learner has answered); a deck already shows the answer on the slide after its question,
+# so the fold is opened: its paragraphs, without the markup.
+FOLD_MARKUP = re.compile(r"^[ \t]*(?:<details>|</details>|<summary>.*?</summary>)[ \t]*\n?", re.M)
 QUIZ_LISTING = re.compile(r"^\s*quiz = quiz\d\d\s*\n\s*quiz\s*$")
 # How the listing tells a learner to answer each question, "(check it: quiz[1].check(...))":
 # there is nothing to run on a slide; a question in words is discussed aloud.
@@ -329,7 +335,8 @@ def slide_cells(notebook, decks: set[str]) -> list:
         if "written" in cell.metadata.get("ledgerlab", {}):
             continue  # the learner's answer cell: nothing to project
         if cell.cell_type == "markdown":
-            for number, piece in enumerate(split_markdown(relink(cell.source, decks))):
+            unfolded = FOLD_MARKUP.sub("", cell.source).strip("\n")
+            for number, piece in enumerate(split_markdown(relink(unfolded, decks))):
                 part = nbformat.v4.new_markdown_cell(piece, id=f"{cell.id}-{number}")
                 cells.append(part)
             continue

@@ -298,3 +298,13 @@ def test_the_quiz_is_listed_without_how_to_check_it(name):
     assert numbered == [str(n) for n in range(1, len(numbered) + 1)] and len(numbered) >= 3
     assert ".check(" not in listing[0] and ".solution()" not in listing[0]
     assert "(in words)" in listing[0]
+
+
+def test_a_folded_explanation_is_projected_open():
+    # The notebook folds it under the result (<details>); the deck's answer slide comes first.
+    texts = [cell.source for cell in slides.slide_cells(notebook("07-two-limits.ipynb"), set())
+             if cell.cell_type == "markdown"]
+    folded = [cell.source for cell in notebook("07-two-limits.ipynb").cells
+              if cell.cell_type == "markdown" and "<details>" in cell.source]
+    assert folded and not [text for text in texts if "<details" in text or "<summary" in text]
+    assert any("35 tokens kept" in text for text in texts)
