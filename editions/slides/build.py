@@ -9,12 +9,15 @@ types are assigned here, on a copy: the notebooks carry no slideshow metadata.
 - Each markdown heading starts a slide; a slide that would overflow the screen continues
   on the next one down (a subslide); a long markdown cell is split between paragraphs.
 - The setup cell (the imports) is skipped, and so are the quiz's unanswered
-  ``quiz[n].check(...)`` cells: the questions are listed in the cell above them. So is the
+  ``quiz[n].check(...)`` cells: the questions are listed in the cell above them, without the
+  learner's "(check it: quiz[n].check(...))", as nothing runs on a slide. So is the
   cell a learner writes discussion answers in (``ledgerlab.course.written``): a class
   discusses them aloud, and "double-click this cell" means nothing on a slide.
 - A prediction is asked before it is answered: its question and check cell on one slide,
   then its answer, ``predictNN.solution()``, on the next. (Its saved output, "Not answered
   yet", says nothing to a class; nor does an exercise's, which is left out.)
+- A result's folded explanation (``<details>`` in the notebook) is shown open: the deck
+  asks before it answers by its slides.
 - A chart is drawn as wide as the slide allows, so that its text is as large as the body
   text, on a slide of its own (a subslide), without its code: the code is on the slide
   before it, with the prose that leads to it.
@@ -86,6 +89,15 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 PREDICT_CHECK = re.compile(r"\b(predict\w*)\.check\(my_answer\)")
 EXERCISE_CHECK = re.compile(r"\bq\d+\.check\(")
 UNANSWERED_QUIZ = re.compile(r"^\s*quiz\[\d+\]\.check\(\.\.\.\)\s*$")
+# A result's explanation is folded under it in the notebooks (<details>, opened once the
+# learner has answered); a deck already shows the answer on the slide after its question,
+# so the fold is opened: its paragraphs, without the markup.
+FOLD_MARKUP = re.compile(r"^[ \t]*(?:<details>|</details>|<summary>.*?</summary>)[ \t]*\n?", re.M)
+QUIZ_LISTING = re.compile(r"^\s*quiz = quiz\d\d\s*\n\s*quiz\s*$")
+# How the listing tells a learner to answer each question, "(check it: quiz[1].check(...))":
+# there is nothing to run on a slide; a question in words is discussed aloud.
+HOW_TO_ANSWER = re.compile(r"  \((check it: quiz\[\d+\]\.check\(\.\.\.\)|in words, .*? shows a model "
+                           r"answer)\)$", re.M)
 NOTEBOOK_LINK = re.compile(r"\[([^\]]+)\]\((\d\d-[\w-]+)\.ipynb(#[^)]*)?\)")
 ANCHOR_LINK = re.compile(r"\[([^\]]+)\]\(#[^)]*\)")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -306,6 +318,16 @@ def answer_cell(name: str, check_id: str):
     return cell
 
 
+def projected_quiz(cell) -> None:
+    """The quiz's listing as a class reads it: the questions, without how to check each."""
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "text/plain" in data:
+            data["text/plain"] = HOW_TO_ANSWER.sub(
+                lambda match: "" if match.group(1).startswith("check") else "  (in words)",
+                data["text/plain"])
+
+
 def slide_cells(notebook, decks: set[str]) -> list:
     """The deck's cells, each with ``metadata.slideshow.slide_type`` set."""
     cells: list = []
@@ -313,7 +335,8 @@ def slide_cells(notebook, decks: set[str]) -> list:
         if "written" in cell.metadata.get("ledgerlab", {}):
             continue  # the learner's answer cell: nothing to project
         if cell.cell_type == "markdown":
-            for number, piece in enumerate(split_markdown(relink(cell.source, decks))):
+            unfolded = FOLD_MARKUP.sub("", cell.source).strip("\n")
+            for number, piece in enumerate(split_markdown(relink(unfolded, decks))):
                 part = nbformat.v4.new_markdown_cell(piece, id=f"{cell.id}-{number}")
                 cells.append(part)
             continue
@@ -327,6 +350,8 @@ def slide_cells(notebook, decks: set[str]) -> list:
             continue
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
+        if QUIZ_LISTING.match(cell.source):
+            projected_quiz(cell)
         figure, taken_off = widen_figures(cell)
         prediction = PREDICT_CHECK.search(cell.source)
         if prediction:

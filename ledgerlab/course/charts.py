@@ -121,16 +121,20 @@ def _new_figure(width: float, height: float) -> tuple[Figure, object]:
     return figure, figure.subplots()
 
 
+def _drawn(segments: Sequence[Segment]) -> list[Segment]:
+    """A row's segments in the order they are drawn: the sent ones, then the dropped ones."""
+    return [s for s in segments if s.kept] + [s for s in segments if not s.kept]
+
+
 def _draw_row(ax, y: float, segments: Sequence[Segment], *, with_bytes: bool = False) -> int:
     """Sent segments solid from zero, then the dropped ones hatched after them; each wide
     enough is labelled with its name (and, ``with_bytes``, its bytes below the name).
 
     Returns the bytes sent, where the solid part ends.
     """
-    ordered = [s for s in segments if s.kept] + [s for s in segments if not s.kept]
     left = 0
     sent = sum(s.nbytes for s in segments if s.kept)
-    for segment in ordered:
+    for segment in _drawn(segments):
         colour = group_colour(segment.group)
         if segment.kept:
             ax.barh(y, segment.nbytes, left=left, height=0.6, color=colour, edgecolor="white")
@@ -203,8 +207,10 @@ def slice_chart(system: str, history: Sequence[Turn], current: str, budget: int,
 
 
 def _row_bytes(segments: Sequence[Segment]) -> str:
-    """A row's parts in words, as drawn: ``envelope 41, SYSTEM 37 (dropped), ...``."""
-    return ", ".join(f"{s.label} {s.nbytes}{'' if s.kept else ' (dropped)'}" for s in segments)
+    """A row's parts in words, in the order they are drawn: ``envelope 41, U2 37, ...,
+    SYSTEM 37 (dropped)``."""
+    return ", ".join(f"{s.label} {s.nbytes}{'' if s.kept else ' (dropped)'}"
+                     for s in _drawn(segments))
 
 
 @styled

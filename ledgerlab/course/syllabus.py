@@ -70,15 +70,15 @@ LESSONS = (
            "The article's open trade-off: keep an early fact in every request with its origin "
            "and a budget of its own, and delete it with the turn it came from."),
     Lesson(9, "09-summaries-and-evidence.ipynb", "Summaries and evidence: memory with origins", 30,
-           "A summary of early turns carries ORCHID-17 back within a summaries budget, never "
-           "beside a turn it covers; evidence cited by its source; how one budget splits five "
-           "ways; `derived_from`, then `forget` deletes the summary with the turn."),
+           "A summary of early turns carries ORCHID-17 back within a summaries budget; evidence "
+           "cited by its source; how one budget splits five ways; what `forget` does to a "
+           "summary of the turn it deletes, and `derived_from`."),
     Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 24,
            "The article's question answered through a tool: a message-count slice orphans the "
            "tool result and the provider refuses it, the whole-turn rule keeps the pair; what "
            "tool schemas and a second dialect cost."),
     Lesson(11, "11-images-loops-and-reasoning.ipynb", "Images, tool loops and reasoning", 28,
-           "An image's bytes against its tokens; a tool loop in progress, mandatory input; "
+           "An image's bytes against its tokens; a tool loop in progress under a tight budget; "
            "reasoning between tool calls, which a trimmer may not drop or edit."),
     Lesson(12, "12-exercises.ipynb", "Exercises", 75,
            "Eleven exercises: the article's own, in two parts, four more, 07's token window, 08's "

@@ -241,14 +241,14 @@ def test_a_description_with_markup_is_escaped_in_the_figure():
 
 @pytest.mark.draws
 @pytest.mark.parametrize("budget, parts, outcome", [
-    (235, "envelope 42, system 60, turn 1 73 (dropped), turn 2 95, question 38",
+    (235, "envelope 42, system 60, turn 2 95, question 38, turn 1 73 (dropped)",
      ("1 of 2 turns", "235 bytes")),
     (139, "envelope 42 (dropped), system 60 (dropped), turn 1 73 (dropped), turn 2 95 (dropped), "
           "question 38 (dropped)", ("mandatory input", "140 bytes")),
 ])
 def test_turn_bytes_chart_description(budget, parts, outcome):
-    # How to read the bar (the budget dashed, dropped parts hatched), each part's bytes in wire
-    # order, then what the budget kept.
+    # How to read the bar (the budget dashed, dropped parts hatched), each part's bytes as
+    # drawn (the sent parts first), then what the budget kept.
     says(charts.turn_bytes_chart(*BOUNDARY, budget).description, budget, "budget", "gson",
          "dashed", "hatched", parts, *outcome, in_order=True)
 
@@ -260,10 +260,11 @@ def test_slice_chart_description_names_both_slices():
          "no system message", "Whole-turn", "SYSTEM | U3 A3 | U4", "175 bytes", in_order=True)
     says(charts.slice_chart(*SLICE, 100).description, "rejected", "mandatory input", "108 bytes",
          in_order=True)
-    # predict02_count's hint sends the learner to this chart for each message's bytes.
-    assert ("message-count row envelope 41, SYSTEM 37 (dropped), U1 31 (dropped), A1 36 "
-            "(dropped), U2 31 (dropped), A2 35, U3 31, A3 36, U4 31; whole-turn row envelope 41, "
-            "SYSTEM 36, U1 31 (dropped)") in text
+    # predict02_count's hint sends the learner to this chart for each message's bytes; they
+    # are listed as drawn, the sent ones first (a reader hears what a viewer sees).
+    assert ("message-count row envelope 41, A2 35, U3 31, A3 36, U4 31, SYSTEM 37 (dropped), "
+            "U1 31 (dropped), A1 36 (dropped), U2 31 (dropped); whole-turn row envelope 41, "
+            "SYSTEM 36, U3 31, A3 36, U4 31, U1 31 (dropped)") in text
 
 
 @pytest.mark.draws

@@ -1,14 +1,18 @@
 """The course's manifest, ledgerlab/course/syllabus.py: every copy of a notebook's number, title,
 minutes and summary says what the manifest says, and every stated time is the measured one."""
 
+import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from maintainer_tools import tool
 
 from ledgerlab.course import questions, syllabus
+from ledgerlab.course.exercises import EXERCISES
+from ledgerlab.course.feedback import Discussion
 from ledgerlab.course.syllabus import LESSONS, heading
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,3 +180,53 @@ def test_the_generator_mends_a_copy_that_differs():
                                                 ".ipynb) | 30 |")) == README
     session = re.search(r"^\| (\d+)–(\d+) \| 07 \|", GUIDE, re.MULTILINE).group(0)
     assert generator.guide(GUIDE.replace(session, "| 24–54 | 07 |")) == GUIDE
+
+
+# --- The figures the docs give, against the course ----------------------------------------
+
+NUMBER_WORDS = {word: number for number, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+    .split())}
+DOCS = {path.name: path.read_text(encoding="utf-8")
+        for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]}
+
+
+def test_every_notebook_file_the_docs_name_is_the_courses():
+    # A platform's file name ends with the student's own: lovelaceada_101_9001_12-exercises.ipynb.
+    named = {(name, file) for name, text in {**DOCS, **every_text()}.items()
+             for file in re.findall(r"(\d\d-[a-z0-9-]+\.ipynb)", text)}
+    files = {lesson.file for lesson in LESSONS}
+    assert named and not {(name, file) for name, file in named if file not in files}
+
+
+def test_the_docs_count_the_exercises_there_are():
+    counts = [NUMBER_WORDS[word.lower()] for text in DOCS.values()
+              for word in re.findall(r"\b(\w+) exercises\b", text) if word.lower() in NUMBER_WORDS]
+    stated = re.findall(r"maximum\s+grade to the number of exercises \((\d+)\)",
+                        DOCS["grading.md"])
+    assert counts and stated and set(counts) | {int(n) for n in stated} == {len(EXERCISES)}
+
+
+def test_grading_lists_the_questions_answered_in_words():
+    """docs/grading.md's list, written from the quizzes: "01 quiz[3], ... 07 quiz[2] and [3], ..."."""
+    listed = []
+    for number in range(1, 12):
+        quiz = getattr(questions, f"quiz{number:02}")
+        asked = [str(n) for n, item in enumerate(quiz.questions, start=1)
+                 if isinstance(item, Discussion)]
+        if asked:
+            listed.append(f"{number:02} quiz[{asked[0]}]" + "".join(f" and [{n}]" for n in asked[1:]))
+    assert f"The discussion questions ({', '.join(listed)}) are not scored" in " ".join(
+        DOCS["grading.md"].split())
+
+
+def test_editions_counts_the_slide_decks_make_slides_builds():
+    spec = importlib.util.spec_from_file_location("slides_build_for_docs",
+                                                  ROOT / "editions" / "slides" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = build  # dataclasses look their module up there
+    spec.loader.exec_module(build)
+    decks = [path.name[:2] for path in build.session_notebooks()]
+    assert f"one deck for each of notebooks {decks[0]}–{decks[-1]}," in " ".join(
+        DOCS["editions.md"].split())
+    assert len(decks) == len(questions.NOTEBOOK_QUESTIONS)

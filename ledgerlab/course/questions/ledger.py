@@ -94,6 +94,18 @@ def _two_limits_kept(max_bytes: int, max_tokens: int, reserve_tokens: int) -> in
     return select(*BOUNDARY, max_bytes, max_tokens=max_tokens, reserve_tokens=reserve_tokens).kept
 
 
+def _request_messages(kept: int) -> int:
+    """A request's messages keeping ``kept`` turns: the system message, two per turn, the
+    question."""
+    return 2 + 2 * kept
+
+
+def _largest_budget_that_binds(max_tokens: int, reserve_tokens: int) -> int:
+    """The largest byte budget that keeps fewer turns than the token limit alone (07's quiz)."""
+    by_tokens = _two_limits_kept(10_000, max_tokens, reserve_tokens)
+    return measures.suffix_sizes(*BOUNDARY)[by_tokens] - 1
+
+
 def _role_tokens() -> int:
     return text_tokens("system") + text_tokens("user")
 
@@ -333,21 +345,29 @@ predict07_tokens = Question(
 )
 
 quiz07 = Questionnaire(heading(7), [
-    Question("Of the 20 tokens of the mandatory input under o200k_base, how many come from the "
-             "counting rule itself (per message and reply priming), not from any text the "
-             "tokenizer reads?",
-             lambda: 2 * PER_MESSAGE + REPLY_PRIMING,
-             explanation="3 per message for two messages and 3 to prime the reply: the rule's "
-                         "fixed cost. The roles and the texts are tokenized, so they change with "
-                         "the tokenizer.",
-             hint="section 1's term-by-term table: which terms do not depend on a text?",
-             mistakes=lambda: {2 * PER_MESSAGE: "that counts the messages' overhead "
-                               "only; the reply is primed too.",
-                               REPLY_PRIMING: "that is the reply priming alone; each "
-                               "message costs a fixed overhead too.",
-                               2 * PER_MESSAGE + REPLY_PRIMING
-                               + _role_tokens(): "that includes the role names, 'system' "
-                               "and 'user': they are text, tokenized like the rest."}),
+    Question("The request that keeps only the newer stored turn is 35 tokens under o200k_base "
+             "(section 1's table). How many of them come from the counting rule itself (per "
+             "message and reply priming), not from any text the tokenizer reads?",
+             lambda: _request_messages(1) * PER_MESSAGE + REPLY_PRIMING,
+             explanation="3 per message for each of the request's messages (the system "
+                         "message, the kept turn's question and answer, the current question) "
+                         "and 3 to prime the reply: the rule's fixed cost. The roles and the "
+                         "texts are tokenized, so they change with the tokenizer.",
+             hint="section 1's term-by-term table, for the mandatory input's two messages: "
+                  "which terms do not depend on a text? Then count this request's messages.",
+             # One message too few, or no priming, both give 12: the feedback names both.
+             mistakes=lambda: {_request_messages(1) * PER_MESSAGE: "that leaves out 3: the "
+                               "reply is primed too, and every message counts (the system "
+                               "message, the kept turn's two, the question).",
+                               _request_messages(0) * PER_MESSAGE + REPLY_PRIMING: "that is the "
+                               "fixed cost of the mandatory input's two messages; the kept turn "
+                               "adds two more.",
+                               _request_messages(2) * PER_MESSAGE + REPLY_PRIMING: "that counts "
+                               "both stored turns; this request keeps only the newer one.",
+                               _request_messages(1) * PER_MESSAGE + REPLY_PRIMING
+                               + _role_tokens(): "that includes the role names of the mandatory "
+                               "input, 'system' and 'user': they are text, tokenized like the "
+                               "rest."}),
     Discussion("Why can't you turn a 4,096-token window into a byte budget by multiplying by 4?",
                "bytes per token depend on the text and the tokenizer: about 5 for English, "
                "4.25 or 2.83 for Chinese, 3.10 or 1.48 for emoji. Multiplying by 4 overshoots "
@@ -359,18 +379,24 @@ quiz07 = Questionnaire(heading(7), [
                "window leaves no room for any request at all, whatever the conversation, so the "
                "arguments are inconsistent. A BudgetError is about this request's mandatory "
                "input not fitting limits that could hold some request."),
-    Question("With an 80-token limit (20 reserved), what is the smallest byte budget at which "
-             "select keeps both stored turns?",
-             lambda: select(*BOUNDARY, 10_000).size,
-             explanation="with 80 tokens the token limit holds both turns, so the byte budget "
-                         "binds: it must hold the whole request's wire bytes.",
-             hint="the tokens allow both turns; how many bytes is the request that sends both?",
-             mistakes=lambda: {measures.suffix_sizes(*BOUNDARY)[1]: "that budget holds only "
-                               "the newest turn: there the byte budget binds.",
-                               _full_request_tokens(): "that counts the request's tokens; the "
-                               "byte budget counts wire bytes.",
-                               _full_request_tokens() + 20: "that counts tokens and the "
-                               "reserve; the byte budget counts wire bytes."}),
+    Question("A 60-token window with 20 tokens reserved, as in section 3. What is the largest "
+             "byte budget at which the byte budget binds, keeping fewer turns than the token "
+             "limit alone would?",
+             lambda: _largest_budget_that_binds(60, 20),
+             explanation="the token limit alone keeps one turn; a byte budget keeps fewer only "
+                         "while it cannot hold that turn, up to one byte below the request "
+                         "that sends it.",
+             hint="how many turns do the tokens alone allow? Then: which budgets of notebook "
+                  "04's table keep fewer than that?",
+             mistakes=lambda: {measures.suffix_sizes(*BOUNDARY)[1]: "at that budget the bytes "
+                               "hold one turn, as many as the tokens: neither keeps fewer.",
+                               measures.suffix_sizes(*BOUNDARY)[0]: "that is the smallest "
+                               "budget that sends anything; the bytes bind above it too.",
+                               measures.suffix_sizes(*BOUNDARY)[2] - 1: "at that budget the "
+                               "bytes hold one turn, as many as the tokens: neither keeps "
+                               "fewer.",
+                               measures.suffix_sizes(*BOUNDARY)[2]: "at that budget the bytes "
+                               "hold both turns and the tokens one: the token limit binds."}),
 ])
 
 

@@ -285,3 +285,26 @@ def test_a_caption_with_no_room_under_its_chart_goes_to_the_speaker_notes(built)
         assert any(drawn in note for note in notes), drawn
         assert not any(drawn in caption for caption in captions), drawn
     assert re.findall(r"<figcaption\b", deck(built, DECKS[1]))
+
+
+@pytest.mark.parametrize("name", ["07-two-limits.ipynb", "11-images-loops-and-reasoning.ipynb"])
+def test_the_quiz_is_listed_without_how_to_check_it(name):
+    # No reveal.js needed: the cells a deck is made of, before the export.
+    listing = [output["data"]["text/plain"] for cell in slides.slide_cells(notebook(name), set())
+               if cell.cell_type == "code" and slides.QUIZ_LISTING.match(cell.source)
+               for output in cell.outputs]
+    assert len(listing) == 1
+    numbered = re.findall(r"^(\d+)\. ", listing[0], re.M)
+    assert numbered == [str(n) for n in range(1, len(numbered) + 1)] and len(numbered) >= 3
+    assert ".check(" not in listing[0] and ".solution()" not in listing[0]
+    assert "(in words)" in listing[0]
+
+
+def test_a_folded_explanation_is_projected_open():
+    # The notebook folds it under the result (<details>); the deck's answer slide comes first.
+    texts = [cell.source for cell in slides.slide_cells(notebook("07-two-limits.ipynb"), set())
+             if cell.cell_type == "markdown"]
+    folded = [cell.source for cell in notebook("07-two-limits.ipynb").cells
+              if cell.cell_type == "markdown" and "<details>" in cell.source]
+    assert folded and not [text for text in texts if "<details" in text or "<summary" in text]
+    assert any("35 tokens kept" in text for text in texts)
