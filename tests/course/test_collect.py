@@ -11,6 +11,8 @@ import pytest
 from ledgerlab.course.exercises import GRADED
 from ledgerlab.course.grading import collect, judge, roster, sandbox
 
+from sentences import says
+
 SECRET = b"a teacher's secret, kept off the class's machines"
 CLASS = ["Ada Lovelace", "Grace Hopper", "Zoë Ní Bhriain", "李小龙", "Mary O'Brien"]
 
@@ -75,7 +77,7 @@ def test_collect_copies_each_match_keeps_the_latest_upload_and_lists_the_rest(st
     saved = json.loads((out / collect.COLLECTED_FILE).read_text(encoding="utf-8"))
     assert saved["students"]["grace-hopper"] == {
         "source": "Grace Hopper_556_assignsubmission_file/sub/12-exercises.ipynb",
-        "platform": "moodle", "id": "556"}
+        "platform": "moodle", "id": "556", "late": None}
     assert {entry["source"]: entry["why"] for entry in saved["unmatched"]} == {
         "lovelaceada_101_9001_first.ipynb": "another file of ada-lovelace's, an earlier one: not used",
         "hoppergrace_102_9002_report.pdf": "not a notebook (.ipynb)"}
@@ -288,3 +290,74 @@ def test_a_student_whose_file_cannot_be_read_is_not_graded_as_having_handed_noth
         "the file handed in could not be read from the platform's download (damaged in the zip file")
     assert notes["grace-hopper.ipynb"].endswith("not graded")
     assert notes["zoe-ni-bhriain.ipynb"] == judge.NOTHING_HANDED_IN
+
+
+# --- What the platform's names say: lateness, and the student's id (issue 48) -------------
+
+def autograder_for(students, tmp_path):
+    autograder = tmp_path / "autograder"
+    autograder.mkdir()
+    roster.write_roster(autograder, students)
+    (autograder / "assignment.json").write_text(json.dumps(
+        {"exercises": [{"name": name, "points": 1} for name in GRADED]}))
+    return autograder
+
+
+def grades_rows(out):
+    import csv
+
+    with open(out, newline="", encoding="utf-8") as handle:
+        return {row["submission"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.mark.parametrize("name, late", [
+    ("hoppergrace_LATE_102_9002_12-exercises.ipynb", True),
+    ("lovelace--ada-late_101_9001_12-exercises.ipynb", True),  # Canvas before 2020
+    ("lovelaceada_101_9001_12-exercises.ipynb", False),
+    ("Grace Hopper_556_assignsubmission_file_12-exercises.ipynb", None),  # Moodle never says
+    ("Grace Hopper_556_assignsubmission_file/12-exercises.ipynb", None),
+    ("grace-hopper.ipynb", None),
+])
+def test_a_platforms_name_says_whether_the_file_was_late(name, late):
+    assert collect.source(name).late is late
+
+
+def test_lateness_is_kept_in_collected_json_grades_csv_and_the_summary(students, tmp_path,
+                                                                       monkeypatch, run_main):
+    """Before, Canvas's LATE marker was read past and dropped: nothing a teacher imports said
+    which files were late."""
+    from ledgerlab.course.grading import cli, reports
+
+    autograder = autograder_for(students, tmp_path)
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        archive.writestr("hoppergrace_LATE_102_9002_12-exercises.ipynb", notebook_bytes("x = 1"))
+        archive.writestr("lovelaceada_101_9001_12-exercises.ipynb", notebook_bytes("x = 1"))
+        archive.writestr("Zoë Ní Bhriain_555_assignsubmission_file_12-exercises.ipynb",
+                         notebook_bytes("x = 1"))
+    submissions = tmp_path / "submissions"
+    code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
+                                "--out", submissions)
+    assert code == 0
+    assert "1 handed in late" in printed and "grace-hopper" in printed
+    saved = json.loads((submissions / collect.COLLECTED_FILE).read_text(encoding="utf-8"))
+    assert {file: entry["late"] for file, entry in saved["students"].items()} == {
+        "grace-hopper": True, "ada-lovelace": False, "zoe-ni-bhriain": None}
+    monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome({}, "", 0.0))
+    out = tmp_path / "out" / "grades.csv"
+    judge.grade(submissions, out, autograder, sandboxed=False)
+    rows = grades_rows(out)
+    assert {name: row["late"] for name, row in rows.items()} == {
+        "grace-hopper.ipynb": "yes", "ada-lovelace.ipynb": "no", "zoe-ni-bhriain.ipynb": "",
+        "mary-o-brien.ipynb": "", "李小龙.ipynb": ""}
+    summary = reports.summary_path(out).read_text(encoding="utf-8")
+    late = summary.split("## Handed in late")[1].split("##")[0]
+    says(late, 1, 2, "LATE", 3, in_order=True)  # 1 of the 2 whose names say; 3 do not
+    assert "` grace-hopper.ipynb `" in late and "ada-lovelace" not in late
+
+
+def test_a_collection_made_before_lateness_was_kept_reads_as_not_said(tmp_path):
+    (tmp_path / collect.COLLECTED_FILE).write_text(json.dumps({"students": {
+        "ada-lovelace": {"source": "lovelaceada_101_9001_x.ipynb", "platform": "canvas",
+                         "id": "101"}}}), encoding="utf-8")
+    assert collect.read_collected(tmp_path)["students"]["ada-lovelace"]["late"] is None

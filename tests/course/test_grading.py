@@ -125,7 +125,8 @@ def test_grades_csv_has_one_row_per_submission(graded):
     table, results, _ = graded
     assert sorted(table) == ["blank.ipynb", "broken.ipynb", "full.ipynb", "mixed.ipynb"]
     assert list(next(iter(table.values()))) == ["submission", "score", "max",
-                                                *(f"q{e.number}" for e in EXERCISES), "note"]
+                                                *(f"q{e.number}" for e in EXERCISES), "late",
+                                                "note"]
     assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
     assert len(results) == 4
     assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash

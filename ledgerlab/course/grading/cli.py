@@ -181,6 +181,12 @@ def main(argv: list[str] | None = None) -> int:
         missing = sorted(set(students) - set(collected.files) - set(collected.unreadable))
         print(f"collected {len(collected.files)} of {len(students)} students' notebooks in "
               f"{printable(str(args.out))}")
+        late = sorted(file for file, found in collected.files.items() if found.late)
+        if late:
+            print(f"{len(late)} handed in late, as Canvas marked them (LATE): {', '.join(late)}")
+        if any(found.platform == "moodle" for found in collected.files.values()):
+            print("Moodle's file names do not say which were late: its grading table's Status "
+                  "column does")
         for path, why in collected.unmatched:
             print(f"not collected: {path}: {why}")
         if collected.unreadable:

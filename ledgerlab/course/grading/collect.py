@@ -15,7 +15,9 @@ its words (Canvas puts the family name first): ``lovelaceada`` is Ada Lovelace,
 ``Zoë Ní Bhriain`` is zoe-ni-bhriain. A name that matches no student, or two, is not
 guessed: the file is listed for the teacher. ``collect`` copies each matched notebook to
 ``<file name>.ipynb``, which is how grading files it, and keeps the platform's id of each
-student in ``collected.json`` for the gradebook files.
+student in ``collected.json`` for the gradebook files, with whether the platform marked the
+file late: Canvas's names say it (``LATE``, or nothing for a file on time); Moodle's say
+nothing of it, so its lateness is unknown (``None``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import re
 import shutil
 import unicodedata
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -44,7 +46,8 @@ UTF8_NAME = 0x800  # bit 11 of a zip entry's flags: its name is UTF-8, not cp437
 
 MOODLE_FILE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+_(?P<original>.+)$")
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+$")
-CANVAS = re.compile(r"^(?P<name>.+?)(?:[_ -]late)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<original>.+)$",
+# ``LATE`` (Canvas since 2020) or ``-late`` (before: spaces and punctuation as dashes).
+CANVAS = re.compile(r"^(?P<name>.+?)(?P<late>[_ -]late)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<original>.+)$",
                     re.IGNORECASE)
 
 
@@ -61,6 +64,9 @@ class Source:
     name: str  # the name as the platform wrote it
     lms_id: str  # Canvas's user id or Moodle's participant id; "" for a plain file
     order: int  # the later of two files of one student has the larger
+    # Whether the platform marked it late: True or False from Canvas's name; None where the
+    # name does not say (Moodle's, a plain file).
+    late: bool | None = None
 
 
 def source(path: str) -> Source:
@@ -77,7 +83,8 @@ def source(path: str) -> Source:
         return Source(path, "moodle", found["name"], found["id"], 0)
     found = CANVAS.match(base)
     if found:
-        return Source(path, "canvas", found["name"], found["id"], int(found["attachment"]))
+        return Source(path, "canvas", found["name"], found["id"], int(found["attachment"]),
+                      late=found["late"] is not None)
     return Source(path, "plain", re.sub(r"\.ipynb$", "", base, flags=re.IGNORECASE), "", 0)
 
 
@@ -133,7 +140,8 @@ class Collected:
 
     def as_json(self) -> dict:
         return {"students": {file: {"source": found.path, "platform": found.platform,
-                                    "id": found.lms_id} for file, found in self.files.items()},
+                                    "id": found.lms_id, "late": found.late}
+                             for file, found in self.files.items()},
                 "unmatched": [{"source": path, "why": why} for path, why in self.unmatched],
                 "unreadable": self.unreadable}
 
@@ -246,7 +254,7 @@ def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Col
         if file is None:
             collected.unmatched.append((shown, why))
             continue
-        found = Source(shown, found.platform, found.name, found.lms_id, found.order)
+        found = replace(found, path=shown)
         uploads.setdefault(file, []).append((found, place, read))
     out.absolute().parent.mkdir(parents=True, exist_ok=True)
     building = atomic.temp_folder(out.absolute())
@@ -286,8 +294,9 @@ def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Col
 
 def read_collected(submissions: Path) -> dict:
     """``collected.json`` of a folder ``collect`` wrote: {"students": {file: {"source",
-    "platform", "id"}}, "unmatched": [...], "unreadable": {file: why}}, or empty ones for
-    any other folder."""
+    "platform", "id", "late"}}, "unmatched": [...], "unreadable": {file: why}}, or empty ones
+    for any other folder. "late" is True, False or None (not said, or a collection made
+    before lateness was kept)."""
     path = Path(submissions) / COLLECTED_FILE
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
@@ -297,7 +306,9 @@ def read_collected(submissions: Path) -> dict:
         found = {}
     students, unmatched, unreadable = (found.get(key) for key in
                                        ("students", "unmatched", "unreadable"))
-    return {"students": {file: entry for file, entry in students.items()
+    return {"students": {file: {**entry, "late": entry.get("late")
+                                if isinstance(entry.get("late"), bool) else None}
+                         for file, entry in students.items()
                          if isinstance(entry, dict) and all(isinstance(entry.get(key), str)
                                                             for key in ("source", "platform", "id"))}
             if isinstance(students, dict) else {},
@@ -306,3 +317,15 @@ def read_collected(submissions: Path) -> dict:
             if isinstance(unmatched, list) else [],
             "unreadable": {file: why for file, why in unreadable.items() if isinstance(why, str)}
             if isinstance(unreadable, dict) else {}}
+
+
+def submitted_as(submission: str, collected: dict) -> Source:
+    """What the platform said of a graded file (``submission``, its name in the folder
+    graded): ``collect``'s record of it, for a file collect wrote (``<file name>.ipynb``;
+    ``collected`` is ``read_collected``'s); else what its own name says, so that a Canvas or
+    Moodle download graded as it is keeps its student's id and its lateness too."""
+    file = re.sub(r"\.ipynb$", "", submission, flags=re.IGNORECASE)
+    entry = collected.get("students", {}).get(file)
+    if entry is not None and submission == f"{file}.ipynb":
+        return Source(entry["source"], entry["platform"], file, entry["id"], 0, entry["late"])
+    return source(submission)

@@ -242,6 +242,8 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, paths))
     found = collect.read_collected(Path(submissions))
+    results = [replace(result, late=collect.submitted_as(result.submission, found).late)
+               for result in results]
     if keys is not None:
         results = _with_roster_notes(results, paths, keys, names, found["unreadable"])
     # The teacher's pages beyond the grades: what submissions share, the gradebooks.

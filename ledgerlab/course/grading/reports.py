@@ -91,9 +91,11 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path,
     earlier run's are replaced with it."""
     rows = [{"submission": csv_safe(result.submission),
              "score": sum(result.score(points).values()), "max": sum(points.values()),
-             **result.score(points), "note": printable(result.note)} for result in results]
+             **result.score(points), "late": LATE_SHOWN[result.late],
+             "note": printable(result.note)} for result in results]
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "note"])
+    writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "late",
+                                                "note"])
     writer.writeheader()
     writer.writerows(rows)
     pages = {feedback_name(result.submission): feedback_page(result, points)
@@ -104,6 +106,11 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path,
     write_all({**(extra or {}), summary_path(out): summary_page(results, points, notes),
                written_path(out): written, teacher_file(out, "written scores"): scores_csv(answers),
                out: buffer.getvalue()}, {feedback_folder(out): pages})
+
+
+# grades.csv's late column: as the platform marked the file (Canvas's LATE), or "" where
+# nothing says (Moodle's names, a plain file).
+LATE_SHOWN = {True: "yes", False: "no", None: ""}
 
 
 def csv_safe(name: str) -> str:
@@ -218,6 +225,7 @@ def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[
             lines += ["", f"## {name}: the commonest mistakes", ""]
             lines += [f"- {count} x {markdown_text(kind)}"
                       for kind, count in mistakes.most_common(3)]
+    lines += late_section(results)
     for kind, title in NOTE_LISTS:
         noted = [result for result in results if kind in _note_kinds(result.note)]
         if noted:
@@ -229,6 +237,21 @@ def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[
         lines += ["", "## The class's files", ""]
         lines += [f"- {markdown_text(note)}" for note in notes]
     return "\n".join(lines) + "\n"
+
+
+def late_section(results: list[Graded]) -> list[str]:
+    """The summary's lines on lateness, as the platform marked each file; none when no file's
+    name says (a class of plain files, or Moodle's, whose names never do)."""
+    said = [result for result in results if result.late is not None]
+    if not said:
+        return []
+    late = [result for result in said if result.late]
+    lines = ["", "## Handed in late", "",
+             f"{len(late)} of the {len(said)} files whose names say (Canvas's LATE) were late; "
+             f"{len(results) - len(said)} files' names do not say (Moodle's, plain ones, "
+             f"nothing handed in)."]
+    return lines + ([""] if late else []) + [f"- {markdown_name(result.submission)}"
+                                             for result in late]
 
 
 # --- The answers in words: the teacher's page (ledgerlab.course.written reads them) ---
