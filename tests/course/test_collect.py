@@ -1,6 +1,7 @@
 """Submissions as Canvas and Moodle download them, matched to the roster by name: the files
 that match no student, or two, are listed for the teacher, never guessed."""
 
+import csv
 import json
 import os
 import zipfile
@@ -304,8 +305,6 @@ def autograder_for(students, tmp_path):
 
 
 def grades_rows(out):
-    import csv
-
     with open(out, newline="", encoding="utf-8") as handle:
         return {row["submission"]: row for row in csv.DictReader(handle)}
 
@@ -361,3 +360,30 @@ def test_a_collection_made_before_lateness_was_kept_reads_as_not_said(tmp_path):
         "ada-lovelace": {"source": "lovelaceada_101_9001_x.ipynb", "platform": "canvas",
                          "id": "101"}}}), encoding="utf-8")
     assert collect.read_collected(tmp_path)["students"]["ada-lovelace"]["late"] is None
+
+
+def test_a_flat_download_graded_without_collect_keeps_each_students_id_and_lateness(
+        students, tmp_path, monkeypatch):
+    """Before, the gradebooks took the ids from collected.json alone: Canvas's flat download
+    graded as it is left every ID empty, so Canvas matched by name or not at all."""
+    from ledgerlab.course.grading import reports
+
+    autograder = autograder_for(students, tmp_path)
+    folder = tmp_path / "download"
+    folder.mkdir()
+    for name in ("lovelaceada_101_9001_12-exercises.ipynb",
+                 "hoppergrace_LATE_102_9002_12-exercises.ipynb",
+                 "Zoë Ní Bhriain_555_assignsubmission_file_12-exercises.ipynb"):
+        (folder / name).write_bytes(notebook_bytes("x = 1"))
+    monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome({}, "", 0.0))
+    out = tmp_path / "out" / "grades.csv"
+    judge.grade(folder, out, autograder, sandboxed=False)
+    with open(reports.teacher_file(out, "canvas"), newline="", encoding="utf-8") as handle:
+        canvas = {row[0]: row[1] for row in list(csv.reader(handle))[2:]}
+    assert canvas == {"Ada Lovelace": "101", "Grace Hopper": "102", "Mary O'Brien": "",
+                      "Zoë Ní Bhriain": "", "李小龙": ""}
+    moodle = reports.teacher_file(out, "moodle").read_text(encoding="utf-8")
+    assert "Participant 555,Zoë Ní Bhriain," in moodle
+    rows = grades_rows(out)
+    assert rows["hoppergrace_LATE_102_9002_12-exercises.ipynb"]["late"] == "yes"
+    assert rows["lovelaceada_101_9001_12-exercises.ipynb"]["late"] == "no"

@@ -7,8 +7,9 @@ assignment; a ``Points Possible`` row may follow the header. A student is found 
 (Canvas's user id), else by SIS id, else by name; a column whose title is no assignment
 of the course makes a new one (``GradebookImporter#process_header``, ``#process_student``
 and ``#check_for_non_student_row`` in Canvas's ``app/models/gradebook_importer.rb``). The
-user id is the one Canvas writes into each downloaded submission's name, so a class
-collected from Canvas's download gets it; otherwise the name is what Canvas matches.
+user id is the one Canvas writes into each downloaded submission's name, so a class graded
+from Canvas's download, collected or as it is, gets it; otherwise the name is what Canvas
+matches.
 
 **Moodle** (the assignment's "Upload grading worksheet"): a CSV with the columns
 ``Identifier`` (``Participant <id>``), ``Grade`` and ``Last modified (grade)``, and
