@@ -140,7 +140,9 @@ test-browser: $(DEV) $(call EXTRA_STAMP,browser) $(call EXTRA_STAMP,book) $(SITE
 # student/: each student's exercises on a variant of their own, derived from the name and the
 # teacher's secret in SECRET_FILE (made if missing; keep it to rebuild the same variants).
 # make grade grades each submission, <name>.ipynb, on the variant of that name; it grades the
-# assignment last built, so build it first, with the roster.
+# assignment last built, so build it first, with the roster. CANVAS_ASSIGNMENT=ID (the number
+# after /assignments/ in the assignment's Canvas address) heads the Canvas gradebook's column
+# "Title (ID)", so that Canvas's import fills that assignment instead of making a new one.
 SECRET_FILE ?= $(HOME)/.ledgerlab-secret
 assignment: $(COURSE)
 	$(BIN)/python -m ledgerlab.course.grading assignment build/assignment \
@@ -149,7 +151,7 @@ assignment: $(COURSE)
 grade: $(COURSE)
 	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
 	@test -f build/assignment/autograder/assignment.json || { echo "make assignment first (with ROSTER= for a class's own variants)"; exit 2; }
-	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv $(if $(UNSAFE),--unsafe-no-sandbox)
+	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv $(if $(UNSAFE),--unsafe-no-sandbox) $(if $(CANVAS_ASSIGNMENT),--canvas-assignment "$(CANVAS_ASSIGNMENT)")
 
 # A class's hand-out and collection (docs/grading.md): build/handout/<name>.zip per student
 # (WHEEL=dist/x.whl puts the package in each), and EXPORT=canvas-or-moodle.zip matched to the

@@ -19,13 +19,15 @@ from .reports import NOT_GRADED, failure_text, teacher_file
 
 def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out: Path,
                 read: Callable, students: Mapping[str, Mapping[str, str]] | None = None,
-                filed: Mapping[str, str] | None = None,
-                collected: Mapping | None = None) -> tuple[dict[Path, str], list[str]]:
+                filed: Mapping[str, str] | None = None, collected: Mapping | None = None,
+                canvas_title: str = gradebook.ASSIGNMENT_TITLE
+                ) -> tuple[dict[Path, str], list[str]]:
     """The similarity page, and with a roster the Canvas and Moodle gradebooks: {path: text};
     and lines for the summary (the students a Moodle worksheet cannot name).
 
     ``read``: a submission's notebook, or why it cannot be read (``judge.read_notebook``);
-    ``filed``: submission name -> the roster file name it is filed under."""
+    ``filed``: submission name -> the roster file name it is filed under; ``canvas_title``:
+    the Canvas gradebook's column (``gradebook.canvas_column``)."""
     def cells():  # one notebook at a time: the page keeps each answer's hash, not its code
         for path in paths:
             notebook = read(path)
@@ -48,7 +50,8 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
                 comments[file] = comment(result, score)
     scores, most = gradebook.best_scores(by_student), sum(points.values())
     ids = platform_ids(results, filed or {}, collected or {})
-    pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"])
+    pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"],
+                                                              canvas_title)
     worksheet, missing = gradebook.moodle_csv(students, scores, most, ids["moodle"], comments)
     pages[teacher_file(out, "moodle")] = worksheet
     if ids["moodle"] and missing:

@@ -17,7 +17,7 @@ from pathlib import Path
 from ledgerlab.console import printable
 
 from .. import paths
-from . import roster, sandbox
+from . import gradebook, roster, sandbox
 from .collect import CollectError, collect
 from .editions import AssignmentError, build_assignment, check_destination
 from .graded import Graded
@@ -68,6 +68,27 @@ def _say_rekeyed(before: dict[str, str], after: dict[str, str]) -> None:
               f"secret): hand out their new notebooks: {', '.join(changed)}")
 
 
+def canvas_assignment(text: str) -> str:
+    """An argparse type: the Canvas gradebook's column for ``--canvas-assignment``."""
+    try:
+        return gradebook.canvas_column(text)
+    except gradebook.GradebookError as error:
+        raise argparse.ArgumentTypeError(str(error).replace("canvas_assignment ", "", 1)) from None
+
+
+def _say_canvas_column(column: str) -> None:
+    """What Canvas's import of the gradebook will do with its column."""
+    assignment = gradebook.canvas_id(column)
+    if assignment:
+        print(f"grades-canvas.csv: Canvas's import fills assignment {assignment} (its column "
+              f"is {column!r})")
+    else:
+        print(f"grades-canvas.csv: its column {column!r} names no assignment id, so Canvas's "
+              f"import makes a NEW assignment of that name; to fill yours, grade again with "
+              f"--canvas-assignment ID (make grade CANVAS_ASSIGNMENT=ID), the number after "
+              f"/assignments/ in its address")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.grading",
                                      description=DESCRIPTION)
@@ -89,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     grading.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1, metavar="N",
                          help=f"submissions graded at once, from 1 to {MAX_JOBS} (default 1)")
     grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
+    grading.add_argument("--canvas-assignment", metavar="ID", type=canvas_assignment,
+                         help="Canvas's id of the assignment the grades go to (the number "
+                         "after /assignments/ in its address), or its column as Canvas's "
+                         "gradebook export heads it, 'Title (ID)': the Canvas gradebook's "
+                         "column is then 'Title (ID)', and Canvas's import fills that "
+                         "assignment. Without it the column is "
+                         f"'{gradebook.ASSIGNMENT_TITLE}' and the import makes a new assignment")
     handing = commands.add_parser("handout", help="one zip archive per student of a built "
                                   "assignment, with the install command (course extra) in it")
     handing.add_argument("build", type=Path, help="the assignment folder make assignment built")
@@ -150,8 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             results = grade(args.submissions, args.out, args.autograder,
                             cell_timeout=args.cell_timeout, jobs=args.jobs,
-                            sandboxed=not args.unsafe_no_sandbox, progress=progress)
-        except (OutputError, ManifestError, roster.RosterError) as error:
+                            sandboxed=not args.unsafe_no_sandbox, progress=progress,
+                            canvas_assignment=args.canvas_assignment)
+        except (OutputError, ManifestError, roster.RosterError, gradebook.GradebookError) as error:
             print(f"grade: {error} (nothing was graded or written)", file=sys.stderr)
             return 2
         except FileNotFoundError as error:
@@ -160,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         stem = printable(args.out.stem)
         print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/, {stem}-summary.md "
               f"and {stem}-written.md (the answers in words, for reading)")
+        if args.autograder and roster.read_students(args.autograder) is not None:
+            _say_canvas_column(args.canvas_assignment or gradebook.ASSIGNMENT_TITLE)
     elif args.command == "handout":
         try:
             archives = hand_out(args.build, args.out, args.wheel)
