@@ -155,8 +155,8 @@ def test_mixed_answers_score_in_between_despite_errors_deletions_forgeries_and_a
 def test_every_submission_gets_a_feedback_file_that_diagnoses_without_the_answer(graded):
     _, results, out = graded
     folder = out.with_name("grades-feedback")
-    pages = {path.name: path.read_text() for path in folder.iterdir()}
-    assert len(pages) == 4
+    pages = {path.name: path.read_text() for path in folder.glob("*.md")}
+    assert len(pages) == 4 and len(list(folder.glob("*.html"))) == 4
     mixed = next(text for name, text in pages.items() if name.startswith("mixed-"))
     assert f"Score: 4 / {len(EXERCISES)}" in mixed
     assert "give a whole number of bytes, e.g. 400, not 400.0" in mixed  # q5: a float
