@@ -140,6 +140,10 @@ def test_the_grades_say_who_earned_what_and_why(path):
     says(grace["note"], "ada-lovelace", "variant key", "grace-hopper", "graded", "grace-hopper",
          in_order=True)
     assert rows["katherine-johnson.ipynb"]["note"] == judge.NOTHING_HANDED_IN
+    # Canvas's LATE is kept; Moodle's names (Alan's) never say, nor does nothing handed in.
+    assert {file: rows[f"{file}.ipynb"]["late"] for file in FILES} == {
+        "ada-lovelace": "no", "grace-hopper": "no", "zoe-ni-bhriain": "yes", "alan-turing": "",
+        "katherine-johnson": ""}
 
 
 @pytest.mark.slow  # runs kernels
