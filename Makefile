@@ -156,12 +156,14 @@ grade: $(COURSE)
 # A class's hand-out and collection (docs/grading.md): build/handout/<name>.zip per student
 # (WHEEL=dist/x.whl puts the package in each), and EXPORT=canvas-or-moodle.zip matched to the
 # roster into build/submissions/, ready for make grade SUBMISSIONS=build/submissions.
+# MOODLE_WORKSHEET=grades.csv (Moodle's "Download grading worksheet") says which of Moodle's
+# files were late: their names do not.
 handout: $(COURSE)
 	$(BIN)/python -m ledgerlab.course.grading handout build/assignment --out build/handout $(if $(WHEEL),--wheel "$(WHEEL)")
 
 collect: $(COURSE)
 	@test -e "$(EXPORT)" || { echo "usage: make collect EXPORT=ZIP-OR-FOLDER (a Canvas or Moodle download)"; exit 2; }
-	$(BIN)/python -m ledgerlab.course.grading collect "$(EXPORT)" --autograder build/assignment/autograder --out build/submissions
+	$(BIN)/python -m ledgerlab.course.grading collect "$(EXPORT)" --autograder build/assignment/autograder --out build/submissions $(if $(MOODLE_WORKSHEET),--moodle-worksheet "$(MOODLE_WORKSHEET)")
 
 # The course as a static site in build/book/html: the notebooks as committed, with their
 # explorers' widget state (a notebook without a complete committed run is executed), Jupyter

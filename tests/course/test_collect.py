@@ -387,3 +387,61 @@ def test_a_flat_download_graded_without_collect_keeps_each_students_id_and_laten
     rows = grades_rows(out)
     assert rows["hoppergrace_LATE_102_9002_12-exercises.ipynb"]["late"] == "yes"
     assert rows["lovelaceada_101_9001_12-exercises.ipynb"]["late"] == "no"
+
+
+WORKSHEET = ("\ufeffIdentifier,Full name,Email address,Status,Grade,Maximum Grade\r\n"
+             "Participant 555,Zoë Ní Bhriain,z@x,Submitted for grading - 2 days 3 hours late,,11\r\n"
+             "Participant 556,Grace Hopper,g@x,Submitted for grading - Graded,,11\r\n"
+             "Participant 557,Ada Lovelace,a@x,Zur Bewertung abgegeben - 2 Tage später,,11\r\n")
+
+
+def test_moodles_worksheet_says_which_of_its_files_were_late(students, tmp_path, run_main):
+    """Moodle's names never say it; its grading worksheet's Status column does."""
+    from ledgerlab.course.grading import cli
+
+    autograder = autograder_for(students, tmp_path)
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(WORKSHEET, encoding="utf-8")
+    assert collect.moodle_lateness(worksheet) == {"555": True, "556": False, "557": None}
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        for name in ("Zoë Ní Bhriain_555_assignsubmission_file/12-exercises.ipynb",
+                     "Grace Hopper_556_assignsubmission_file/12-exercises.ipynb",
+                     "Ada Lovelace_557_assignsubmission_file/12-exercises.ipynb"):
+            archive.writestr(name, notebook_bytes("x = 1"))
+    out = tmp_path / "submissions"
+    code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
+                                "--out", out, "--moodle-worksheet", worksheet)
+    assert code == 0
+    assert {file: entry["late"] for file, entry in collect.read_collected(out)["students"].items()} \
+        == {"zoe-ni-bhriain": True, "grace-hopper": False, "ada-lovelace": None}
+    says(printed, 1, "late", "zoe-ni-bhriain", in_order=True)
+    says(printed, 1, "Moodle", "English", "not known", in_order=True)
+    code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
+                                "--out", out)
+    assert {entry["late"] for entry in collect.read_collected(out)["students"].values()} == {None}
+    says(printed, "Moodle", "do not say", "late", "--moodle-worksheet", in_order=True)
+
+
+@pytest.mark.parametrize("content, why", [
+    (None, "not a regular file"), (b"Name,Grade\r\nAda,1\r\n", "no Identifier and Status"),
+    (b"", "no Identifier and Status"), (b"\xff\xfe\x00", "cannot read"),
+])
+def test_a_file_that_is_not_moodles_worksheet_is_refused_and_nothing_collected(
+        students, tmp_path, run_main, content, why):
+    from ledgerlab.course.grading import cli
+
+    autograder = autograder_for(students, tmp_path)
+    worksheet = tmp_path / "worksheet.csv"
+    if content is None:
+        worksheet.mkdir()
+    else:
+        worksheet.write_bytes(content)
+    with pytest.raises(collect.CollectError, match=why):
+        collect.moodle_lateness(worksheet)
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "ada-lovelace.ipynb").write_bytes(notebook_bytes("x = 1"))
+    code, _, errors = run_main(cli.main, "collect", export, "--autograder", autograder,
+                               "--out", tmp_path / "out", "--moodle-worksheet", worksheet)
+    assert code == 2 and why in errors and not (tmp_path / "out").exists()

@@ -18,7 +18,7 @@ from ledgerlab.console import printable
 
 from .. import paths
 from . import gradebook, roster, sandbox
-from .collect import CollectError, collect
+from .collect import CollectError, collect, moodle_lateness
 from .editions import AssignmentError, build_assignment, check_destination
 from .graded import Graded
 from .handout import HandoutError, hand_out, install_command
@@ -130,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
                             "unzipped folder")
     collecting.add_argument("--autograder", type=Path, required=True)
     collecting.add_argument("--out", type=Path, default=Path("build/submissions"))
+    collecting.add_argument("--moodle-worksheet", type=Path, metavar="CSV",
+                            help="Moodle's grading worksheet (the assignment's \"Download "
+                            "grading worksheet\"): its Status column says which of Moodle's "
+                            "files were late, which their names do not (read in English)")
     args = parser.parse_args(argv)
 
     if args.command == "assignment":
@@ -205,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
             if students is None:
                 raise CollectError("the assignment was built without a roster: there is no "
                                    "one to match the files to")
-            collected = collect(args.export, students, args.out)
+            moodle_late = (moodle_lateness(args.moodle_worksheet) if args.moodle_worksheet
+                           else None)
+            collected = collect(args.export, students, args.out, moodle_late)
         except (CollectError, roster.RosterError) as error:
             print(f"collect: {error}", file=sys.stderr)
             return 2
@@ -214,10 +220,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{printable(str(args.out))}")
         late = sorted(file for file, found in collected.files.items() if found.late)
         if late:
-            print(f"{len(late)} handed in late, as Canvas marked them (LATE): {', '.join(late)}")
-        if any(found.platform == "moodle" for found in collected.files.values()):
-            print("Moodle's file names do not say which were late: its grading table's Status "
-                  "column does")
+            print(f"{len(late)} handed in late, as the platform marked them: {', '.join(late)}")
+        moodle = [found for found in collected.files.values() if found.platform == "moodle"]
+        if moodle and not args.moodle_worksheet:
+            print("Moodle's file names do not say which were late: give its grading worksheet "
+                  "(--moodle-worksheet, make collect MOODLE_WORKSHEET=) to read its Status column")
+        elif any(found.late is None for found in moodle):
+            print(f"{sum(found.late is None for found in moodle)} of Moodle's files have no "
+                  f"English Status in the worksheet: whether they were late is not known")
         for path, why in collected.unmatched:
             print(f"not collected: {path}: {why}")
         if collected.unreadable:

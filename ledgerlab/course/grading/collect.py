@@ -17,11 +17,14 @@ guessed: the file is listed for the teacher. ``collect`` copies each matched not
 ``<file name>.ipynb``, which is how grading files it, and keeps the platform's id of each
 student in ``collected.json`` for the gradebook files, with whether the platform marked the
 file late: Canvas's names say it (``LATE``, or nothing for a file on time); Moodle's say
-nothing of it, so its lateness is unknown (``None``).
+nothing of it, so its lateness is unknown (``None``) unless the teacher gives Moodle's
+grading worksheet, whose Status column says it (``moodle_lateness``).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -33,6 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import atomic, roster
+from .files import FileTooLarge, NotRegularFile, path_argument, read_regular
 from ledgerlab.console import printable
 
 COLLECTED_FILE = "collected.json"
@@ -53,6 +57,53 @@ CANVAS = re.compile(r"^(?P<name>.+?)(?P<late>[_ -]late)?_(?P<id>\d+)_(?P<attachm
 
 class CollectError(ValueError):
     """The export cannot be collected where asked; nothing was written."""
+
+
+# --- Moodle's grading worksheet: the lateness its file names do not give -----------------
+
+MAX_WORKSHEET_BYTES = 16 * 1024**2  # a row a student: 5,000 rows of a few hundred bytes
+# Moodle's Status cell, downloaded, is its parts joined by " - " (``col_status`` in
+# mod/assign/gradingtable.php): "Submitted for grading - 2 days 3 hours late - Graded". In
+# English, a late file's has "<time> late" (the string ``submittedlateshort``); a status
+# without one of English's own words is in another language, and its lateness is not read.
+MOODLE_LATE = re.compile(r"\blate\b")
+MOODLE_ENGLISH = ("Submitted for grading", "Draft (not submitted)", "No submission",
+                  "Reopened", "Graded", "Not graded")
+
+
+def moodle_lateness(worksheet: object) -> dict[str, bool | None]:
+    """{participant id: late?} from Moodle's grading worksheet (the assignment's "Download
+    grading worksheet", a CSV with its ``Identifier`` "Participant <id>" and ``Status``
+    columns): True or False where the Status is in English, None where it is not. Only a
+    regular file of at most MAX_WORKSHEET_BYTES is read; CollectError for anything else."""
+    path = path_argument(worksheet, "worksheet")
+    try:
+        text = read_regular(path, MAX_WORKSHEET_BYTES).decode("utf-8-sig")
+    except NotRegularFile:
+        raise CollectError("the Moodle worksheet is not a regular file (a folder, a pipe or a "
+                           "device): it is the CSV Moodle's \"Download grading worksheet\" "
+                           "gives") from None
+    except FileTooLarge:
+        raise CollectError(f"the Moodle worksheet is larger than {MAX_WORKSHEET_BYTES:,} bytes: "
+                           f"it is one row a student") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise CollectError(f"cannot read the Moodle worksheet ({type(error).__name__}): it is "
+                           f"the CSV Moodle's \"Download grading worksheet\" gives, in UTF-8") from None
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error:
+        rows = None
+    if not rows or not {"Identifier", "Status"} <= set(rows[0]):
+        raise CollectError("the Moodle worksheet has no Identifier and Status columns: it is "
+                           "the CSV Moodle's \"Download grading worksheet\" gives")
+    late: dict[str, bool | None] = {}
+    for row in rows:
+        found = re.fullmatch(r"Participant (\d+)", (row.get("Identifier") or "").strip())
+        status = row.get("Status") or ""
+        if found:
+            english = any(word in status for word in MOODLE_ENGLISH)
+            late[found[1]] = bool(MOODLE_LATE.search(status)) if english else None
+    return late
 
 
 @dataclass(frozen=True)
@@ -227,12 +278,14 @@ def _entries(export: Path):
             for path in sorted(paths) if path.is_file() and not path.is_symlink()]
 
 
-def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Collected:
+def collect(export: Path, students: dict[str, dict[str, str]], out: Path,
+            moodle_late: dict[str, bool | None] | None = None) -> Collected:
     """Copy each notebook of ``export`` (a folder or a zip file as a platform gives it) whose
     name matches one student of ``students`` (roster file name -> {"name", "key"}) to
     ``out/<file name>.ipynb``; ``out/collected.json`` says where each came from and lists
     every other file with why, a file that cannot be read among them (the student's earlier
-    file, if any, is used instead). ``out`` is written whole, or not at all."""
+    file, if any, is used instead). ``moodle_late`` (``moodle_lateness``) says which of
+    Moodle's files were late. ``out`` is written whole, or not at all."""
     out = Path(out)
     if out.exists() and not (out.is_dir() and (not any(out.iterdir())
                                                or (out / COLLECTED_FILE).is_file())):
@@ -254,6 +307,8 @@ def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Col
         if file is None:
             collected.unmatched.append((shown, why))
             continue
+        if found.platform == "moodle" and moodle_late:
+            found = replace(found, late=moodle_late.get(found.lms_id))
         found = replace(found, path=shown)
         uploads.setdefault(file, []).append((found, place, read))
     out.absolute().parent.mkdir(parents=True, exist_ok=True)

@@ -113,8 +113,8 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path,
                out: buffer.getvalue()}, {feedback_folder(out): pages})
 
 
-# grades.csv's late column: as the platform marked the file (Canvas's LATE), or "" where
-# nothing says (Moodle's names, a plain file).
+# grades.csv's late column: as the platform marked the file (Canvas's LATE, Moodle's
+# worksheet), or "" where nothing says (Moodle's names alone, a plain file).
 LATE_SHOWN = {True: "yes", False: "no", None: ""}
 
 
@@ -301,16 +301,16 @@ def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[
 
 
 def late_section(results: list[Graded]) -> list[str]:
-    """The summary's lines on lateness, as the platform marked each file; none when no file's
-    name says (a class of plain files, or Moodle's, whose names never do)."""
+    """The summary's lines on lateness, as the platform marked each file; none when nothing
+    says (a class of plain files, or Moodle's collected without its worksheet)."""
     said = [result for result in results if result.late is not None]
     if not said:
         return []
     late = [result for result in said if result.late]
     lines = ["", "## Handed in late", "",
-             f"{len(late)} of the {len(said)} files whose names say (Canvas's LATE) were late; "
-             f"{len(results) - len(said)} files' names do not say (Moodle's, plain ones, "
-             f"nothing handed in)."]
+             f"{len(late)} of the {len(said)} files whose lateness the platform gave (Canvas's "
+             f"LATE, Moodle's worksheet) were late; for {len(results) - len(said)} it is not "
+             f"known (Moodle's without its worksheet, plain files, nothing handed in)."]
     return lines + ([""] if late else []) + [f"- {markdown_name(result.submission)}"
                                              for result in late]
 
