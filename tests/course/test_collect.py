@@ -4,6 +4,8 @@ that match no student, or two, are listed for the teacher, never guessed."""
 import csv
 import json
 import os
+import shutil
+import subprocess
 import zipfile
 
 import nbformat
@@ -445,3 +447,24 @@ def test_a_file_that_is_not_moodles_worksheet_is_refused_and_nothing_collected(
     code, _, errors = run_main(cli.main, "collect", export, "--autograder", autograder,
                                "--out", tmp_path / "out", "--moodle-worksheet", worksheet)
     assert code == 2 and why in errors and not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("zip") is None, reason="Info-ZIP's zip is not installed")
+def test_an_info_zip_export_keeps_lateness_and_a_non_ascii_name(students, tmp_path):
+    """The zip as Info-ZIP's zip makes it (UTF-8 names, as rubyzip writes Canvas's): the late
+    file, the non-ASCII name and the on-time file each come out right."""
+    folder = tmp_path / "download"
+    folder.mkdir()
+    names = {"bhriainzoëní_LATE_103_9003_12-exercises.ipynb": ("zoe-ni-bhriain", True),
+             "李小龙_104_9004_12-exercises.ipynb": ("李小龙", False),
+             "lovelaceada_101_9001_12-exercises.ipynb": ("ada-lovelace", False)}
+    for name in names:
+        (folder / name).write_bytes(notebook_bytes("x = 1"))
+    export = tmp_path / "export.zip"
+    subprocess.run(["zip", "-q", "-r", str(export), "."], cwd=folder, check=True,
+                   env={**os.environ, "LC_ALL": "C.UTF-8"})
+    collected = collect.collect(export, students, tmp_path / "out")
+    assert {file: found.late for file, found in collected.files.items()} == {
+        file: late for file, late in names.values()}
+    assert sorted(path.name for path in (tmp_path / "out").glob("*.ipynb")) == sorted(
+        f"{file}.ipynb" for file, _ in names.values())
