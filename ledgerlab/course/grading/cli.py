@@ -191,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(error))
         out = printable(str(args.out))
         stem = printable(args.out.stem)
-        print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/, {stem}-summary.md "
+        print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/ (each student's "
+              f"feedback in Markdown, and in HTML to paste), {stem}-summary.md "
               f"and {stem}-written.md (the answers in words, for reading)")
         if args.autograder and roster.read_students(args.autograder) is not None:
             _say_canvas_column(args.canvas_assignment or gradebook.ASSIGNMENT_TITLE)

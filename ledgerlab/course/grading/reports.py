@@ -87,10 +87,10 @@ def check_outputs(out: Path) -> None:
 
 def write_grades(results: list[Graded], points: dict[str, int], out: Path,
                  extra: dict[Path, str] | None = None, notes: Iterable[str] = ()) -> None:
-    """grades.csv, ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md`` (with ``notes``
-    for the teacher), ``<stem>-written.md`` (ending with where to score the answers in
-    words) and ``<stem>-written-scores.csv``, and the ``extra`` pages (path -> text): all
-    of them, or none (``write_all``). The feedback folder holds this run's pages only: an
+    """grades.csv, ``<stem>-feedback/NAME.md`` and ``NAME.html`` each, ``<stem>-summary.md``
+    (with ``notes`` for the teacher), ``<stem>-written.md`` (ending with where to score the
+    answers in words) and ``<stem>-written-scores.csv``, and the ``extra`` pages (path ->
+    text): all of them, or none (``write_all``). The feedback folder holds this run's pages only: an
     earlier run's are replaced with it."""
     rows = [{"submission": csv_safe(result.submission),
              "score": sum(result.score(points).values()), "max": sum(points.values()),
