@@ -140,7 +140,9 @@ test-browser: $(DEV) $(call EXTRA_STAMP,browser) $(call EXTRA_STAMP,book) $(SITE
 # student/: each student's exercises on a variant of their own, derived from the name and the
 # teacher's secret in SECRET_FILE (made if missing; keep it to rebuild the same variants).
 # make grade grades each submission, <name>.ipynb, on the variant of that name; it grades the
-# assignment last built, so build it first, with the roster.
+# assignment last built, so build it first, with the roster. CANVAS_ASSIGNMENT=ID (the number
+# after /assignments/ in the assignment's Canvas address) heads the Canvas gradebook's column
+# "Title (ID)", so that Canvas's import fills that assignment instead of making a new one.
 SECRET_FILE ?= $(HOME)/.ledgerlab-secret
 assignment: $(COURSE)
 	$(BIN)/python -m ledgerlab.course.grading assignment build/assignment \
@@ -149,17 +151,19 @@ assignment: $(COURSE)
 grade: $(COURSE)
 	@test -d "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=DIR (a folder of .ipynb files)"; exit 2; }
 	@test -f build/assignment/autograder/assignment.json || { echo "make assignment first (with ROSTER= for a class's own variants)"; exit 2; }
-	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv $(if $(UNSAFE),--unsafe-no-sandbox)
+	$(BIN)/python -m ledgerlab.course.grading grade "$(SUBMISSIONS)" --autograder build/assignment/autograder --out build/grades.csv $(if $(UNSAFE),--unsafe-no-sandbox) $(if $(CANVAS_ASSIGNMENT),--canvas-assignment "$(CANVAS_ASSIGNMENT)")
 
 # A class's hand-out and collection (docs/grading.md): build/handout/<name>.zip per student
 # (WHEEL=dist/x.whl puts the package in each), and EXPORT=canvas-or-moodle.zip matched to the
 # roster into build/submissions/, ready for make grade SUBMISSIONS=build/submissions.
+# MOODLE_WORKSHEET=grades.csv (Moodle's "Download grading worksheet") says which of Moodle's
+# files were late: their names do not.
 handout: $(COURSE)
 	$(BIN)/python -m ledgerlab.course.grading handout build/assignment --out build/handout $(if $(WHEEL),--wheel "$(WHEEL)")
 
 collect: $(COURSE)
 	@test -e "$(EXPORT)" || { echo "usage: make collect EXPORT=ZIP-OR-FOLDER (a Canvas or Moodle download)"; exit 2; }
-	$(BIN)/python -m ledgerlab.course.grading collect "$(EXPORT)" --autograder build/assignment/autograder --out build/submissions
+	$(BIN)/python -m ledgerlab.course.grading collect "$(EXPORT)" --autograder build/assignment/autograder --out build/submissions $(if $(MOODLE_WORKSHEET),--moodle-worksheet "$(MOODLE_WORKSHEET)")
 
 # The course as a static site in build/book/html: the notebooks as committed, with their
 # explorers' widget state (a notebook without a complete committed run is executed), Jupyter

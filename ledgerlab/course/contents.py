@@ -1,5 +1,7 @@
-"""What ``00-contents`` shows of the learner's own progress: every prediction, quiz question
-and exercise of the course, whether it has been checked and whether the last check was right.
+"""What ``00-contents`` shows of the learner's own progress: per lesson, how many of its items
+were answered and right; then every prediction, quiz question and exercise of the course,
+whether it has been checked, whether the last check was right, and whether its hint or
+solution was shown.
 
 The outcomes are the ones ``progress`` recorded in this folder. Items are named by lesson and
 number ("prediction 2", "quiz 1", "exercise 3"), never by what they ask: the contents page is
@@ -39,33 +41,60 @@ def items() -> list[tuple[str, str, str]]:
 
 
 class ProgressTable:
-    """The table 00 shows: lesson, item, answered?, right? (at the last check)."""
+    """The table 00 shows: per lesson, its totals; then per item, answered?, right? (at the
+    last check), and whether its hint or solution was shown."""
 
-    HEADER = ("lesson", "item", "answered?", "right?")
+    HEADER = ("lesson", "item", "answered?", "right?", "hint?", "solution?")
+    TOTALS_HEADER = ("lesson", "answered", "right", "hints", "solutions")
 
-    def __init__(self, rows: list[tuple[str, str, str, str]], note: str = "") -> None:
+    def __init__(self, rows: list[tuple[str, str, str, str, str, str]], note: str = "") -> None:
         self.rows, self.note = rows, note
 
     @property
+    def totals(self) -> list[tuple[str, str, str, str, str]]:
+        """Per lesson, in course order: answered and right of its items, and how many of
+        them had their hint or solution shown."""
+        lessons: dict[str, list] = {}
+        for row in self.rows:
+            lessons.setdefault(row[0], []).append(row)
+        return [(lesson, f"{_count(rows, 2)} of {len(rows)}", f"{_count(rows, 3)} of {len(rows)}",
+                 str(_count(rows, 4)), str(_count(rows, 5))) for lesson, rows in lessons.items()]
+
+    @property
     def summary(self) -> str:
-        answered = sum(row[2] == "yes" for row in self.rows)
-        right = sum(row[3] == "yes" for row in self.rows)
-        return (f"{answered} of {len(self.rows)} answered, {right} right at the last check "
+        answered, right = _count(self.rows, 2), _count(self.rows, 3)
+        hints, solutions = _count(self.rows, 4), _count(self.rows, 5)
+        return (f"{answered} of {len(self.rows)} answered, {right} right at the last check; "
+                f"{hints} with a hint shown, {solutions} with a solution shown "
                 f"(kept in {progress.FILE} in this folder, on this machine only).")
 
     def __repr__(self) -> str:
-        widths = [max(len(row[i]) for row in (self.HEADER, *self.rows)) for i in range(4)]
-        lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
-                 for row in (self.HEADER, *self.rows)]
-        return "\n".join(filter(None, [self.note, self.summary, *lines]))
+        return "\n".join([*filter(None, [self.note]), self.summary,
+                          _text_table(self.TOTALS_HEADER, self.totals), "",
+                          _text_table(self.HEADER, self.rows)])
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in self.HEADER)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row)
-                       + "</tr>" for row in self.rows)
         note = f"<p><strong>Note:</strong> {html.escape(self.note)}</p>" if self.note else ""
         return (f"{note}<p>{html.escape(self.summary)}</p>"
-                f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+                f"{_html_table(self.TOTALS_HEADER, self.totals)}"
+                f"{_html_table(self.HEADER, self.rows)}")
+
+
+def _count(rows: list[tuple[str, ...]], column: int) -> int:
+    return sum(row[column] == "yes" for row in rows)
+
+
+def _text_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+                     for row in (header, *rows))
+
+
+def _html_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
+                   for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def progress_table(folder: Path | None = None) -> ProgressTable:
@@ -73,7 +102,9 @@ def progress_table(folder: Path | None = None) -> ProgressTable:
     known = progress.load(folder)
     rows = []
     for lesson, item, key in items():
-        outcome = known.answers.get(key)
-        rows.append((lesson, item, "yes" if outcome else "no",
-                     "" if outcome is None else "yes" if outcome["right"] else "not yet"))
+        entry = known.answers.get(key)
+        was_checked = progress.checked(entry)
+        rows.append((lesson, item, "yes" if was_checked else "no",
+                     "" if not was_checked else "yes" if entry["right"] else "not yet",
+                     *("yes" if (entry or {}).get(f"{kind}s") else "" for kind in progress.SHOWN)))
     return ProgressTable(rows, known.note)

@@ -136,6 +136,14 @@ def recorded(item: str | None, feedback: Feedback) -> Feedback:
         progress.record(item, bool(feedback))
     return feedback
 
+
+def shown(item: str | None, kind: str, text: PlainText) -> PlainText:
+    """``text``, a hint or a solution (``kind``) of question ``item``, once the learner's
+    progress counts it shown, as ``recorded`` records a check."""
+    if item is not None and progress.enabled():
+        progress.record_shown(item, kind)
+    return text
+
 _hidden_solutions = False
 
 
@@ -235,13 +243,13 @@ class Exercise:
         return (self._fixture() if fixture is None else fixture,)
 
     def hint(self) -> PlainText:
-        return PlainText(f"Hint: {self._hint}")
+        return shown(self.name, "hint", PlainText(f"Hint: {self._hint}"))
 
     def solution(self) -> PlainText:
-        if _hidden_solutions or not self.solution_code:
+        if _hidden_solutions or not self.solution_code:  # nothing shown: nothing recorded
             return PlainText("Solutions are hidden in this graded edition: your teacher shares "
                              "them after the deadline. check() and hint() still work.")
-        return PlainText(f"Solution:\n{self.solution_code}")
+        return shown(self.name, "solution", PlainText(f"Solution:\n{self.solution_code}"))
 
     def __repr__(self) -> str:
         return f"{self.label}: {self.title} (check(), hint(), solution())"
@@ -314,11 +322,12 @@ class Question:
         return number
 
     def hint(self) -> PlainText:
-        return PlainText(f"Hint: {self._hint}")
+        return shown(self.progress_id, "hint", PlainText(f"Hint: {self._hint}"))
 
     def solution(self) -> PlainText:
         explanation = self.explanation[:1].upper() + self.explanation[1:]
-        return PlainText(f"Answer: {self._answer()}. {explanation}")
+        return shown(self.progress_id, "solution",
+                     PlainText(f"Answer: {self._answer()}. {explanation}"))
 
     def __repr__(self) -> str:
         return f"{self.prompt}\n(check(...), hint(), solution())"

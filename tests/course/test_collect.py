@@ -1,8 +1,11 @@
 """Submissions as Canvas and Moodle download them, matched to the roster by name: the files
 that match no student, or two, are listed for the teacher, never guessed."""
 
+import csv
 import json
 import os
+import shutil
+import subprocess
 import zipfile
 
 import nbformat
@@ -10,6 +13,8 @@ import pytest
 
 from ledgerlab.course.exercises import GRADED
 from ledgerlab.course.grading import collect, judge, roster, sandbox
+
+from sentences import says
 
 SECRET = b"a teacher's secret, kept off the class's machines"
 CLASS = ["Ada Lovelace", "Grace Hopper", "Zoë Ní Bhriain", "李小龙", "Mary O'Brien"]
@@ -75,7 +80,7 @@ def test_collect_copies_each_match_keeps_the_latest_upload_and_lists_the_rest(st
     saved = json.loads((out / collect.COLLECTED_FILE).read_text(encoding="utf-8"))
     assert saved["students"]["grace-hopper"] == {
         "source": "Grace Hopper_556_assignsubmission_file/sub/12-exercises.ipynb",
-        "platform": "moodle", "id": "556"}
+        "platform": "moodle", "id": "556", "late": None}
     assert {entry["source"]: entry["why"] for entry in saved["unmatched"]} == {
         "lovelaceada_101_9001_first.ipynb": "another file of ada-lovelace's, an earlier one: not used",
         "hoppergrace_102_9002_report.pdf": "not a notebook (.ipynb)"}
@@ -288,3 +293,178 @@ def test_a_student_whose_file_cannot_be_read_is_not_graded_as_having_handed_noth
         "the file handed in could not be read from the platform's download (damaged in the zip file")
     assert notes["grace-hopper.ipynb"].endswith("not graded")
     assert notes["zoe-ni-bhriain.ipynb"] == judge.NOTHING_HANDED_IN
+
+
+# --- What the platform's names say: lateness, and the student's id (issue 48) -------------
+
+def autograder_for(students, tmp_path):
+    autograder = tmp_path / "autograder"
+    autograder.mkdir()
+    roster.write_roster(autograder, students)
+    (autograder / "assignment.json").write_text(json.dumps(
+        {"exercises": [{"name": name, "points": 1} for name in GRADED]}))
+    return autograder
+
+
+def grades_rows(out):
+    with open(out, newline="", encoding="utf-8") as handle:
+        return {row["submission"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.mark.parametrize("name, late", [
+    ("hoppergrace_LATE_102_9002_12-exercises.ipynb", True),
+    ("lovelace--ada-late_101_9001_12-exercises.ipynb", True),  # Canvas before 2020
+    ("lovelaceada_101_9001_12-exercises.ipynb", False),
+    ("Grace Hopper_556_assignsubmission_file_12-exercises.ipynb", None),  # Moodle never says
+    ("Grace Hopper_556_assignsubmission_file/12-exercises.ipynb", None),
+    ("grace-hopper.ipynb", None),
+])
+def test_a_platforms_name_says_whether_the_file_was_late(name, late):
+    assert collect.source(name).late is late
+
+
+def test_lateness_is_kept_in_collected_json_grades_csv_and_the_summary(students, tmp_path,
+                                                                       monkeypatch, run_main):
+    """Before, Canvas's LATE marker was read past and dropped: nothing a teacher imports said
+    which files were late."""
+    from ledgerlab.course.grading import cli, reports
+
+    autograder = autograder_for(students, tmp_path)
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        archive.writestr("hoppergrace_LATE_102_9002_12-exercises.ipynb", notebook_bytes("x = 1"))
+        archive.writestr("lovelaceada_101_9001_12-exercises.ipynb", notebook_bytes("x = 1"))
+        archive.writestr("Zoë Ní Bhriain_555_assignsubmission_file_12-exercises.ipynb",
+                         notebook_bytes("x = 1"))
+    submissions = tmp_path / "submissions"
+    code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
+                                "--out", submissions)
+    assert code == 0
+    assert "1 handed in late" in printed and "grace-hopper" in printed
+    saved = json.loads((submissions / collect.COLLECTED_FILE).read_text(encoding="utf-8"))
+    assert {file: entry["late"] for file, entry in saved["students"].items()} == {
+        "grace-hopper": True, "ada-lovelace": False, "zoe-ni-bhriain": None}
+    monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome({}, "", 0.0))
+    out = tmp_path / "out" / "grades.csv"
+    judge.grade(submissions, out, autograder, sandboxed=False)
+    rows = grades_rows(out)
+    assert {name: row["late"] for name, row in rows.items()} == {
+        "grace-hopper.ipynb": "yes", "ada-lovelace.ipynb": "no", "zoe-ni-bhriain.ipynb": "",
+        "mary-o-brien.ipynb": "", "李小龙.ipynb": ""}
+    summary = reports.summary_path(out).read_text(encoding="utf-8")
+    late = summary.split("## Handed in late")[1].split("##")[0]
+    says(late, 1, 2, "LATE", 3, in_order=True)  # 1 of the 2 whose names say; 3 do not
+    assert "` grace-hopper.ipynb `" in late and "ada-lovelace" not in late
+
+
+def test_a_collection_made_before_lateness_was_kept_reads_as_not_said(tmp_path):
+    (tmp_path / collect.COLLECTED_FILE).write_text(json.dumps({"students": {
+        "ada-lovelace": {"source": "lovelaceada_101_9001_x.ipynb", "platform": "canvas",
+                         "id": "101"}}}), encoding="utf-8")
+    assert collect.read_collected(tmp_path)["students"]["ada-lovelace"]["late"] is None
+
+
+def test_a_flat_download_graded_without_collect_keeps_each_students_id_and_lateness(
+        students, tmp_path, monkeypatch):
+    """Before, the gradebooks took the ids from collected.json alone: Canvas's flat download
+    graded as it is left every ID empty, so Canvas matched by name or not at all."""
+    from ledgerlab.course.grading import reports
+
+    autograder = autograder_for(students, tmp_path)
+    folder = tmp_path / "download"
+    folder.mkdir()
+    for name in ("lovelaceada_101_9001_12-exercises.ipynb",
+                 "hoppergrace_LATE_102_9002_12-exercises.ipynb",
+                 "Zoë Ní Bhriain_555_assignsubmission_file_12-exercises.ipynb"):
+        (folder / name).write_bytes(notebook_bytes("x = 1"))
+    monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome({}, "", 0.0))
+    out = tmp_path / "out" / "grades.csv"
+    judge.grade(folder, out, autograder, sandboxed=False)
+    with open(reports.teacher_file(out, "canvas"), newline="", encoding="utf-8") as handle:
+        canvas = {row[0]: row[1] for row in list(csv.reader(handle))[2:]}
+    assert canvas == {"Ada Lovelace": "101", "Grace Hopper": "102", "Mary O'Brien": "",
+                      "Zoë Ní Bhriain": "", "李小龙": ""}
+    moodle = reports.teacher_file(out, "moodle").read_text(encoding="utf-8")
+    assert "Participant 555,Zoë Ní Bhriain," in moodle
+    rows = grades_rows(out)
+    assert rows["hoppergrace_LATE_102_9002_12-exercises.ipynb"]["late"] == "yes"
+    assert rows["lovelaceada_101_9001_12-exercises.ipynb"]["late"] == "no"
+
+
+WORKSHEET = ("\ufeffIdentifier,Full name,Email address,Status,Grade,Maximum Grade\r\n"
+             "Participant 555,Zoë Ní Bhriain,z@x,Submitted for grading - 2 days 3 hours late,,11\r\n"
+             "Participant 556,Grace Hopper,g@x,Submitted for grading - Graded,,11\r\n"
+             "Participant 557,Ada Lovelace,a@x,Zur Bewertung abgegeben - 2 Tage später,,11\r\n")
+
+
+def test_moodles_worksheet_says_which_of_its_files_were_late(students, tmp_path, run_main):
+    """Moodle's names never say it; its grading worksheet's Status column does."""
+    from ledgerlab.course.grading import cli
+
+    autograder = autograder_for(students, tmp_path)
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(WORKSHEET, encoding="utf-8")
+    assert collect.moodle_lateness(worksheet) == {"555": True, "556": False, "557": None}
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        for name in ("Zoë Ní Bhriain_555_assignsubmission_file/12-exercises.ipynb",
+                     "Grace Hopper_556_assignsubmission_file/12-exercises.ipynb",
+                     "Ada Lovelace_557_assignsubmission_file/12-exercises.ipynb"):
+            archive.writestr(name, notebook_bytes("x = 1"))
+    out = tmp_path / "submissions"
+    code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
+                                "--out", out, "--moodle-worksheet", worksheet)
+    assert code == 0
+    assert {file: entry["late"] for file, entry in collect.read_collected(out)["students"].items()} \
+        == {"zoe-ni-bhriain": True, "grace-hopper": False, "ada-lovelace": None}
+    says(printed, 1, "late", "zoe-ni-bhriain", in_order=True)
+    says(printed, 1, "Moodle", "English", "not known", in_order=True)
+    code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
+                                "--out", out)
+    assert {entry["late"] for entry in collect.read_collected(out)["students"].values()} == {None}
+    says(printed, "Moodle", "do not say", "late", "--moodle-worksheet", in_order=True)
+
+
+@pytest.mark.parametrize("content, why", [
+    (None, "not a regular file"), (b"Name,Grade\r\nAda,1\r\n", "no Identifier and Status"),
+    (b"", "no Identifier and Status"), (b"\xff\xfe\x00", "cannot read"),
+])
+def test_a_file_that_is_not_moodles_worksheet_is_refused_and_nothing_collected(
+        students, tmp_path, run_main, content, why):
+    from ledgerlab.course.grading import cli
+
+    autograder = autograder_for(students, tmp_path)
+    worksheet = tmp_path / "worksheet.csv"
+    if content is None:
+        worksheet.mkdir()
+    else:
+        worksheet.write_bytes(content)
+    with pytest.raises(collect.CollectError, match=why):
+        collect.moodle_lateness(worksheet)
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "ada-lovelace.ipynb").write_bytes(notebook_bytes("x = 1"))
+    code, _, errors = run_main(cli.main, "collect", export, "--autograder", autograder,
+                               "--out", tmp_path / "out", "--moodle-worksheet", worksheet)
+    assert code == 2 and why in errors and not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("zip") is None, reason="Info-ZIP's zip is not installed")
+def test_an_info_zip_export_keeps_lateness_and_a_non_ascii_name(students, tmp_path):
+    """The zip as Info-ZIP's zip makes it (UTF-8 names, as rubyzip writes Canvas's): the late
+    file, the non-ASCII name and the on-time file each come out right."""
+    folder = tmp_path / "download"
+    folder.mkdir()
+    names = {"bhriainzoëní_LATE_103_9003_12-exercises.ipynb": ("zoe-ni-bhriain", True),
+             "李小龙_104_9004_12-exercises.ipynb": ("李小龙", False),
+             "lovelaceada_101_9001_12-exercises.ipynb": ("ada-lovelace", False)}
+    for name in names:
+        (folder / name).write_bytes(notebook_bytes("x = 1"))
+    export = tmp_path / "export.zip"
+    subprocess.run(["zip", "-q", "-r", str(export), "."], cwd=folder, check=True,
+                   env={**os.environ, "LC_ALL": "C.UTF-8"})
+    collected = collect.collect(export, students, tmp_path / "out")
+    assert {file: found.late for file, found in collected.files.items()} == {
+        file: late for file, late in names.values()}
+    assert sorted(path.name for path in (tmp_path / "out").glob("*.ipynb")) == sorted(
+        f"{file}.ipynb" for file, _ in names.values())

@@ -125,7 +125,8 @@ def test_grades_csv_has_one_row_per_submission(graded):
     table, results, _ = graded
     assert sorted(table) == ["blank.ipynb", "broken.ipynb", "full.ipynb", "mixed.ipynb"]
     assert list(next(iter(table.values()))) == ["submission", "score", "max",
-                                                *(f"q{e.number}" for e in EXERCISES), "note"]
+                                                *(f"q{e.number}" for e in EXERCISES), "late",
+                                                "note"]
     assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
     assert len(results) == 4
     assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash
@@ -154,8 +155,8 @@ def test_mixed_answers_score_in_between_despite_errors_deletions_forgeries_and_a
 def test_every_submission_gets_a_feedback_file_that_diagnoses_without_the_answer(graded):
     _, results, out = graded
     folder = out.with_name("grades-feedback")
-    pages = {path.name: path.read_text() for path in folder.iterdir()}
-    assert len(pages) == 4
+    pages = {path.name: path.read_text() for path in folder.glob("*.md")}
+    assert len(pages) == 4 and len(list(folder.glob("*.html"))) == 4
     mixed = next(text for name, text in pages.items() if name.startswith("mixed-"))
     assert f"Score: 4 / {len(EXERCISES)}" in mixed
     assert "give a whole number of bytes, e.g. 400, not 400.0" in mixed  # q5: a float

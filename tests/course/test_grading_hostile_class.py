@@ -92,7 +92,7 @@ def test_each_hostile_notebook_is_a_zero_with_a_reason(graded):
         assert (row["score"], row["note"]) == ("0", f"not a valid notebook ({reason}): not graded")
     assert rows["stranger.ipynb"]["score"] == "0" and "not graded" in rows["stranger.ipynb"]["note"]
     pages = {path.name: path.read_text(encoding="utf-8")
-             for path in out.with_name("grades-feedback").iterdir()}
+             for path in out.with_name("grades-feedback").glob("*.md")}
     for name in ("Many Outputs", "Huge Float", LONG):  # run, and every exercise said why
         submission = f"{files[name]}.ipynb"
         assert rows[submission]["score"] == "0"
@@ -106,7 +106,7 @@ def test_each_hostile_notebook_is_a_zero_with_a_reason(graded):
 @pytest.mark.slow  # runs kernels
 def test_every_output_file_is_written(graded):
     _, rows, out, _ = graded
-    assert len(list(out.with_name("grades-feedback").iterdir())) == len(rows)
+    assert len(list(out.with_name("grades-feedback").glob("*.md"))) == len(rows)
     summary = reports.summary_path(out).read_text(encoding="utf-8")
     assert summary.startswith(f"# Grading summary: {len(rows)} submissions")
     assert reports.written_path(out).read_text(encoding="utf-8").startswith(

@@ -87,7 +87,7 @@ def test_a_name_that_is_not_utf8_is_written_visibly_and_every_row_kept(tmp_path)
     assert [row["submission"] for row in rows(out)] == ["Ren\\xe9e.ipynb", "alice.ipynb"]
     summary = summary_path(out).read_text(encoding="utf-8")
     assert "Ren\\xe9e.ipynb" in summary
-    assert len(list(feedback_folder(out).iterdir())) == 2
+    assert len(list(feedback_folder(out).glob("*.md"))) == 2
     assert not [p for p in (tmp_path / "out").rglob("*") if p.name.endswith(".tmp")]
 
 
@@ -181,14 +181,18 @@ def test_names_are_never_html_links_bidi_or_formulas(tmp_path):
     assert "\\u3000+1.ipynb" in {row["submission"] for row in table}  # escaped: text
     assert "\\u202egnp.ipynb" in {row["submission"] for row in table}
     render = MarkdownIt("commonmark", {"html": True}).render
-    pages = [*feedback_folder(out).iterdir(), summary_path(out)]
+    pages = [*feedback_folder(out).glob("*.md"), summary_path(out)]
     assert len(pages) == len(HOSTILE_NAMES) + 1
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert "\u202e" not in text and "\u200b" not in text
         html = render(text)
         assert "<img" not in html and "<a " not in html, (page.name, html)
-    page = next(p for p in feedback_folder(out).iterdir() if p.name.startswith("a_b"))
+    for page in feedback_folder(out).glob("*.html"):  # the page to paste: escaped as it is
+        text = page.read_text(encoding="utf-8")
+        assert "\u202e" not in text and "\u200b" not in text
+        assert "<img" not in text and "<a " not in text and "<https" not in text, page.name
+    page = next(p for p in feedback_folder(out).glob("*.md") if p.name.startswith("a_b"))
     assert "a`b``c.ipynb" in render(page.read_text(encoding="utf-8"))  # shown whole
 
 
@@ -222,7 +226,7 @@ def trust(tmp_path_factory):
         # 20 s a cell: the imports have room on a loaded machine; only the stopped kernel waits.
         results = judge.grade(folder, out, cell_timeout=20, jobs=2, sandboxed=True)
     texts = {page.name: page.read_text(encoding="utf-8")
-             for page in feedback_folder(out).iterdir()}
+             for page in feedback_folder(out).glob("*.md")}
     return {"rows": {row["submission"]: row for row in rows(out)},
             "results": {result.submission: result for result in results},
             "pages": texts, "summary": summary_path(out).read_text(encoding="utf-8"),

@@ -85,7 +85,7 @@ def test_a_malformed_notebook_is_its_students_zero_and_everyone_else_is_graded(t
         assert rows[f"{file}.ipynb"]["score"] == "0"
         assert rows[f"{file}.ipynb"]["note"] == f"not a valid notebook ({reason}): not graded"
     assert rows[f"{files[0]}.ipynb"]["note"] == ""
-    assert len(list(out.with_name("grades-feedback").iterdir())) == len(results) == 4
+    assert len(list(out.with_name("grades-feedback").glob("*.md"))) == len(results) == 4
     assert out.with_name("grades-summary.md").is_file()
     assert out.with_name("grades-written.md").is_file()
 

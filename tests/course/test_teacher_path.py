@@ -5,6 +5,7 @@ grade, and read the similarity report, the commonest kinds of mistake and the gr
 import csv
 import io
 import json
+import math
 import zipfile
 
 import nbformat
@@ -139,19 +140,25 @@ def test_the_grades_say_who_earned_what_and_why(path):
     says(grace["note"], "ada-lovelace", "variant key", "grace-hopper", "graded", "grace-hopper",
          in_order=True)
     assert rows["katherine-johnson.ipynb"]["note"] == judge.NOTHING_HANDED_IN
+    # Canvas's LATE is kept; Moodle's names (Alan's) never say, nor does nothing handed in.
+    assert {file: rows[f"{file}.ipynb"]["late"] for file in FILES} == {
+        "ada-lovelace": "no", "grace-hopper": "no", "zoe-ni-bhriain": "yes", "alan-turing": "",
+        "katherine-johnson": ""}
 
 
 @pytest.mark.slow  # runs kernels
 def test_the_similarity_report_flags_the_copy_and_no_one_else(path):
     page = reports.teacher_file(path["out"], "similarity").read_text(encoding="utf-8")
     cells = page.split("## Answer cells")[1].split("## Written answers")[0]
-    assert cells.count("alike in 2 submissions: ` ada-lovelace.ipynb `, ` grace-hopper.ipynb `") \
-        == len(EXERCISES)
+    # 2 of the 4 submissions compared hold each: ln(4 / 2) = 0.69 (Katherine handed nothing in).
+    assert cells.count("alike in 2 submissions (weight 0.69): ` ada-lovelace.ipynb `, "
+                       "` grace-hopper.ipynb `") == len(EXERCISES)
     assert "zoe" not in cells and "alan" not in cells
     written = page.split("## Written answers")[1].split("## Pairs")[0]
     assert "01-3" in written and "` grace-hopper.ipynb `" in written and "zoe" not in written
-    assert (f"- ` ada-lovelace.ipynb ` and ` grace-hopper.ipynb `: {len(EXERCISES) + 1} alike"
-            in page)
+    shared = len(EXERCISES) + 1
+    assert (f"- ` ada-lovelace.ipynb ` and ` grace-hopper.ipynb `: weight "
+            f"{shared * math.log(2):.2f}, {shared} alike") in page
     assert "no score was changed" in page
 
 
@@ -166,7 +173,7 @@ def test_the_summary_groups_a_mistake_across_variants_and_files_each_note_where_
     assert "` grace-hopper.ipynb `" in look
     assert "` katherine-johnson.ipynb `" in summary.split(heading["not graded"])[1]
     files = summary.split("## The class's files")[1]
-    says(files, "smithbob\\_777\\_9007\\_10-exercises.ipynb", "no student", in_order=True)
+    says(files, "smithbob_777_9007_10-exercises.ipynb", "no student", in_order=True)
     says(files, "Moodle", "participant id", "ada-lovelace, grace-hopper, katherine-johnson, "
          "zoe-ni-bhriain", in_order=True)
 

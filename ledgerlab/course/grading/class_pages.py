@@ -13,19 +13,21 @@ from pathlib import Path
 from ledgerlab.console import printable
 
 from ..exercises import GRADED
-from . import gradebook, similarity
+from . import collect, gradebook, similarity
 from .reports import NOT_GRADED, failure_text, teacher_file
 
 
 def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out: Path,
                 read: Callable, students: Mapping[str, Mapping[str, str]] | None = None,
-                filed: Mapping[str, str] | None = None,
-                collected: Mapping | None = None) -> tuple[dict[Path, str], list[str]]:
+                filed: Mapping[str, str] | None = None, collected: Mapping | None = None,
+                canvas_title: str = gradebook.ASSIGNMENT_TITLE
+                ) -> tuple[dict[Path, str], list[str]]:
     """The similarity page, and with a roster the Canvas and Moodle gradebooks: {path: text};
     and lines for the summary (the students a Moodle worksheet cannot name).
 
     ``read``: a submission's notebook, or why it cannot be read (``judge.read_notebook``);
-    ``filed``: submission name -> the roster file name it is filed under."""
+    ``filed``: submission name -> the roster file name it is filed under; ``canvas_title``:
+    the Canvas gradebook's column (``gradebook.canvas_column``)."""
     def cells():  # one notebook at a time: the page keeps each answer's hash, not its code
         for path in paths:
             notebook = read(path)
@@ -47,16 +49,29 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
             if sum(score.values()) == max(by_student[file]):
                 comments[file] = comment(result, score)
     scores, most = gradebook.best_scores(by_student), sum(points.values())
-    found = (collected or {}).get("students", {})
-    ids = {platform: {file: entry["id"] for file, entry in found.items()
-                      if entry.get("platform") == platform} for platform in ("canvas", "moodle")}
-    pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"])
+    ids = platform_ids(results, filed or {}, collected or {})
+    pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"],
+                                                              canvas_title)
     worksheet, missing = gradebook.moodle_csv(students, scores, most, ids["moodle"], comments)
     pages[teacher_file(out, "moodle")] = worksheet
     if ids["moodle"] and missing:
         notes.append(f"Not in the Moodle worksheet, no participant id (their file did not come "
                      f"from Moodle's download): {', '.join(missing)}")
     return pages, notes
+
+
+def platform_ids(results: list, filed: Mapping[str, str], collected: Mapping
+                 ) -> dict[str, dict[str, str]]:
+    """{"canvas": {roster file name: user id}, "moodle": {...: participant id}}: from what
+    ``collect`` recorded, or, for a platform's download graded as it is, from each file's
+    own name (``collect.submitted_as``)."""
+    ids: dict[str, dict[str, str]] = {"canvas": {}, "moodle": {}}
+    for result in results:
+        found = collect.submitted_as(result.submission, collected)
+        file = filed.get(result.submission)
+        if found.platform in ids and found.lms_id and file:
+            ids[found.platform].setdefault(file, found.lms_id)
+    return ids
 
 
 def comment(result, score: Mapping[str, int]) -> str:

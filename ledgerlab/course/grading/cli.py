@@ -17,8 +17,8 @@ from pathlib import Path
 from ledgerlab.console import printable
 
 from .. import paths
-from . import roster, sandbox
-from .collect import CollectError, collect
+from . import gradebook, roster, sandbox
+from .collect import CollectError, collect, moodle_lateness
 from .editions import AssignmentError, build_assignment, check_destination
 from .graded import Graded
 from .handout import HandoutError, hand_out, install_command
@@ -68,6 +68,27 @@ def _say_rekeyed(before: dict[str, str], after: dict[str, str]) -> None:
               f"secret): hand out their new notebooks: {', '.join(changed)}")
 
 
+def canvas_assignment(text: str) -> str:
+    """An argparse type: the Canvas gradebook's column for ``--canvas-assignment``."""
+    try:
+        return gradebook.canvas_column(text)
+    except gradebook.GradebookError as error:
+        raise argparse.ArgumentTypeError(str(error).replace("canvas_assignment ", "", 1)) from None
+
+
+def _say_canvas_column(column: str) -> None:
+    """What Canvas's import of the gradebook will do with its column."""
+    assignment = gradebook.canvas_id(column)
+    if assignment:
+        print(f"grades-canvas.csv: Canvas's import fills assignment {assignment} (its column "
+              f"is {column!r})")
+    else:
+        print(f"grades-canvas.csv: its column {column!r} names no assignment id, so Canvas's "
+              f"import makes a NEW assignment of that name; to fill yours, grade again with "
+              f"--canvas-assignment ID (make grade CANVAS_ASSIGNMENT=ID), the number after "
+              f"/assignments/ in its address")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ledgerlab.course.grading",
                                      description=DESCRIPTION)
@@ -89,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     grading.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1, metavar="N",
                          help=f"submissions graded at once, from 1 to {MAX_JOBS} (default 1)")
     grading.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE_HELP)
+    grading.add_argument("--canvas-assignment", metavar="ID", type=canvas_assignment,
+                         help="Canvas's id of the assignment the grades go to (the number "
+                         "after /assignments/ in its address), or its column as Canvas's "
+                         "gradebook export heads it, 'Title (ID)': the Canvas gradebook's "
+                         "column is then 'Title (ID)', and Canvas's import fills that "
+                         "assignment. Without it the column is "
+                         f"'{gradebook.ASSIGNMENT_TITLE}' and the import makes a new assignment")
     handing = commands.add_parser("handout", help="one zip archive per student of a built "
                                   "assignment, with the install command (course extra) in it")
     handing.add_argument("build", type=Path, help="the assignment folder make assignment built")
@@ -102,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
                             "unzipped folder")
     collecting.add_argument("--autograder", type=Path, required=True)
     collecting.add_argument("--out", type=Path, default=Path("build/submissions"))
+    collecting.add_argument("--moodle-worksheet", type=Path, metavar="CSV",
+                            help="Moodle's grading worksheet (the assignment's \"Download "
+                            "grading worksheet\"): its Status column says which of Moodle's "
+                            "files were late, which their names do not (read in English)")
     args = parser.parse_args(argv)
 
     if args.command == "assignment":
@@ -150,16 +182,20 @@ def main(argv: list[str] | None = None) -> int:
         try:
             results = grade(args.submissions, args.out, args.autograder,
                             cell_timeout=args.cell_timeout, jobs=args.jobs,
-                            sandboxed=not args.unsafe_no_sandbox, progress=progress)
-        except (OutputError, ManifestError, roster.RosterError) as error:
+                            sandboxed=not args.unsafe_no_sandbox, progress=progress,
+                            canvas_assignment=args.canvas_assignment)
+        except (OutputError, ManifestError, roster.RosterError, gradebook.GradebookError) as error:
             print(f"grade: {error} (nothing was graded or written)", file=sys.stderr)
             return 2
         except FileNotFoundError as error:
             parser.error(str(error))
         out = printable(str(args.out))
         stem = printable(args.out.stem)
-        print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/, {stem}-summary.md "
+        print(f"wrote {out} ({len(results)} submissions), {stem}-feedback/ (each student's "
+              f"feedback in Markdown, and in HTML to paste), {stem}-summary.md "
               f"and {stem}-written.md (the answers in words, for reading)")
+        if args.autograder and roster.read_students(args.autograder) is not None:
+            _say_canvas_column(args.canvas_assignment or gradebook.ASSIGNMENT_TITLE)
     elif args.command == "handout":
         try:
             archives = hand_out(args.build, args.out, args.wheel)
@@ -174,13 +210,25 @@ def main(argv: list[str] | None = None) -> int:
             if students is None:
                 raise CollectError("the assignment was built without a roster: there is no "
                                    "one to match the files to")
-            collected = collect(args.export, students, args.out)
+            moodle_late = (moodle_lateness(args.moodle_worksheet) if args.moodle_worksheet
+                           else None)
+            collected = collect(args.export, students, args.out, moodle_late)
         except (CollectError, roster.RosterError) as error:
             print(f"collect: {error}", file=sys.stderr)
             return 2
         missing = sorted(set(students) - set(collected.files) - set(collected.unreadable))
         print(f"collected {len(collected.files)} of {len(students)} students' notebooks in "
               f"{printable(str(args.out))}")
+        late = sorted(file for file, found in collected.files.items() if found.late)
+        if late:
+            print(f"{len(late)} handed in late, as the platform marked them: {', '.join(late)}")
+        moodle = [found for found in collected.files.values() if found.platform == "moodle"]
+        if moodle and not args.moodle_worksheet:
+            print("Moodle's file names do not say which were late: give its grading worksheet "
+                  "(--moodle-worksheet, make collect MOODLE_WORKSHEET=) to read its Status column")
+        elif any(found.late is None for found in moodle):
+            print(f"{sum(found.late is None for found in moodle)} of Moodle's files have no "
+                  f"English Status in the worksheet: whether they were late is not known")
         for path, why in collected.unmatched:
             print(f"not collected: {path}: {why}")
         if collected.unreadable:

@@ -15,22 +15,28 @@ its words (Canvas puts the family name first): ``lovelaceada`` is Ada Lovelace,
 ``Zoë Ní Bhriain`` is zoe-ni-bhriain. A name that matches no student, or two, is not
 guessed: the file is listed for the teacher. ``collect`` copies each matched notebook to
 ``<file name>.ipynb``, which is how grading files it, and keeps the platform's id of each
-student in ``collected.json`` for the gradebook files.
+student in ``collected.json`` for the gradebook files, with whether the platform marked the
+file late: Canvas's names say it (``LATE``, or nothing for a file on time); Moodle's say
+nothing of it, so its lateness is unknown (``None``) unless the teacher gives Moodle's
+grading worksheet, whose Status column says it (``moodle_lateness``).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
 import shutil
 import unicodedata
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 from . import atomic, roster
+from .files import FileTooLarge, NotRegularFile, path_argument, read_regular
 from ledgerlab.console import printable
 
 COLLECTED_FILE = "collected.json"
@@ -44,12 +50,60 @@ UTF8_NAME = 0x800  # bit 11 of a zip entry's flags: its name is UTF-8, not cp437
 
 MOODLE_FILE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+_(?P<original>.+)$")
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+$")
-CANVAS = re.compile(r"^(?P<name>.+?)(?:[_ -]late)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<original>.+)$",
+# ``LATE`` (Canvas since 2020) or ``-late`` (before: spaces and punctuation as dashes).
+CANVAS = re.compile(r"^(?P<name>.+?)(?P<late>[_ -]late)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<original>.+)$",
                     re.IGNORECASE)
 
 
 class CollectError(ValueError):
     """The export cannot be collected where asked; nothing was written."""
+
+
+# --- Moodle's grading worksheet: the lateness its file names do not give -----------------
+
+MAX_WORKSHEET_BYTES = 16 * 1024**2  # a row a student: 5,000 rows of a few hundred bytes
+# Moodle's Status cell, downloaded, is its parts joined by " - " (``col_status`` in
+# mod/assign/gradingtable.php): "Submitted for grading - 2 days 3 hours late - Graded". In
+# English, a late file's has "<time> late" (the string ``submittedlateshort``); a status
+# without one of English's own words is in another language, and its lateness is not read.
+MOODLE_LATE = re.compile(r"\blate\b")
+MOODLE_ENGLISH = ("Submitted for grading", "Draft (not submitted)", "No submission",
+                  "Reopened", "Graded", "Not graded")
+
+
+def moodle_lateness(worksheet: object) -> dict[str, bool | None]:
+    """{participant id: late?} from Moodle's grading worksheet (the assignment's "Download
+    grading worksheet", a CSV with its ``Identifier`` "Participant <id>" and ``Status``
+    columns): True or False where the Status is in English, None where it is not. Only a
+    regular file of at most MAX_WORKSHEET_BYTES is read; CollectError for anything else."""
+    path = path_argument(worksheet, "worksheet")
+    try:
+        text = read_regular(path, MAX_WORKSHEET_BYTES).decode("utf-8-sig")
+    except NotRegularFile:
+        raise CollectError("the Moodle worksheet is not a regular file (a folder, a pipe or a "
+                           "device): it is the CSV Moodle's \"Download grading worksheet\" "
+                           "gives") from None
+    except FileTooLarge:
+        raise CollectError(f"the Moodle worksheet is larger than {MAX_WORKSHEET_BYTES:,} bytes: "
+                           f"it is one row a student") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise CollectError(f"cannot read the Moodle worksheet ({type(error).__name__}): it is "
+                           f"the CSV Moodle's \"Download grading worksheet\" gives, in UTF-8") from None
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error:
+        rows = None
+    if not rows or not {"Identifier", "Status"} <= set(rows[0]):
+        raise CollectError("the Moodle worksheet has no Identifier and Status columns: it is "
+                           "the CSV Moodle's \"Download grading worksheet\" gives")
+    late: dict[str, bool | None] = {}
+    for row in rows:
+        found = re.fullmatch(r"Participant (\d+)", (row.get("Identifier") or "").strip())
+        status = row.get("Status") or ""
+        if found:
+            english = any(word in status for word in MOODLE_ENGLISH)
+            late[found[1]] = bool(MOODLE_LATE.search(status)) if english else None
+    return late
 
 
 @dataclass(frozen=True)
@@ -61,6 +115,9 @@ class Source:
     name: str  # the name as the platform wrote it
     lms_id: str  # Canvas's user id or Moodle's participant id; "" for a plain file
     order: int  # the later of two files of one student has the larger
+    # Whether the platform marked it late: True or False from Canvas's name; None where the
+    # name does not say (Moodle's, a plain file).
+    late: bool | None = None
 
 
 def source(path: str) -> Source:
@@ -77,7 +134,8 @@ def source(path: str) -> Source:
         return Source(path, "moodle", found["name"], found["id"], 0)
     found = CANVAS.match(base)
     if found:
-        return Source(path, "canvas", found["name"], found["id"], int(found["attachment"]))
+        return Source(path, "canvas", found["name"], found["id"], int(found["attachment"]),
+                      late=found["late"] is not None)
     return Source(path, "plain", re.sub(r"\.ipynb$", "", base, flags=re.IGNORECASE), "", 0)
 
 
@@ -133,7 +191,8 @@ class Collected:
 
     def as_json(self) -> dict:
         return {"students": {file: {"source": found.path, "platform": found.platform,
-                                    "id": found.lms_id} for file, found in self.files.items()},
+                                    "id": found.lms_id, "late": found.late}
+                             for file, found in self.files.items()},
                 "unmatched": [{"source": path, "why": why} for path, why in self.unmatched],
                 "unreadable": self.unreadable}
 
@@ -219,12 +278,14 @@ def _entries(export: Path):
             for path in sorted(paths) if path.is_file() and not path.is_symlink()]
 
 
-def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Collected:
+def collect(export: Path, students: dict[str, dict[str, str]], out: Path,
+            moodle_late: dict[str, bool | None] | None = None) -> Collected:
     """Copy each notebook of ``export`` (a folder or a zip file as a platform gives it) whose
     name matches one student of ``students`` (roster file name -> {"name", "key"}) to
     ``out/<file name>.ipynb``; ``out/collected.json`` says where each came from and lists
     every other file with why, a file that cannot be read among them (the student's earlier
-    file, if any, is used instead). ``out`` is written whole, or not at all."""
+    file, if any, is used instead). ``moodle_late`` (``moodle_lateness``) says which of
+    Moodle's files were late. ``out`` is written whole, or not at all."""
     out = Path(out)
     if out.exists() and not (out.is_dir() and (not any(out.iterdir())
                                                or (out / COLLECTED_FILE).is_file())):
@@ -246,7 +307,9 @@ def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Col
         if file is None:
             collected.unmatched.append((shown, why))
             continue
-        found = Source(shown, found.platform, found.name, found.lms_id, found.order)
+        if found.platform == "moodle" and moodle_late:
+            found = replace(found, late=moodle_late.get(found.lms_id))
+        found = replace(found, path=shown)
         uploads.setdefault(file, []).append((found, place, read))
     out.absolute().parent.mkdir(parents=True, exist_ok=True)
     building = atomic.temp_folder(out.absolute())
@@ -286,8 +349,9 @@ def collect(export: Path, students: dict[str, dict[str, str]], out: Path) -> Col
 
 def read_collected(submissions: Path) -> dict:
     """``collected.json`` of a folder ``collect`` wrote: {"students": {file: {"source",
-    "platform", "id"}}, "unmatched": [...], "unreadable": {file: why}}, or empty ones for
-    any other folder."""
+    "platform", "id", "late"}}, "unmatched": [...], "unreadable": {file: why}}, or empty ones
+    for any other folder. "late" is True, False or None (not said, or a collection made
+    before lateness was kept)."""
     path = Path(submissions) / COLLECTED_FILE
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
@@ -297,7 +361,9 @@ def read_collected(submissions: Path) -> dict:
         found = {}
     students, unmatched, unreadable = (found.get(key) for key in
                                        ("students", "unmatched", "unreadable"))
-    return {"students": {file: entry for file, entry in students.items()
+    return {"students": {file: {**entry, "late": entry.get("late")
+                                if isinstance(entry.get("late"), bool) else None}
+                         for file, entry in students.items()
                          if isinstance(entry, dict) and all(isinstance(entry.get(key), str)
                                                             for key in ("source", "platform", "id"))}
             if isinstance(students, dict) else {},
@@ -306,3 +372,15 @@ def read_collected(submissions: Path) -> dict:
             if isinstance(unmatched, list) else [],
             "unreadable": {file: why for file, why in unreadable.items() if isinstance(why, str)}
             if isinstance(unreadable, dict) else {}}
+
+
+def submitted_as(submission: str, collected: dict) -> Source:
+    """What the platform said of a graded file (``submission``, its name in the folder
+    graded): ``collect``'s record of it, for a file collect wrote (``<file name>.ipynb``;
+    ``collected`` is ``read_collected``'s); else what its own name says, so that a Canvas or
+    Moodle download graded as it is keeps its student's id and its lateness too."""
+    file = re.sub(r"\.ipynb$", "", submission, flags=re.IGNORECASE)
+    entry = collected.get("students", {}).get(file)
+    if entry is not None and submission == f"{file}.ipynb":
+        return Source(entry["source"], entry["platform"], file, entry["id"], 0, entry["late"])
+    return source(submission)

@@ -6,9 +6,13 @@ worksheet.
 assignment; a ``Points Possible`` row may follow the header. A student is found by ``ID``
 (Canvas's user id), else by SIS id, else by name; a column whose title is no assignment
 of the course makes a new one (``GradebookImporter#process_header``, ``#process_student``
-and ``#check_for_non_student_row`` in Canvas's ``app/models/gradebook_importer.rb``). The
-user id is the one Canvas writes into each downloaded submission's name, so a class
-collected from Canvas's download gets it; otherwise the name is what Canvas matches.
+and ``#check_for_non_student_row`` in Canvas's ``app/models/gradebook_importer.rb``). A
+column is found by the id in its title, ``Title (id)`` as Canvas's own export heads it
+(``Assignment.title_and_id``), so the column names the teacher's assignment by its id when
+they give it (``canvas_column``), and is the title alone otherwise. The
+user id is the one Canvas writes into each downloaded submission's name, so a class graded
+from Canvas's download, collected or as it is, gets it; otherwise the name is what Canvas
+matches.
 
 **Moodle** (the assignment's "Upload grading worksheet"): a CSV with the columns
 ``Identifier`` (``Participant <id>``), ``Grade`` and ``Last modified (grade)``, and
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import time
 from collections.abc import Mapping
 
@@ -33,6 +38,39 @@ CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_COLUMNS = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)",
                   "Feedback comments")
 ASSIGNMENT_TITLE = "LedgerLab exercises"
+# An assignment's column as Canvas heads it: its title, a space, its id in parentheses.
+TITLE_AND_ID = re.compile(r"(?P<title>\S.*) \((?P<id>[0-9]{1,20})\)")
+
+
+class GradebookError(ValueError):
+    """A gradebook option that names no assignment; nothing was graded or written."""
+
+
+def canvas_column(assignment: str | None) -> str:
+    """The title of the Canvas gradebook's column: ``Title (id)``, which Canvas's import
+    fills the assignment ``id`` of, for ``assignment`` given as Canvas's id ("1234", the
+    number in the assignment's address) or as Canvas's export heads its column
+    ("LedgerLab exercises (1234)"); the title alone for None, which the import makes a new
+    assignment of."""
+    if assignment is None:
+        return ASSIGNMENT_TITLE
+    if not isinstance(assignment, str):
+        raise TypeError(f"canvas_assignment must be a str or None, not {type(assignment).__name__}")
+    text = assignment.strip()
+    if re.fullmatch(r"[0-9]{1,20}", text):
+        return f"{ASSIGNMENT_TITLE} ({int(text)})"
+    found = TITLE_AND_ID.fullmatch(text)
+    if found is None:
+        raise GradebookError("canvas_assignment must be Canvas's id of the assignment (the "
+                             "number after /assignments/ in its address) or its column as "
+                             "Canvas's gradebook export heads it, Title (id)")
+    return f"{found['title']} ({int(found['id'])})"
+
+
+def canvas_id(column: str) -> str | None:
+    """The assignment id a column title names, or None (the title alone)."""
+    found = TITLE_AND_ID.fullmatch(column)
+    return found["id"] if found else None
 
 
 def _csv(rows: list[list[object]]) -> str:
@@ -50,7 +88,8 @@ def best_scores(scores: Mapping[str, list[int]]) -> dict[str, int]:
 def canvas_csv(students: Mapping[str, Mapping[str, str]], scores: Mapping[str, int], most: int,
                ids: Mapping[str, str], title: str = ASSIGNMENT_TITLE) -> str:
     """Canvas's gradebook CSV: one row per roster student (``students``: file name ->
-    {"name"}), their ``scores`` out of ``most``, Canvas's user id where ``ids`` has it."""
+    {"name"}), their ``scores`` out of ``most``, Canvas's user id where ``ids`` has it, in a
+    column headed ``title`` (``canvas_column``)."""
     rows: list[list[object]] = [[*CANVAS_COLUMNS, csv_safe(title)],
                                 ["Points Possible", "", "", "", "", most]]
     for file, entry in sorted(students.items(), key=lambda item: item[1]["name"]):

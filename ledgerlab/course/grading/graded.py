@@ -20,6 +20,10 @@ class Graded:
     # any answer came back), "" when it was: a technical failure, said as one on every page
     # and gradebook comment, never as exercises left unanswered.
     failure: str = ""
+    # Whether the platform marked the file late (Canvas's LATE in its name, Moodle's
+    # worksheet, kept by collect): True or False, None where nothing says (Moodle's names
+    # alone, a plain file, nothing handed in).
+    late: bool | None = None
 
     def score(self, points: dict[str, int]) -> dict[str, int]:
         return {name: points[name] * bool(self.verdicts[name]) for name in points}

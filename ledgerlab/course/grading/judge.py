@@ -31,7 +31,7 @@ from ..exercises import ARTICLE, GRADED, Variant, variant
 from ..exercises.variants import KEY
 from ..feedback import Feedback, wrong
 from ..written import collect_written
-from . import collect, notes, roster, sandbox
+from . import collect, gradebook, notes, roster, sandbox
 from .answers import MAX_INT, AnswerTooLarge, from_plain
 from .class_pages import class_pages
 from .graded import Graded
@@ -208,13 +208,17 @@ def _whose_key(notebook, filed: str, keys: dict[str, str]) -> str:
 
 def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
           cell_timeout: int | None = None, jobs: int = 1, sandboxed: bool = True,
-          progress=None) -> list[Graded]:
+          progress=None, canvas_assignment: str | None = None) -> list[Graded]:
     """Grade every ``*.ipynb`` entry of ``submissions``; write the grades, one feedback file
     per submission and a summary for the teacher. Every entry gets its row.
 
     The outputs are checked first (reports.OutputError), so nothing is graded for grades
     that could not be written. An assignment built with a roster grades each submission on
-    the variant of the name it is filed under, and a name not on the roster is not graded."""
+    the variant of the name it is filed under, and a name not on the roster is not graded.
+    ``canvas_assignment`` (Canvas's id of the assignment, or ``Title (id)``) names the
+    assignment the Canvas gradebook fills (``gradebook.canvas_column``); without it, Canvas's
+    import makes a new one."""
+    canvas_title = gradebook.canvas_column(canvas_assignment)  # refused before any grading
     manifest = read_manifest(Path(autograder)) if autograder else None
     keys = roster.read_keys(Path(autograder)) if autograder else None
     entries = manifest["exercises"] if manifest else [
@@ -242,13 +246,15 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, paths))
     found = collect.read_collected(Path(submissions))
+    results = [replace(result, late=collect.submitted_as(result.submission, found).late)
+               for result in results]
     if keys is not None:
         results = _with_roster_notes(results, paths, keys, names, found["unreadable"])
     # The teacher's pages beyond the grades: what submissions share, the gradebooks.
     students = roster.read_students(Path(autograder)) if keys is not None else None
     filed = {result.submission: filed_as(Path(result.submission), keys) for result in results}
     pages, notes = class_pages(results, paths, points, Path(out), read_notebook, students,
-                               filed, found)
+                               filed, found, canvas_title)
     notes += [f"{entry['source']}: {entry['why']}" for entry in found["unmatched"]]
     write_grades(results, points, Path(out), pages, notes)
     return results

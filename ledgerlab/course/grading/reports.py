@@ -1,10 +1,12 @@
-"""What grading writes: grades.csv, one feedback page per submission, a summary, and the
-teacher's page of the answers in words (``written_page``).
+"""What grading writes: grades.csv, each submission's feedback as a Markdown page and an HTML
+page to paste into a platform's comment box, a summary, and the teacher's page of the
+answers in words (``written_page``).
 
 Every name shown comes from a student's file name, so it is made safe where it lands:
 ``ledgerlab.console.printable`` for one visible line (an undecodable byte, a control or a
 bidi character escaped), then ``csv_safe`` for a spreadsheet (never a formula), ``markdown_name`` for a
-page (never HTML or a link), ``feedback_name`` for a file name. ``check_outputs`` refuses
+page (never HTML or a link), ``html.escape`` for an HTML page, ``feedback_name`` for a file
+name. ``check_outputs`` refuses
 outputs that cannot be written before anything is graded, and each file is replaced
 atomically, so a teacher never opens half a grades file.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import html
 import io
 import os
 import re
@@ -84,26 +87,35 @@ def check_outputs(out: Path) -> None:
 
 def write_grades(results: list[Graded], points: dict[str, int], out: Path,
                  extra: dict[Path, str] | None = None, notes: Iterable[str] = ()) -> None:
-    """grades.csv, ``<stem>-feedback/NAME.md`` each, ``<stem>-summary.md`` (with ``notes``
-    for the teacher), ``<stem>-written.md`` (ending with where to score the answers in
-    words) and ``<stem>-written-scores.csv``, and the ``extra`` pages (path -> text): all
-    of them, or none (``write_all``). The feedback folder holds this run's pages only: an
+    """grades.csv, ``<stem>-feedback/NAME.md`` and ``NAME.html`` each, ``<stem>-summary.md``
+    (with ``notes`` for the teacher), ``<stem>-written.md`` (ending with where to score the
+    answers in words) and ``<stem>-written-scores.csv``, and the ``extra`` pages (path ->
+    text): all of them, or none (``write_all``). The feedback folder holds this run's pages only: an
     earlier run's are replaced with it."""
     rows = [{"submission": csv_safe(result.submission),
              "score": sum(result.score(points).values()), "max": sum(points.values()),
-             **result.score(points), "note": printable(result.note)} for result in results]
+             **result.score(points), "late": LATE_SHOWN[result.late],
+             "note": printable(result.note)} for result in results]
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "note"])
+    writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "late",
+                                                "note"])
     writer.writeheader()
     writer.writerows(rows)
-    pages = {feedback_name(result.submission): feedback_page(result, points)
-             for result in results}
+    pages = {name: page for result in results
+             for name, page in ((feedback_name(result.submission), feedback_page(result, points)),
+                                (feedback_name(result.submission, ".html"),
+                                 feedback_html(result, points)))}
     answers = [(result.submission, result.written) for result in results]
     written = written_page(answers) + scoring_section(answers)
     # grades.csv last: renamed into place once everything beside it is.
     write_all({**(extra or {}), summary_path(out): summary_page(results, points, notes),
                written_path(out): written, teacher_file(out, "written scores"): scores_csv(answers),
                out: buffer.getvalue()}, {feedback_folder(out): pages})
+
+
+# grades.csv's late column: as the platform marked the file (Canvas's LATE, Moodle's
+# worksheet), or "" where nothing says (Moodle's names alone, a plain file).
+LATE_SHOWN = {True: "yes", False: "no", None: ""}
 
 
 def csv_safe(name: str) -> str:
@@ -118,48 +130,104 @@ def csv_safe(name: str) -> str:
 
 def markdown_name(name: str) -> str:
     """A name in a Markdown page as a code span, so that nothing in it is live: no HTML, no
-    link, no emphasis. The fence is longer than any run of backticks in the name, and one
-    space each side is what CommonMark strips."""
-    shown = printable(name)
+    link, no emphasis."""
+    return code_span(printable(name), padded=True)
+
+
+def code_span(shown: str, padded: bool = False) -> str:
+    """``shown`` (one visible line) as a Markdown code span: the fence is longer than any run
+    of backticks in it, and one space each side (``padded``, or a backtick at an end) is what
+    CommonMark strips."""
     fence = "`" * (max(map(len, re.findall("`+", shown)), default=0) + 1)
-    return f"{fence} {shown} {fence}"
+    space = " " if padded or shown.startswith("`") or shown.endswith("`") else ""
+    return f"{fence}{space}{shown}{space}{fence}"
 
 
-def feedback_name(submission: str) -> str:
-    """A file name for a submission's feedback: safe characters, and a hash against clashes."""
+def feedback_name(submission: str, suffix: str = ".md") -> str:
+    """A file name for a submission's feedback (``suffix``: ".md", or ".html" for the page
+    to paste): safe characters, and a hash against clashes."""
     stem = re.sub(r"[^\w.-]", "_", submission.removesuffix(".ipynb"))[:60].lstrip(".") or "x"
     # At most 120 bytes (60 four-byte letters would be 240): far below a file name's 255.
     stem = stem.encode("utf-8", "surrogateescape")[:120].decode("utf-8", "ignore") or "x"
-    return f"{stem}-{hashlib.sha256(submission.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.md"
+    digest = hashlib.sha256(submission.encode('utf-8', 'surrogateescape')).hexdigest()[:8]
+    return f"{stem}-{digest}{suffix}"
+
+
+# What Markdown reads as markup inside a line: an escape, code, emphasis, strikethrough, math
+# (Jupyter's $), a link; an HTML tag or comment; a character reference. And what opens a
+# block at the start of one (a heading, a quote, a list, a rule).
+MARKUP = re.compile(r"[\\`*_~$\[\]]|<[A-Za-z/!?]|&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+BLOCK_START = re.compile(r"[#>+=-]|[0-9]+[.)]")
+# Punctuation of prose around a word, kept outside its code span: "(`cell_type`)." reads so.
+AROUND = re.compile(r"^([(\"']*)(.*?)([)\"'.,:;!?]*)$", re.DOTALL)
 
 
 def markdown_text(text: str) -> str:
-    """Text of the grader's (a verdict, a note) on one line of a Markdown page, with nothing
-    in it live: a type name such as ``__x__`` stays a name, never emphasis."""
-    text = INLINE.sub(lambda match: "\\" + match.group(), printable(text))
-    return "".join(ENTITIES.get(char, char) for char in text)
+    """Text of the grader's (a verdict, a note) on one line of a Markdown page, as written
+    and with nothing in it live: each word that Markdown would read as markup (a type name
+    ``__x__``, ``cell_type``, ``<b>``, ``&amp;``) is a code span, and nothing is escaped, so
+    "484 <= 597" stays that (an entity or a backslash would show raw where the page is
+    pasted or read as text)."""
+    def word(match: re.Match) -> str:
+        found = match.group()
+        starts_block = match.start() == 0 and BLOCK_START.match(found)
+        if not (MARKUP.search(found) or starts_block):
+            return found
+        before, inner, after = AROUND.match(found).groups()
+        if MARKUP.search(inner) and not starts_block:
+            return f"{before}{code_span(inner)}{after}"
+        return code_span(found)
+    return re.sub(r"\S+", word, printable(text))
+
+
+def feedback_blocks(result: Graded, points: dict[str, int]) -> list[tuple[str, list]]:
+    """The student's feedback, each exercise's verdict and the note in the student's words
+    (``notes.for_student``: a classmate whose key the notebook holds is not named), as blocks
+    ("h1", "h2" or "p", [(style, text)], style "text", "strong" or "code"), which
+    ``feedback_page`` writes as Markdown and ``feedback_html`` as HTML."""
+    scores = result.score(points)
+    blocks: list[tuple[str, list]] = [
+        ("h1", [("text", "Feedback: "), ("code", result.submission)]),
+        ("p", [("text", f"Score: {sum(scores.values())} / {sum(points.values())}")])]
+    note = [("p", [("text", f"Note: {for_student(result.note)}.")])] if result.note else []
+    if result.failure:  # said once, as what it is: no exercise was left unanswered by choice
+        blocks.append(("p", [("strong", NOT_GRADED),
+                             ("text", f": {failure_text(result)}. None of its "
+                                      f"{len(result.verdicts)} exercises could be graded.")]))
+        return blocks + (note if result.note != result.failure else [])
+    blocks += note
+    for name, verdict in result.verdicts.items():
+        exercise = GRADED[name]
+        blocks += [("h2", [("text", f"Exercise {exercise.number}: {exercise.title}")]),
+                   ("p", [("strong", Feedback.LABELS[verdict.status]),
+                          ("text", f" ({scores[name]} / {points[name]}): {verdict.message}")])]
+    return blocks
 
 
 def feedback_page(result: Graded, points: dict[str, int]) -> str:
-    """The student's page: each exercise's verdict, and the note in the student's words
-    (``notes.for_student``: a classmate whose key the notebook holds is not named)."""
-    scores = result.score(points)
-    lines = [f"# Feedback: {markdown_name(result.submission)}", "",
-             f"Score: {sum(scores.values())} / {sum(points.values())}", ""]
-    if result.failure:  # said once, as what it is: no exercise was left unanswered by choice
-        lines += [f"**{NOT_GRADED}**: {markdown_text(failure_text(result))}. None of its "
-                  f"{len(result.verdicts)} exercises could be graded.", ""]
-        if result.note and result.note != result.failure:
-            lines += [f"Note: {markdown_text(for_student(result.note))}.", ""]
-        return "\n".join(lines)
-    if result.note:
-        lines += [f"Note: {markdown_text(for_student(result.note))}.", ""]
-    for name, verdict in result.verdicts.items():
-        exercise = GRADED[name]
-        lines += [f"## Exercise {exercise.number}: {exercise.title}", "",
-                  f"**{Feedback.LABELS[verdict.status]}** ({scores[name]} / {points[name]}): "
-                  f"{markdown_text(verdict.message)}", ""]
+    """The student's page in Markdown (``feedback_blocks``), nothing in it live and nothing
+    escaped (``markdown_text``)."""
+    shown = {"text": markdown_text, "strong": lambda text: f"**{markdown_text(text)}**",
+             "code": markdown_name}
+    heading = {"h1": "# ", "h2": "## ", "p": ""}
+    lines = []
+    for kind, parts in feedback_blocks(result, points):
+        lines += [heading[kind] + "".join(shown[style](text) for style, text in parts), ""]
     return "\n".join(lines)
+
+
+def feedback_html(result: Graded, points: dict[str, int]) -> str:
+    """The student's page as HTML (``feedback_blocks``), every text escaped: opened in a
+    browser and copied, it pastes into Moodle's feedback comments or Canvas's rich content
+    editor with its headings and bold, and into a plain comment box (SpeedGrader's) as clean
+    text, with no Markdown or entity in it."""
+    tags = {"text": "{}", "strong": "<strong>{}</strong>", "code": "<code>{}</code>"}
+    body = [f"<{kind}>" + "".join(tags[style].format(html.escape(printable(text)))
+                                   for style, text in parts) + f"</{kind}>"
+            for kind, parts in feedback_blocks(result, points)]
+    title = html.escape(f"Feedback: {printable(result.submission)}")
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">"
+            f"<title>{title}</title></head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
 
 
 # A number in a verdict that is a student's own (a budget, a size, a count): each variant has
@@ -218,6 +286,7 @@ def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[
             lines += ["", f"## {name}: the commonest mistakes", ""]
             lines += [f"- {count} x {markdown_text(kind)}"
                       for kind, count in mistakes.most_common(3)]
+    lines += late_section(results)
     for kind, title in NOTE_LISTS:
         noted = [result for result in results if kind in _note_kinds(result.note)]
         if noted:
@@ -229,6 +298,21 @@ def summary_page(results: list[Graded], points: dict[str, int], notes: Iterable[
         lines += ["", "## The class's files", ""]
         lines += [f"- {markdown_text(note)}" for note in notes]
     return "\n".join(lines) + "\n"
+
+
+def late_section(results: list[Graded]) -> list[str]:
+    """The summary's lines on lateness, as the platform marked each file; none when nothing
+    says (a class of plain files, or Moodle's collected without its worksheet)."""
+    said = [result for result in results if result.late is not None]
+    if not said:
+        return []
+    late = [result for result in said if result.late]
+    lines = ["", "## Handed in late", "",
+             f"{len(late)} of the {len(said)} files whose lateness the platform gave (Canvas's "
+             f"LATE, Moodle's worksheet) were late; for {len(results) - len(said)} it is not "
+             f"known (Moodle's without its worksheet, plain files, nothing handed in)."]
+    return lines + ([""] if late else []) + [f"- {markdown_name(result.submission)}"
+                                             for result in late]
 
 
 # --- The answers in words: the teacher's page (ledgerlab.course.written reads them) ---
