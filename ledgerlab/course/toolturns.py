@@ -23,6 +23,9 @@ from .measures import Segment
 TOOLS = (fixtures.LOOKUP_TOOL,)
 TOOL_REQUEST = (fixtures.TOOL_SYSTEM, fixtures.TOOL_HISTORY, fixtures.TOOL_QUESTION)
 RESERVE = 1024  # the reply's reserve: anthropic-messages sends it as max_tokens
+# A field the application adds: it forces the lookup tool (OpenAI Chat's tool_choice).
+FORCE_LOOKUP = {"tool_choice": {"type": "function",
+                                "function": {"name": fixtures.LOOKUP_TOOL.name}}}
 
 
 def _round_labels(number: int, steps: tuple) -> list[str]:
@@ -164,6 +167,14 @@ def tools_bytes(tools=TOOLS, *, dialect: str = "openai-chat", encoder: str = "gs
     parts = byte_breakdown(*TOOL_REQUEST, tools=tools, dialect=dialect, encoder=encoder,
                            reserve_tokens=RESERVE)
     return parts.get("tools", 0)
+
+
+def extra_bytes(extra: dict | None = None, *, encoder: str = "gson") -> int:
+    """The bytes the application's own fields (``extra=``, FORCE_LOOKUP by default) add to
+    the tool request."""
+    parts = byte_breakdown(*TOOL_REQUEST, tools=TOOLS, extra=extra or FORCE_LOOKUP,
+                           encoder=encoder)
+    return parts.get("extra", 0)
 
 
 def dialect_sizes(encoder: str = "gson") -> dict[str, dict]:

@@ -161,9 +161,6 @@ def test_recording_and_the_table_use_no_network(in_a_kernel, monkeypatch):
     assert "2 of " in contents.progress_table().summary
 
 
-@pytest.mark.xfail(strict=True, reason="00-contents' saved table predates its per-lesson "
-                   "totals and hint/solution columns: make notebooks re-runs it (then remove "
-                   "this mark)")
 def test_the_saved_contents_page_shows_a_fresh_learners_table():
     """00's saved output is what a fresh learner sees: the course's runs switch progress off
     (tools/run_notebooks.py and notebooks/conftest.py), so 01 to 11 checked before it in the

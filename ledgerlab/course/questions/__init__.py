@@ -27,7 +27,8 @@ from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide
 from .memory import predict09, predict09_forget, predict09_room, quiz09
 from .projection import (predict01, predict02, predict02_count, predict03, predict04,
                          predict04_first, predict04_second, quiz01, quiz02, quiz03, quiz04)
-from .tools import (predict10, predict10_dialect, predict10_tools, predict11_image,
+from .tools import (predict10, predict10_dialect, predict10_extra, predict10_tools,
+                    predict11_image,
                     predict11_loop, predict11_reasoning, quiz10, quiz11)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
@@ -36,7 +37,7 @@ __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict05", "predict05_wide", "predict05_torn", "quiz05", "predict06", "quiz06",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
            "predict09", "predict09_room", "predict09_forget", "quiz09",
-           "predict10", "predict10_tools", "predict10_dialect", "quiz10",
+           "predict10", "predict10_tools", "predict10_dialect", "predict10_extra", "quiz10",
            "predict11_image", "predict11_loop", "predict11_reasoning", "quiz11"]
 
 
@@ -71,7 +72,7 @@ NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (s
     heading(9): (("Predict", predict09), ("Predict", predict09_room),
                 ("Predict", predict09_forget), ("Quiz", quiz09)),
     heading(10): (("Predict", predict10), ("Predict", predict10_tools),
-                 ("Predict", predict10_dialect), ("Quiz", quiz10)),
+                 ("Predict", predict10_dialect), ("Predict", predict10_extra), ("Quiz", quiz10)),
     heading(11): (("Predict", predict11_image), ("Predict", predict11_loop),
                  ("Predict", predict11_reasoning), ("Quiz", quiz11)),
 }

@@ -23,6 +23,11 @@ IMAGE_WINDOW = 400  # the token window the photo's request is sent under
 ANTHROPIC = "anthropic-messages"
 
 
+def _value_bytes() -> int:
+    """tool_choice's value alone, as the wire writes it."""
+    return len(get_encoder("gson").dumps(toolturns.FORCE_LOOKUP["tool_choice"]))
+
+
 def _sliced_count() -> int:
     return toolturns.count_slice_under(*toolturns.TOOL_REQUEST, SLICE_BUDGET)[0]
 
@@ -159,6 +164,21 @@ predict10_dialect = Question(
                       "entry travels in both dialects, in another shape.",
                       _dialect_bytes(ANTHROPIC, reserve=1): "that sends max_tokens 1: the "
                       "lesson's reply reserve is 1024 tokens, written in the body."},
+)
+
+predict10_extra = Question(
+    "The application forces the lookup tool: it adds tool_choice, "
+    "{\"type\":\"function\",\"function\":{\"name\":\"lookup_project\"}}, passed to select as "
+    "extra=. How many bytes does it add to the request select measures?",
+    lambda: toolturns.extra_bytes(),
+    explanation="a comma, the key in quotes, a colon and the object: every field the "
+                "application adds is sent, so the budget counts it as mandatory input.",
+    hint="write the field as it goes over the wire after the tools: a comma, "
+         "\"tool_choice\", a colon, then the object with no spaces.",
+    mistakes=lambda: {toolturns.extra_bytes() - 1: "the comma that separates it from the "
+                      "field before it travels too.",
+                      _value_bytes(): "that is its value alone; the key, its quotes, the colon "
+                      "and a comma travel too."},
 )
 
 predict11_image = Question(
