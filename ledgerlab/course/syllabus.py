@@ -73,7 +73,7 @@ LESSONS = (
            "A summary of early turns carries ORCHID-17 back within a summaries budget; evidence "
            "cited by its source; how one budget splits five ways; what `forget` does to a "
            "summary of the turn it deletes, and `derived_from`."),
-    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 24,
+    Lesson(10, "10-tool-turns.ipynb", "Tool turns: whole turns in real APIs", 29,
            "The article's question answered through a tool: a message-count slice orphans the "
            "tool result and the provider refuses it, the whole-turn rule keeps the pair; what "
            "tool schemas and a second dialect cost."),

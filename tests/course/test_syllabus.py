@@ -202,7 +202,7 @@ def test_every_notebook_file_the_docs_name_is_the_courses():
 def test_the_docs_count_the_exercises_there_are():
     counts = [NUMBER_WORDS[word.lower()] for text in DOCS.values()
               for word in re.findall(r"\b(\w+) exercises\b", text) if word.lower() in NUMBER_WORDS]
-    stated = re.findall(r"maximum\s+grade to the number of exercises \((\d+)\)",
+    stated = re.findall(r"maximum\s+grade to the number of exercises \((\d+)\b",
                         DOCS["grading.md"])
     assert counts and stated and set(counts) | {int(n) for n in stated} == {len(EXERCISES)}
 

@@ -23,6 +23,12 @@ IMAGE_WINDOW = 400  # the token window the photo's request is sent under
 ANTHROPIC = "anthropic-messages"
 
 
+def _forced_bytes() -> int:
+    """The tool request with both turns and the application's tool_choice."""
+    return len(request_bytes(*toolturns.TOOL_REQUEST, tools=toolturns.TOOLS,
+                             extra=toolturns.FORCE_LOOKUP))
+
+
 def _value_bytes() -> int:
     """tool_choice's value alone, as the wire writes it."""
     return len(get_encoder("gson").dumps(toolturns.FORCE_LOOKUP["tool_choice"]))
@@ -167,18 +173,21 @@ predict10_dialect = Question(
 )
 
 predict10_extra = Question(
-    "The application forces the lookup tool: it adds tool_choice, "
+    "At 908 bytes the tool request with both turns fits exactly. The application forces the "
+    "lookup tool: it adds tool_choice, "
     "{\"type\":\"function\",\"function\":{\"name\":\"lookup_project\"}}, passed to select as "
-    "extra=. How many bytes does it add to the request select measures?",
-    lambda: toolturns.extra_bytes(),
-    explanation="a comma, the key in quotes, a colon and the object: every field the "
-                "application adds is sent, so the budget counts it as mandatory input.",
+    "extra=. How many bytes is the request with both turns once the field is added?",
+    lambda: _forced_bytes(),
+    explanation="908 and the field as the wire writes it after the tools: a comma, the key in "
+                "quotes, a colon and the object. Every field the application adds is sent, so "
+                "the budget counts it as mandatory input, and at 908 bytes turn one no longer "
+                "fits.",
     hint="write the field as it goes over the wire after the tools: a comma, "
-         "\"tool_choice\", a colon, then the object with no spaces.",
-    mistakes=lambda: {toolturns.extra_bytes() - 1: "the comma that separates it from the "
-                      "field before it travels too.",
-                      _value_bytes(): "that is its value alone; the key, its quotes, the colon "
-                      "and a comma travel too."},
+         "\"tool_choice\", a colon, then the object with no spaces; add its bytes to 908.",
+    mistakes=lambda: {_forced_bytes() - 1: "the comma that separates it from the field before "
+                      "it travels too.",
+                      _forced_bytes() - toolturns.extra_bytes() + _value_bytes(): "that adds "
+                      "its value alone; the key, its quotes, the colon and a comma travel too."},
 )
 
 predict11_image = Question(
