@@ -3,6 +3,7 @@ other value is argparse's error (exit 2) naming the argument, before anything ru
 
 import pytest
 
+from ledgerlab.course.grading import judge
 from ledgerlab.course.grading import cli as grading_cli
 from ledgerlab.course.grading.manifest import MAX_TIMEOUT
 
@@ -48,3 +49,16 @@ def test_the_bounds_themselves_are_taken(monkeypatch, tmp_path, argument, value,
     (tmp_path / "a.ipynb").write_text("{}")
     assert grading_cli.main(["grade", str(tmp_path), "--unsafe-no-sandbox", argument, value]) == 0
     assert taken[argument.removeprefix("--").replace("-", "_")] == expected
+
+
+@pytest.mark.parametrize("keywords, name", [
+    ({"jobs": 0}, "jobs"), ({"jobs": -1}, "jobs"), ({"jobs": 65}, "jobs"), ({"jobs": 1.5}, "jobs"),
+    ({"cell_timeout": 0}, "cell_timeout"), ({"cell_timeout": -5}, "cell_timeout"),
+    ({"cell_timeout": 10**20}, "cell_timeout"), ({"cell_timeout": True}, "cell_timeout")])
+def test_grade_from_python_bounds_its_numbers_as_the_command_line_does(tmp_path, keywords, name):
+    """0 or less would turn a limit off; nothing is graded or written for a bad number."""
+    submissions, out = tmp_path / "in", tmp_path / "out"
+    submissions.mkdir()
+    with pytest.raises((TypeError, ValueError), match=name):
+        judge.grade(submissions, out, **keywords)
+    assert not out.exists()

@@ -22,7 +22,7 @@ from .collect import CollectError, collect, moodle_lateness
 from .editions import AssignmentError, build_assignment, check_destination
 from .graded import Graded
 from .handout import HandoutError, hand_out, install_command
-from .judge import grade
+from .judge import MAX_JOBS, grade
 from .manifest import MAX_TIMEOUT, ManifestError
 from .reports import OutputError
 
@@ -35,9 +35,6 @@ UNSAFE_HELP = ("grade without the bubblewrap sandbox (where bwrap cannot run: ma
                "home and /tmp, the network cut, and the PID namespace (a process a submission "
                "starts can outlive grading). Answers are still judged here, outside the "
                "kernel, so printed or forged verdicts still earn nothing.")
-
-
-MAX_JOBS = 64  # submissions graded at once: each is a kernel, in a sandbox of its own
 
 
 def whole_number(least: int, most: int):

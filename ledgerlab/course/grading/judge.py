@@ -35,7 +35,7 @@ from . import collect, gradebook, notes, roster, sandbox
 from .answers import MAX_INT, AnswerTooLarge, from_plain
 from .class_pages import class_pages
 from .graded import Graded
-from .manifest import read_manifest
+from .manifest import MAX_TIMEOUT, read_manifest
 from .runner import PROCESSES, names_bound
 from .reports import check_outputs, write_grades
 from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
@@ -206,6 +206,18 @@ def _whose_key(notebook, filed: str, keys: dict[str, str]) -> str:
     return notes.other_key(sorted(file for file, key in keys.items() if key in found), filed)
 
 
+MAX_JOBS = 64  # submissions graded at once: each is a kernel, in a sandbox of its own
+
+
+def _check_whole(value: object, name: str, most: int) -> None:
+    """TypeError or ValueError, naming ``name``, unless ``value`` is a whole number from 1 to
+    ``most`` (0 or less would turn a limit off)."""
+    if type(value) is not int:
+        raise TypeError(f"{name} must be a whole number, not {type(value).__name__}")
+    if not 1 <= value <= most:
+        raise ValueError(f"{name} must be a whole number from 1 to {most:,}")
+
+
 def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
           cell_timeout: int | None = None, jobs: int = 1, sandboxed: bool = True,
           progress=None, canvas_assignment: str | None = None) -> list[Graded]:
@@ -218,6 +230,9 @@ def grade(submissions: Path, out: Path, autograder: Path | None = None, *,
     ``canvas_assignment`` (Canvas's id of the assignment, or ``Title (id)``) names the
     assignment the Canvas gradebook fills (``gradebook.canvas_column``); without it, Canvas's
     import makes a new one."""
+    _check_whole(jobs, "jobs", MAX_JOBS)  # as the command line bounds them
+    if cell_timeout is not None:
+        _check_whole(cell_timeout, "cell_timeout", MAX_TIMEOUT)
     canvas_title = gradebook.canvas_column(canvas_assignment)  # refused before any grading
     manifest = read_manifest(Path(autograder)) if autograder else None
     keys = roster.read_keys(Path(autograder)) if autograder else None
