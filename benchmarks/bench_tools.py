@@ -233,9 +233,14 @@ def current_reasoning_steps(dialect: str) -> tuple:
             ToolCall(call.id, call.name, call.arguments, "fc_now_0"), CURRENT_STEPS[1])
 
 
+# Fields an application adds to every request, measured with the rest (issue 46's extra=).
+APPLICATION_FIELDS = {"stream": True, "temperature": 0.2}
+
+
 def options(dialect: str, current_steps: tuple = CURRENT_STEPS) -> dict:
     extra = {"reserve_tokens": RESERVE_TOKENS} if dialect == "anthropic-messages" else {}
-    return dict(dialect=dialect, tools=TOOLS, current_steps=current_steps, model=MODEL, **extra)
+    return dict(dialect=dialect, tools=TOOLS, current_steps=current_steps, model=MODEL,
+                extra=APPLICATION_FIELDS, **extra)
 
 
 def interleaved(*calls, rounds: int = ROUNDS, block: float = 0.005) -> list[float]:
