@@ -36,8 +36,8 @@ from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError, Tok
 from .memory import Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .memory_sections import CoverNotInHistory
-from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
-                       select_reference, whole_turn_rule)
+from .selector import (BudgetError, Selection, byte_breakdown, cache_stable_rule,
+                       request_tokens, select, select_reference, whole_turn_rule)
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .steps import AssistantText, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line
@@ -90,6 +90,7 @@ __all__ = [
     "TurnIdMismatch",
     "TurnNotFound",
     "byte_breakdown",
+    "cache_stable_rule",
     "check_request",
     "check_text",
     "encode_record",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -24,6 +25,9 @@ from .memory import Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
 
 DEFAULT_MODEL = "agnes-3.0-flash"
+# The cache-stable rule's default cut: back to 60% of the budget, so about 40% of it is left
+# for the calls that append before the next cut (issue 47's simulation).
+LOW_WATER = 0.6
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,14 @@ class RequestOptions:
     """A token limit the request and the reserve must fit (None: bytes only)."""
     tokenizer: str = "o200k_base"
     """The tokenizer tokens are counted with: ``"o200k_base"`` or ``"cl100k_base"``."""
+    previous: object = None
+    """The ``Selection`` of this conversation's last request (None: the first, or no cache to
+    keep): ``select`` keeps its first kept turn while the request from there fits, so the
+    provider's cache reads the same prefix again (the cache-stable rule, ``selector``)."""
+    low_water: float = LOW_WATER
+    """Where the cache-stable rule cuts when the request from ``previous``'s first turn no
+    longer fits: the longest whole-turn suffix that fits ``low_water`` x the byte budget (and
+    x the token limit's room), 0 < low_water <= 1. Without ``previous``, no effect."""
 
     def __post_init__(self) -> None:
         check_text(self.model, "model")
@@ -113,6 +125,16 @@ class RequestOptions:
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
         check_tokenizer(self.tokenizer)
+        check_low_water(self.low_water)
+
+
+def check_low_water(low_water: object) -> float:
+    """Return ``low_water`` if it is a real number above 0 and at most 1."""
+    if isinstance(low_water, bool) or not isinstance(low_water, numbers.Real):
+        raise TypeError(f"low_water must be a number, not {type(low_water).__name__}")
+    if not 0 < low_water <= 1:  # NaN fails this too
+        raise ValueError(f"low_water must be above 0 and at most 1, got {low_water}")
+    return low_water
 
 
 # Which options each kind of function takes.
@@ -124,7 +146,7 @@ COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries"
          "model")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
           "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
-          "evidence", "max_evidence_bytes")
+          "evidence", "max_evidence_bytes", "previous", "low_water")
 
 _FIELDS = {field.name: field for field in fields(RequestOptions)}
 
