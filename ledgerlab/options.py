@@ -72,6 +72,11 @@ class RequestOptions:
     block (Anthropic) after the facts, one ``[source: where] text`` line each."""
     max_evidence_bytes: int | None = None
     """The most bytes the evidence may add to the body (None: no cap of their own)."""
+    evidence_after_turns: bool = False
+    """Send the evidence after the stored turns, just before the current question (a system
+    message in OpenAI Chat, a developer message in Responses, a user message in Anthropic),
+    not after the facts: evidence chosen for each question then leaves the bytes before it,
+    the turns the provider has cached, unchanged."""
     reserve_tokens: int | None = None
     """Tokens kept for the reply: within ``max_tokens``, and Anthropic's required
     ``max_tokens`` field. None: the dialect's default (0 in OpenAI's dialects; 1024 in
@@ -125,6 +130,9 @@ class RequestOptions:
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
         check_tokenizer(self.tokenizer)
+        if not isinstance(self.evidence_after_turns, bool):
+            raise TypeError(f"evidence_after_turns must be True or False, not "
+                            f"{type(self.evidence_after_turns).__name__}")
         check_low_water(self.low_water)
 
 
@@ -139,14 +147,15 @@ def check_low_water(low_water: object) -> float:
 
 # Which options each kind of function takes.
 WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens",
-        "evidence", "summaries")
+        "evidence", "summaries", "evidence_after_turns")
 BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens",
-             "facts", "evidence", "summaries")
+             "facts", "evidence", "summaries", "evidence_after_turns")
 COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries", "dialect",
          "model")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
           "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
-          "evidence", "max_evidence_bytes", "previous", "low_water")
+          "evidence", "max_evidence_bytes", "evidence_after_turns", "previous",
+          "low_water")
 
 _FIELDS = {field.name: field for field in fields(RequestOptions)}
 

@@ -13,7 +13,8 @@ Three dialects, as the providers document them (``ledgerlab.dialects``, one modu
 ``"openai-chat"`` (the default, the article's shape), ``"anthropic-messages"`` (``system``
 and the required ``max_tokens`` are fields) and ``"openai-responses"`` (``instructions``
 and ``input`` items). Memory (facts, evidence, summaries) is a section each, after the
-system's part, in every dialect; without them a request is unchanged. With no tools, steps
+system's part, in every dialect (the evidence, with ``evidence_after_turns``, after the turns,
+just before the current question); without them a request is unchanged. With no tools, steps
 or images, an ``openai-chat`` request is exactly the article's.
 """
 
@@ -103,14 +104,18 @@ def sections(options: RequestOptions) -> tuple[str | None, str | None, str | Non
 def body_of(system: str, stored: list, current: str | tuple, options: RequestOptions,
             memory: tuple = (None, None, None)) -> dict:
     """The body with ``stored`` as the messages of the stored turns and ``memory`` as the
-    sections' texts."""
+    sections' texts (the evidence after the turns with ``evidence_after_turns``)."""
     shape = SHAPES[options.dialect]
     check_text(system, "system")
-    messages = stored + current_messages(shape, current, options.current_steps)
+    facts, evidence, summaries = memory
+    late = []
+    if options.evidence_after_turns and evidence is not None:
+        late, evidence = [shape.section_after_turns(evidence)], None
+    messages = stored + late + current_messages(shape, current, options.current_steps)
     return shape.body(check_text(options.model, "model"),
                       max_tokens_field(shape, options.reserve_tokens),
-                      system_text(shape, system), memory[0], messages,
-                      [tool_entry(shape, tool) for tool in options.tools], *memory[1:])
+                      system_text(shape, system), facts, messages,
+                      [tool_entry(shape, tool) for tool in options.tools], evidence, summaries)
 
 
 @takes_options(*WIRE)

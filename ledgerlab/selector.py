@@ -374,6 +374,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     - ``tokenizer``: ``"o200k_base"`` (default) or ``"cl100k_base"``
     - ``facts``, ``max_fact_bytes``: pinned facts, in priority order, and their own cap
     - ``evidence``, ``max_evidence_bytes``: retrieved evidence, in rank order, and its cap
+    - ``evidence_after_turns``: the evidence after the turns, before the question (evidence
+      chosen per question then leaves the cached prefix as it was)
     - ``summaries``, ``max_summary_bytes``: summaries of stored turns, and their cap
     - ``ids``: the history's turn ids, where its turns carry none (``Turn.id``)
     - ``previous``, ``low_water``: the last request's Selection, and where to cut when it no

@@ -338,6 +338,12 @@ class AnthropicMessages(Shape):
     def system(self, text):
         return text
 
+    def section_after_turns(self, text):
+        # System text is a top-level field only: after the turns a section is a user message,
+        # which the API combines with the question's (consecutive messages of one role are
+        # one turn), as its guides place documents in the user's turn.
+        return self.user(text)
+
     def image(self, media_type, data):
         return {"type": "image", "source": {"type": "base64", "media_type": media_type,
                                             "data": data}}

@@ -107,6 +107,12 @@ class Shape:
         """The system's part of the body (what ``byte_breakdown`` counts as the system)."""
         raise NotImplementedError
 
+    def section_after_turns(self, text) -> dict:
+        """A memory section sent after the stored turns, before the current question (the
+        evidence, with ``evidence_after_turns``): a message of the conversation, so that
+        what changes with each question comes after the bytes the provider has cached."""
+        raise NotImplementedError
+
     def user(self, content) -> dict:
         """A user message: ``content`` is the question's text or its list of parts."""
         return {"role": "user", "content": content}

@@ -239,6 +239,10 @@ class OpenAIChat(Shape):
     def system(self, text):
         return {"role": "system", "content": text}
 
+    def section_after_turns(self, text):
+        # Chat Completions takes a system message anywhere in the conversation.
+        return self.system(text)
+
     def image(self, media_type, data):
         return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
 

@@ -217,6 +217,10 @@ class OpenAIResponses(Shape):
         """A memory section (facts, evidence, summaries): a developer message."""
         return {"role": "developer", "content": text}
 
+    def section_after_turns(self, text):
+        # The input list takes a developer message anywhere.
+        return self.developer(text)
+
     def text(self, text):
         return {"type": "input_text", "text": text}
 

@@ -9,7 +9,8 @@ import math
 
 import pytest
 
-from ledgerlab import Journal, RequestOptions, Selection, Turn, request_bytes, select
+from ledgerlab import (DIALECTS, Evidence, Fact, Journal, RequestOptions, Selection, Turn,
+                       check_request, request_bytes, select)
 
 SYSTEM = "You answer from the conversation."
 
@@ -175,3 +176,36 @@ def test_the_selection_is_unchanged_by_previous_where_it_is_the_first_request():
     turns = conversation(10)
     chosen = select(SYSTEM, turns, "q?", 900, previous=None, low_water=0.2)
     assert isinstance(chosen, Selection) and chosen == select(SYSTEM, turns, "q?", 900)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_evidence_chosen_per_question_goes_after_the_turns_and_keeps_the_prefix(dialect):
+    # Each call retrieves other evidence. After the turns, a held request keeps the last
+    # request's bytes up to its last turn; after the facts, only up to the evidence.
+    turns = conversation(30)
+    options = dict(dialect=dialect, facts=[Fact("f1", "The user is in Lyon.", "t0")])
+
+    def evidence(number):
+        return [Evidence(f"e{number}", f"passage {number} " + "z" * (number % 4 * 7),
+                         f"doc-{number}.md")]
+
+    for after in (True, False):
+        previous, held = None, 0
+        for index in range(1, len(turns)):
+            chosen = select(SYSTEM, turns[:index], turns[index].question, 2600,
+                            previous=previous, evidence=evidence(index),
+                            evidence_after_turns=after, **options)
+            check_request(chosen.payload, dialect)
+            assert chosen.evidence_kept == 1
+            if previous is not None and chosen.dropped == previous.dropped and previous.kept:
+                held += 1
+                # The previous request's bytes up to its last turn, with its evidence.
+                turns_end = end_of_turns(request_bytes(
+                    SYSTEM, previous.turns, MARK, evidence=[] if after else evidence(index - 1),
+                    **options))
+                shared = next(at for at, (one, other) in enumerate(zip(chosen.payload,
+                                                                       previous.payload))
+                              if one != other)
+                assert shared >= turns_end if after else shared < turns_end
+            previous = chosen
+        assert held >= 15

@@ -714,11 +714,13 @@ def test_the_cache_stable_rule_holds_its_first_turn_within_every_limit_at_length
 @given(memory=memories(), dialect=st.sampled_from(DIALECTS), share=st.floats(0.3, 1.0),
        summary_cap=st.one_of(st.none(), st.integers(0, 120)),
        token_share=st.one_of(st.none(), st.floats(0.3, 1.1)),
-       low_water=st.floats(0.05, 1.0), tokenizer=st.sampled_from(TOKENIZERS))
+       low_water=st.floats(0.05, 1.0), tokenizer=st.sampled_from(TOKENIZERS),
+       after=st.booleans())
 def test_select_equals_select_reference_with_previous_beside_summaries_and_evidence(
-        memory, dialect, share, summary_cap, token_share, low_water, tokenizer):
+        memory, dialect, share, summary_cap, token_share, low_water, tokenizer, after):
     # A conversation of the memory strategy's turns, called once a turn with the last
-    # request as previous: the summaries for a held first turn, and those of a cut.
+    # request as previous: the summaries for a held first turn, and those of a cut; the
+    # evidence after the facts or after the turns.
     turns, ids, summaries, evidence, facts = memory
     reserve = 5 if dialect == AN or token_share is not None else 0
     everything = dict(facts=facts, evidence=evidence, summaries=summaries)
@@ -735,7 +737,7 @@ def test_select_equals_select_reference_with_previous_beside_summaries_and_evide
         options = dict(dialect=dialect, reserve_tokens=reserve, ids=known, facts=facts,
                        summaries=sent, max_summary_bytes=summary_cap, evidence=evidence,
                        max_tokens=max_tokens, tokenizer=tokenizer, previous=previous,
-                       low_water=low_water)
+                       low_water=low_water, evidence_after_turns=after)
         chosen = same_answer("sys", history, "now?", max(1, int(len(full) * share)), **options)
         if isinstance(chosen, BudgetError):
             previous = None
@@ -749,7 +751,8 @@ def test_select_equals_select_reference_with_previous_beside_summaries_and_evide
         budget, room = max(1, int(len(full) * share)), None
         if max_tokens is not None:
             room = max_tokens - reserve
-        base = dict(facts=facts[:chosen.facts_kept], evidence=evidence[:chosen.evidence_kept])
+        base = dict(facts=facts[:chosen.facts_kept], evidence=evidence[:chosen.evidence_kept],
+                    evidence_after_turns=after)
 
         def fits(start, most_bytes, most_tokens):
             its = greedy("sys", "now?", count - start, known, sent, dict(
@@ -759,7 +762,7 @@ def test_select_equals_select_reference_with_previous_beside_summaries_and_evide
                                      dialect=dialect, reserve_tokens=reserve, **base))
             return size <= most_bytes and (most_tokens is None or request_tokens(
                 "sys", history[start:], "now?", summaries=its, tokenizer=tokenizer,
-                **base) <= most_tokens)
+                facts=base["facts"], evidence=base["evidence"]) <= most_tokens)
 
         marks = (math.floor(low_water * budget),
                  None if room is None else math.floor(low_water * room))
