@@ -72,6 +72,11 @@ class RequestOptions:
     block (Anthropic) after the facts, one ``[source: where] text`` line each."""
     max_evidence_bytes: int | None = None
     """The most bytes the evidence may add to the body (None: no cap of their own)."""
+    cache_breakpoints: bool = False
+    """Mark the prefix the provider should cache, where the dialect takes marks
+    (``anthropic-messages``: ``cache_control`` on the system's last block, or the last tool,
+    and on the newest kept turn's last message; ``select`` counts their bytes in the budget).
+    ValueError in a dialect whose provider caches on its own (OpenAI's)."""
     evidence_after_turns: bool = False
     """Send the evidence after the stored turns, just before the current question (a system
     message in OpenAI Chat, a developer message in Responses, a user message in Anthropic),
@@ -130,9 +135,13 @@ class RequestOptions:
         if self.max_tokens is not None:
             check_int(self.max_tokens, "max_tokens", minimum=1)
         check_tokenizer(self.tokenizer)
-        if not isinstance(self.evidence_after_turns, bool):
-            raise TypeError(f"evidence_after_turns must be True or False, not "
-                            f"{type(self.evidence_after_turns).__name__}")
+        for name in ("evidence_after_turns", "cache_breakpoints"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, not "
+                                f"{type(getattr(self, name)).__name__}")
+        if self.cache_breakpoints and not SHAPES[self.dialect].takes_cache_breakpoints:
+            raise ValueError(f"cache_breakpoints: {self.dialect} takes no cache marks (its "
+                             f"provider caches every request's prefix on its own)")
         check_low_water(self.low_water)
 
 
@@ -147,15 +156,15 @@ def check_low_water(low_water: object) -> float:
 
 # Which options each kind of function takes.
 WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens",
-        "evidence", "summaries", "evidence_after_turns")
+        "evidence", "summaries", "evidence_after_turns", "cache_breakpoints")
 BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens",
-             "facts", "evidence", "summaries", "evidence_after_turns")
+             "facts", "evidence", "summaries", "evidence_after_turns", "cache_breakpoints")
 COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries", "dialect",
          "model")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
           "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
-          "evidence", "max_evidence_bytes", "evidence_after_turns", "previous",
-          "low_water")
+          "evidence", "max_evidence_bytes", "evidence_after_turns", "cache_breakpoints",
+          "previous", "low_water")
 
 _FIELDS = {field.name: field for field in fields(RequestOptions)}
 

@@ -102,20 +102,25 @@ def sections(options: RequestOptions) -> tuple[str | None, str | None, str | Non
 
 
 def body_of(system: str, stored: list, current: str | tuple, options: RequestOptions,
-            memory: tuple = (None, None, None)) -> dict:
+            memory: tuple = (None, None, None), newest_marked: bool = False) -> dict:
     """The body with ``stored`` as the messages of the stored turns and ``memory`` as the
-    sections' texts (the evidence after the turns with ``evidence_after_turns``)."""
+    sections' texts (the evidence after the turns with ``evidence_after_turns``); with
+    ``cache_breakpoints``, the stable prefix marked, and the last stored message if
+    ``newest_marked`` (a frame's stand-in for the turns is not a message)."""
     shape = SHAPES[options.dialect]
     check_text(system, "system")
     facts, evidence, summaries = memory
     late = []
     if options.evidence_after_turns and evidence is not None:
         late, evidence = [shape.section_after_turns(evidence)], None
+    if options.cache_breakpoints and newest_marked and stored:
+        stored = stored[:-1] + [shape.breakpoint_on(stored[-1])]
     messages = stored + late + current_messages(shape, current, options.current_steps)
-    return shape.body(check_text(options.model, "model"),
+    body = shape.body(check_text(options.model, "model"),
                       max_tokens_field(shape, options.reserve_tokens),
                       system_text(shape, system), facts, messages,
                       [tool_entry(shape, tool) for tool in options.tools], evidence, summaries)
+    return shape.with_breakpoints(body) if options.cache_breakpoints else body
 
 
 @takes_options(*WIRE)
@@ -130,7 +135,7 @@ def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
     check_text(system, "system")  # the arguments are checked in their order: system,
     memory = sections(options)  # the facts, the turns, then the current question
     stored = [message for turn in turns for message in turn_messages(shape, turn)]
-    return body_of(system, stored, current, options, memory)
+    return body_of(system, stored, current, options, memory, newest_marked=True)
 
 
 @takes_options(*WIRE)
@@ -153,10 +158,14 @@ def messages(system: str, turns: list[Turn], current: str | tuple,
                         current_steps=current_steps)["messages"]
 
 
-def fragment(encoder: Encoder, shape: Shape, turns: Sequence[Turn]) -> tuple[bytes, int]:
+def fragment(encoder: Encoder, shape: Shape, turns: Sequence[Turn],
+             breakpoint: bool = False) -> tuple[bytes, int]:
     """Consecutive turns as the encoder writes them inside the messages array (without
-    brackets), and how many messages they are."""
+    brackets), and how many messages they are; with ``breakpoint``, the last of them the
+    request's newest, marked for the provider's cache (``cache_breakpoints``)."""
     written = [message for turn in turns for message in turn_messages(shape, turn)]
+    if breakpoint and written:
+        written[-1] = shape.breakpoint_on(written[-1])
     return encoder.dumps(written)[1:-1], len(written)
 
 

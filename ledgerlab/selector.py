@@ -376,6 +376,8 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     - ``evidence``, ``max_evidence_bytes``: retrieved evidence, in rank order, and its cap
     - ``evidence_after_turns``: the evidence after the turns, before the question (evidence
       chosen per question then leaves the cached prefix as it was)
+    - ``cache_breakpoints``: Anthropic's cache marks on the stable prefix and the newest
+      kept turn, their bytes within the budget
     - ``summaries``, ``max_summary_bytes``: summaries of stored turns, and their cap
     - ``ids``: the history's turn ids, where its turns carry none (``Turn.id``)
     - ``previous``, ``low_water``: the last request's Selection, and where to cut when it no
@@ -436,7 +438,7 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     rooms = (budget - size, None if room is None else room - tokens)  # what the turns may use
     low_rooms = (low_bytes - size, None if room is None else low_tokens - tokens)
     walk = partial(_newest_that_fit, encoder=encoder, shape=shape, count=count,
-                   one_by_one=one_by_one)
+                   one_by_one=one_by_one, breakpoint=options.cache_breakpoints)
     if options.previous is not None and not one_by_one:
         pieces = _held_or_cut(history, first, walk, tally, rooms, low_rooms)
     else:
@@ -492,7 +494,8 @@ def _held_or_cut(history: Sequence[Turn], first: int | None, walk, tally: Reques
     used = sum(piece_bytes for _, _, piece_bytes, _ in low)
     used_tokens = sum(piece_tokens for _, _, _, piece_tokens in low)
     older, _ = walk(history[first:start], rooms[0] - used, tally,
-                    token_room=None if rooms[1] is None else rooms[1] - used_tokens)
+                    token_room=None if rooms[1] is None else rooms[1] - used_tokens,
+                    ends_request=start == len(history))
     return low + older if sum(turns for _, turns, _, _ in older) == start - first else low
 
 
@@ -513,10 +516,14 @@ def _held_or_cut_with_summaries(plan: SummaryPlan, sizes: list[int], costs: list
 
 def _newest_that_fit(history: Sequence[Turn], room: int, tally: RequestTally, *, encoder,
                      shape, count: MessageCounter | None, token_room: int | None,
-                     one_by_one: bool) -> tuple[list[tuple[bytes, int, int, int]], RequestTally]:
+                     one_by_one: bool, breakpoint: bool,
+                     ends_request: bool = True) -> tuple[list[tuple[bytes, int, int, int]],
+                                                         RequestTally]:
     """The newest whole turns that fit ``room`` bytes, ``token_room`` tokens and the
     provider's counts: ``(fragment, turns, bytes, tokens)`` per piece, newest first, and the
-    tally of the request with them.
+    tally of the request with them. With ``breakpoint``, the newest turn of ``history`` is
+    marked for the provider's cache (the first piece is that turn alone) if it is the
+    request's newest (``ends_request``).
 
     Walking back, a chunk of turns is written in one ``dumps`` (Python's per-call overhead
     dominates small turns): a chunk that fits is kept, and the next is as many turns as half
@@ -532,7 +539,8 @@ def _newest_that_fit(history: Sequence[Turn], room: int, tally: RequestTally, *,
     while end > stop:
         start = max(0, end - length)
         turns = history[start:end]
-        piece, messages = fragment(encoder, shape, turns)
+        piece, messages = fragment(encoder, shape, turns,
+                                   breakpoint and ends_request and end == len(history))
         piece_bytes = len(piece) + separator
         piece_tokens = 0 if count is None else sum(map(count.turn, turns))
         trial = tally.plus([image for turn in turns for image in turn.images + turn.result_images],
@@ -647,7 +655,9 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     parts: dict[str, object] = {
         "system": (0 if system_text(shape, system) is None
                    else len(encoder.dumps(shape.system(system)))),
-        "turns": [len(fragment(encoder, shape, [turn])[0]) + separator for turn in history],
+        "turns": [len(fragment(encoder, shape, [turn], options.cache_breakpoints
+                               and index == len(history) - 1)[0]) + separator
+                  for index, turn in enumerate(history)],
         "question": len(encoder.dumps(shape.user(question_content(shape, current))))}
     if options.tools:
         parts["tools"] = frame(system, current, options).size - without_tools.size

@@ -16,6 +16,9 @@ its token rules, each with its source.
   side (2000 px over ``MANY_IMAGES``).
 - **Token rules**: the vision guide's width x height / 750 (``anthropic_image_tokens``) and
   the tool-use system prompt (``anthropic_tool_prompt``).
+- **Its cache** (``CACHE``): up to 4 ``cache_control`` breakpoints a request; writes at 1.25x
+  (5 minutes) or 2x (1 hour), reads at 0.1x; a minimum per model family; prices of a few
+  models, dated. ``cache_breakpoints=True`` writes two (``with_breakpoints``).
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ import math
 from fractions import Fraction
 
 from ..checks import InvalidText
-from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
-                     check_call_name, known, sections)
+from .common import (MEDIA_TYPES, PDF, CacheRate, InvalidRequest, Limit, PromptCache, Shape,
+                     check_call_id, check_call_name, known, sections)
 
 ANTHROPIC = "anthropic-messages"
 
@@ -81,7 +84,36 @@ RULES = {
     "thinking-first": ("When `thinking` is enabled, a final `assistant` message must start "
                        "with a thinking block (preceeding the lastmost set of `tool_use` and "
                        "`tool_result` blocks)"),
+    "cache-breakpoints": "A maximum of 4 blocks with cache_control may be provided",
 }
+
+# --- Its cache: the prompt caching guide and the pricing page --------------------------------
+# The prefix is cached in the order tools, system, messages, up to a block marked
+# ``"cache_control": {"type": "ephemeral"}``: at most 4 such breakpoints a request. A request
+# reads an entry written by an earlier one when the entry's prefix is its own; the lookup goes
+# back at most about 20 content blocks from each breakpoint. An entry lives 5 minutes (or 1
+# hour with ``"ttl": "1h"``), each hit refreshing it. Below a model family's minimum, nothing
+# is cached and no error says so.
+BREAKPOINT = {"type": "ephemeral"}
+WRITES = {"5m": (300, 1.25), "1h": (3600, 2.0)}
+CACHE = PromptCache(
+    source=("platform.claude.com/docs/en/build-with-claude/prompt-caching (breakpoints, "
+            "lifetimes, lookback, minimums) and platform.claude.com/docs/en/about-claude/pricing "
+            "(base input prices; writes 1.25x for 5 minutes, 2x for 1 hour; reads 0.1x)"),
+    checked="2026-12-06",
+    automatic=False,
+    minimum=(("claude-opus-5", 512), ("claude-fable-5", 512), ("claude-mythos-5", 512),
+             ("claude-sonnet-5", 1024), ("claude-sonnet-4", 1024), ("claude-opus-4", 1024),
+             ("claude-opus-4-5", 4096), ("claude-opus-4-6", 4096), ("claude-opus-4-7", 4096),
+             ("claude-opus-4-8", 1024), ("claude-haiku-4-5", 4096), ("claude-3-5-haiku", 2048),
+             ("claude-3-haiku", 2048)),
+    rates=(CacheRate("claude-opus-5", 5.0, 0.1, WRITES),
+           CacheRate("claude-opus-4-8", 5.0, 0.1, WRITES),
+           CacheRate("claude-sonnet-4-5", 3.0, 0.1, WRITES),
+           CacheRate("claude-haiku-4-5", 1.0, 0.1, WRITES)),
+    breakpoints=4,
+    lookback=20,
+)
 
 # Its own words for a rule (API error texts quoted in issue threads, its documentation).
 WORDING = {
@@ -189,6 +221,9 @@ def check_anthropic(body: dict, messages: list[dict]) -> None:
                     not isinstance(block.get(key), str) for key in
                     (("thinking", "signature") if block["type"] == "thinking" else ("data",))):
                 raise InvalidRequest("reasoning-shape", index, dialect=ANTHROPIC)
+    marked = _breakpoints(body)
+    if marked > CACHE.breakpoints:
+        raise InvalidRequest("cache-breakpoints", detail=f"found {marked}")
     previous_uses: set[str] = set()
     previous_at = None
     every_use: set[str] = set()  # a tool_use id appears once in the whole request
@@ -220,6 +255,17 @@ def check_anthropic(body: dict, messages: list[dict]) -> None:
         raise InvalidRequest("use-answered", previous_at,
                              f"{len(previous_uses)} tool_use(s) unanswered")
     check_thinking(body, _combined(messages))
+
+
+def _breakpoints(body: dict) -> int:
+    """The blocks marked ``cache_control`` in the tools, the system and the messages."""
+    system = body.get("system")
+    blocks = [*body.get("tools", []), *(system if isinstance(system, list) else ())]
+    for message in body.get("messages", []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            blocks += content
+    return sum(1 for block in blocks if isinstance(block, dict) and "cache_control" in block)
 
 
 def _check_result_blocks(block: dict, index: int) -> None:
@@ -321,6 +367,8 @@ class AnthropicMessages(Shape):
     arguments_as_text = False
     nests_result_parts = True
     many_images = MANY_IMAGES
+    cache = CACHE
+    takes_cache_breakpoints = True
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
              summaries=None):
@@ -337,6 +385,26 @@ class AnthropicMessages(Shape):
 
     def system(self, text):
         return text
+
+    def with_breakpoints(self, body):
+        """``body`` with a cache breakpoint at the end of its stable prefix: on the system's
+        last block (without a system, on the last tool). The other, on the newest kept turn,
+        is ``breakpoint_on`` its last message."""
+        system = body.get("system")
+        if system is not None:
+            blocks = [self.text(system)] if isinstance(system, str) else list(system)
+            body["system"] = blocks[:-1] + [{**blocks[-1], "cache_control": BREAKPOINT}]
+        elif body.get("tools"):
+            body["tools"] = body["tools"][:-1] + [{**body["tools"][-1],
+                                                    "cache_control": BREAKPOINT}]
+        return body
+
+    def breakpoint_on(self, message):
+        """``message`` with a cache breakpoint on its last content block."""
+        content = message["content"]
+        blocks = [self.text(content)] if isinstance(content, str) else list(content)
+        return {**message, "content": blocks[:-1] + [{**blocks[-1],
+                                                       "cache_control": BREAKPOINT}]}
 
     def section_after_turns(self, text):
         # System text is a top-level field only: after the turns a section is a user message,

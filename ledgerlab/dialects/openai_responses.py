@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from .common import (MEDIA_TYPES, InvalidRequest, Limit, Shape, check_call_id, check_call_name,
                      data_url, known, sections)
-from .openai_chat import OPENAI_BASIS, openai_image_tokens
+from .openai_chat import OPENAI_BASIS, OPENAI_CACHE, openai_image_tokens
 
 OPENAI_RESPONSES = "openai-responses"
 
@@ -212,6 +212,8 @@ class OpenAIResponses(Shape):
 
     def system(self, text):
         return text
+
+    cache = OPENAI_CACHE  # one provider, one cache (its caching guide covers both APIs)
 
     def developer(self, text):
         """A memory section (facts, evidence, summaries): a developer message."""

@@ -626,6 +626,7 @@ def conversations(draw):
                    tools=draw(tool_lists), facts=draw(st.just(()) | fact_lists))
     if dialect == AN:
         options["reserve_tokens"] = draw(st.integers(1, 40))
+        options["cache_breakpoints"] = draw(st.booleans())
     system = draw(texts)
     calls = [(turns[:index], turns[index].question) for index in range(1, len(turns))]
     least = max(len(request_bytes(system, [], question, **options)) for _, question in calls)
@@ -689,6 +690,10 @@ def check_cache_stable(case) -> None:
                     before = request_bytes(system, previous.turns, MARK,
                                            facts=facts, **wire)
                     shared = end_of_turns(before)
+                    if options.get("cache_breakpoints") and previous.kept:
+                        # The newest turn's mark moves on: up to that turn's last message.
+                        marked = previous.payload.rindex(b'"cache_control"', 0, shared)
+                        shared = previous.payload.rindex(b'{"role"', 0, marked)
                     assert chosen.payload[:shared] == previous.payload[:shared]
             else:
                 event("cut")
@@ -715,12 +720,14 @@ def test_the_cache_stable_rule_holds_its_first_turn_within_every_limit_at_length
        summary_cap=st.one_of(st.none(), st.integers(0, 120)),
        token_share=st.one_of(st.none(), st.floats(0.3, 1.1)),
        low_water=st.floats(0.05, 1.0), tokenizer=st.sampled_from(TOKENIZERS),
-       after=st.booleans())
+       after=st.booleans(), breakpoints=st.booleans())
 def test_select_equals_select_reference_with_previous_beside_summaries_and_evidence(
-        memory, dialect, share, summary_cap, token_share, low_water, tokenizer, after):
+        memory, dialect, share, summary_cap, token_share, low_water, tokenizer, after,
+        breakpoints):
     # A conversation of the memory strategy's turns, called once a turn with the last
     # request as previous: the summaries for a held first turn, and those of a cut; the
-    # evidence after the facts or after the turns.
+    # evidence after the facts or after the turns; in Anthropic's, with its cache marks or not.
+    breakpoints = breakpoints and dialect == AN
     turns, ids, summaries, evidence, facts = memory
     reserve = 5 if dialect == AN or token_share is not None else 0
     everything = dict(facts=facts, evidence=evidence, summaries=summaries)
@@ -737,7 +744,8 @@ def test_select_equals_select_reference_with_previous_beside_summaries_and_evide
         options = dict(dialect=dialect, reserve_tokens=reserve, ids=known, facts=facts,
                        summaries=sent, max_summary_bytes=summary_cap, evidence=evidence,
                        max_tokens=max_tokens, tokenizer=tokenizer, previous=previous,
-                       low_water=low_water, evidence_after_turns=after)
+                       low_water=low_water, evidence_after_turns=after,
+                       cache_breakpoints=breakpoints)
         chosen = same_answer("sys", history, "now?", max(1, int(len(full) * share)), **options)
         if isinstance(chosen, BudgetError):
             previous = None
@@ -752,7 +760,7 @@ def test_select_equals_select_reference_with_previous_beside_summaries_and_evide
         if max_tokens is not None:
             room = max_tokens - reserve
         base = dict(facts=facts[:chosen.facts_kept], evidence=evidence[:chosen.evidence_kept],
-                    evidence_after_turns=after)
+                    evidence_after_turns=after, cache_breakpoints=breakpoints)
 
         def fits(start, most_bytes, most_tokens):
             its = greedy("sys", "now?", count - start, known, sent, dict(

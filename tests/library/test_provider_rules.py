@@ -286,9 +286,10 @@ def test_every_rule_key_is_exercised_here_or_in_test_rules():
             "media-type", "too-large", "too-many-images", "image-size", "too-many-tools",
             "first-user", "non-empty"}
     # built at their limits in test_provider_limits.py: too-many-messages (100,000),
-    # image-bytes (50 MB), too-many-calls (128 in one message)
+    # image-bytes (50 MB), too-many-calls (128 in one message); in test_prompt_cache.py:
+    # cache-breakpoints (a fifth cache_control mark)
     assert {case[2] for case in BROKEN} | here | RICH_RULES_TESTED | {
-        "too-many-messages", "image-bytes", "too-many-calls"} == set(RULES)
+        "too-many-messages", "image-bytes", "too-many-calls", "cache-breakpoints"} == set(RULES)
 
 
 def test_every_limit_has_a_source():
