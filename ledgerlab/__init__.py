@@ -38,6 +38,8 @@ from .options import DEFAULT_MODEL, RequestOptions
 from .memory_sections import CoverNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, cache_stable_rule,
                        request_tokens, select, select_reference, whole_turn_rule)
+from .prompt_cache import (BilledRequest, Difference, UnreadableRequest, first_difference,
+                           request_parts, simulate_bill)
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .steps import AssistantText, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line
@@ -47,11 +49,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AssistantText",
+    "BilledRequest",
     "BudgetError",
     "CoverNotInHistory",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MODEL",
     "DIALECTS",
+    "Difference",
     "Document",
     "ENCODERS",
     "Evidence",
@@ -89,6 +93,7 @@ __all__ = [
     "TurnConflict",
     "TurnIdMismatch",
     "TurnNotFound",
+    "UnreadableRequest",
     "byte_breakdown",
     "cache_stable_rule",
     "check_request",
@@ -96,15 +101,18 @@ __all__ = [
     "encode_record",
     "examine",
     "fact_line",
+    "first_difference",
     "get_encoder",
     "image_tokens",
     "messages",
     "request_body",
     "request_bytes",
+    "request_parts",
     "request_tokens",
     "salvage",
     "select",
     "select_reference",
+    "simulate_bill",
     "text_tokens",
     "tool_tokens",
     "utf16_units",

@@ -37,7 +37,8 @@ from ..images import image_size
 from ..steps import refuse_constant
 from .anthropic import (ANTHROPIC, ANTHROPIC_TOOL_PROMPT, NON_EMPTY, AnthropicMessages,
                         anthropic_image_tokens, anthropic_tool_prompt, refuse_empty)
-from .common import (LIMITS, RULES, SHAPES, WORDING, InvalidRequest, Limit, ProviderLimitError,
+from .common import (LIMITS, RULES, SHAPES, WORDING, CacheRate, InvalidRequest, Limit,
+                     PromptCache, ProviderLimitError,
                      RequestTally, Shape, TokenCount, check_budget, check_call_name,
                      evidence_line, lines_content, limit, max_tokens_field,
                      message_count, refuse_for_dialect, refuse_reused_ids, register,
@@ -46,9 +47,9 @@ from .openai_chat import OPENAI_DEFAULT_IMAGE_MODEL, OpenAIChat, openai_image_to
 from .openai_responses import OpenAIResponses
 
 __all__ = [
-    "ANTHROPIC", "ANTHROPIC_TOOL_PROMPT", "DIALECTS", "LIMITS", "NON_EMPTY",
+    "ANTHROPIC", "ANTHROPIC_TOOL_PROMPT", "CacheRate", "DIALECTS", "LIMITS", "NON_EMPTY",
     "OPENAI_DEFAULT_IMAGE_MODEL", "RULES", "SHAPES", "WORDING", "InvalidRequest", "Limit",
-    "ProviderLimitError", "RequestTally", "Shape", "TokenCount", "anthropic_image_tokens",
+    "PromptCache", "ProviderLimitError", "RequestTally", "Shape", "TokenCount", "anthropic_image_tokens",
     "anthropic_tool_prompt", "check_budget", "check_dialect", "check_request",
     "evidence_line", "image_rule", "lines_content", "max_tokens_field", "message_count",
     "openai_image_tokens", "refuse_empty", "refuse_for_dialect", "refuse_reused_ids",

@@ -1,5 +1,6 @@
 """Each provider's prompt cache as data in its dialect's module, and Anthropic's breakpoints
-written by select (issue 47, item 2)."""
+written by select (issue 47, item 2); the bill simulated and where two requests part (item 3:
+ledgerlab.prompt_cache)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import json
 
 import pytest
 
-from ledgerlab import (DIALECTS, Fact, InvalidRequest, Tool, Turn, byte_breakdown,
-                       check_request, request_bytes, select, select_reference)
+from ledgerlab import (DIALECTS, Evidence, Fact, InvalidRequest, Summary, Tool, ToolCall,
+                       ToolResult, Turn, byte_breakdown, check_request, request_bytes, select,
+                       select_reference)
 from ledgerlab.dialects import SHAPES
 from ledgerlab.dialects.anthropic import CACHE as ANTHROPIC_CACHE
 from ledgerlab.dialects.openai_chat import OPENAI_CACHE
 from ledgerlab.dialects.openai_responses import OpenAIResponses
+from ledgerlab.prompt_cache import (UnreadableRequest, first_difference, prompt_order,
+                                    request_parts, simulate_bill)
 
 AN = "anthropic-messages"
 TOOL = Tool("lookup", "Look a key up.", {"type": "object"})
@@ -121,3 +125,144 @@ def test_check_request_refuses_a_fifth_breakpoint():
     with pytest.raises(InvalidRequest) as refused:
         check_request(json.dumps(body), AN)
     assert refused.value.rule == "cache-breakpoints" and "found 5" in str(refused.value)
+
+
+# --- item 3: a request's parts, where two part, the bill ---------------------------------------
+
+def long_history(count: int, size: int = 300) -> list[Turn]:
+    return [Turn(f"question {index} " + "q" * size, f"answer {index} " + "a" * size)
+            for index in range(count)]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("after", [False, True])
+def test_request_parts_name_every_byte_of_a_request(dialect, after):
+    options = dict(dialect=dialect, facts=[Fact("f1", "Lyon", "t0")], tools=[TOOL],
+                   evidence=[Evidence("e1", "a passage", "doc.md")],
+                   summaries=[Summary("s1", "earlier", ("t9",))], evidence_after_turns=after,
+                   current_steps=(ToolCall("call_1", "lookup", "{}"),
+                                  ToolResult("call_1", "found")))
+    payload = request_bytes("You answer.", history(3), "now?", encoder="httpx", **options)
+    parts = request_parts(payload)
+    assert parts[0].start == 0 and parts[-1].end == len(payload)
+    assert all(one.end == other.start for one, other in zip(parts, parts[1:]))
+    names = [part.name for part in parts if part.name != "envelope"]
+    sections = ["facts", "summaries"] if after else ["facts", "evidence", "summaries"]
+    turns = ["turn 1 of 3", "turn 2 of 3", "turn 3 of 3"]
+    tail = ["evidence", "question"] if after else ["question"]
+    assert names == ["model", *(["max_tokens"] if dialect == AN else []), "system", *sections,
+                     *turns, *tail, "tools"]
+
+
+def test_the_first_difference_names_the_turn_a_sliding_cut_moved():
+    turns = long_history(30, 40)
+    sliding = [select("S", turns[:index], turns[index].question, 2400) for index in (20, 21)]
+    held = select("S", turns[:21], turns[21].question, 2400 + 500, previous=sliding[0])
+    moved = first_difference(sliding[0].payload, sliding[1].payload)
+    assert moved.parts[0].name.startswith("turn 1 of") and moved.parts[1].name.startswith(
+        "turn 1 of")
+    kept = first_difference(sliding[0].payload, held.payload)
+    assert kept.parts[0].name == "question" and kept.parts[1].name == f"turn {held.kept} of " \
+        f"{held.kept}"
+    assert first_difference(held.payload, held.payload) is None
+
+
+def test_an_unreadable_request_is_named_by_its_size_only():
+    with pytest.raises(UnreadableRequest, match=r"not a JSON request body \(9 bytes\)"):
+        request_parts(b"not json!")
+    with pytest.raises(UnreadableRequest, match="without a conversation"):
+        first_difference(b'{"model": "m"}', b"{}")
+
+
+def requests_of(selections, seconds=20.0):
+    return [(selection.payload, seconds) for selection in selections]
+
+
+def conversation_calls(count, budget, dialect, *, previous_rule, size=300, **options):
+    turns = long_history(count + 1, size)
+    chosen, previous = [], None
+    for index in range(1, count + 1):
+        previous = select("You answer from the conversation.", turns[:index],
+                          turns[index].question, budget, dialect=dialect,
+                          previous=previous if previous_rule else None, **options)
+        chosen.append(previous)
+    return chosen
+
+
+def test_openai_bills_the_shared_prefix_in_blocks_at_its_read_price():
+    payload = request_bytes("S", long_history(8), "now?")
+    tokens = len(prompt_order(payload)[0])
+    first, second, late = simulate_bill([(payload, 0), (payload, 10), (payload, 299)],
+                                        "gpt-5.4", bytes_per_token=1)
+    cached = tokens - tokens % 128
+    assert (first.cached, first.written, first.uncached) == (0, tokens, 0)
+    assert (second.cached, second.written, second.uncached) == (cached, tokens - cached, 0)
+    assert second.cost == pytest.approx((cached * 0.1 + tokens - cached) * 2.5 / 1e6)
+    assert late.cached == cached  # 299 s after the second: its entry, refreshed, still lives
+    gone = simulate_bill([(payload, 0), (payload, 301)], "gpt-5.4", bytes_per_token=1)[1]
+    assert gone.cached == 0  # 301 s after its only use: cleared
+    newer = simulate_bill([(payload, 0), (payload, 10)], "gpt-5.6-terra", bytes_per_token=1)
+    assert newer[1].cached == tokens and newer[0].cost == pytest.approx(tokens * 1.25 * 2.5
+                                                                         / 1e6)
+
+
+def test_openai_caches_nothing_under_1024_tokens():
+    payload = request_bytes("S", history(2), "now?")
+    billed = simulate_bill([(payload, 0), (payload, 1)], "gpt-5.4")
+    assert all(item.cached == item.written == 0 and item.uncached == item.tokens
+               for item in billed)
+
+
+def test_anthropic_reads_up_to_the_last_requests_mark_and_writes_to_its_own():
+    options = dict(cache_breakpoints=True)
+    first, second = conversation_calls(2, 100_000, AN, previous_rule=True, size=900, **options)
+    prompt, _, marks = prompt_order(first.payload)
+    later, _, later_marks = prompt_order(second.payload)
+    billed = simulate_bill(requests_of([first, second]), "claude-opus-4-8", bytes_per_token=1)
+    assert billed[0].cached == 0 and billed[0].written == marks[-1]
+    assert billed[0].uncached == len(prompt) - marks[-1]  # the question, after the marks
+    assert billed[1].cached == marks[-1] and billed[1].written == later_marks[-1] - marks[-1]
+    assert billed[1].cost == pytest.approx((marks[-1] * 0.1 + billed[1].written * 1.25
+                                            + billed[1].uncached) * 5.0 / 1e6)
+    hour = simulate_bill(requests_of([first]), "claude-opus-4-8", ttl="1h", bytes_per_token=1)
+    assert hour[0].cost == pytest.approx((marks[-1] * 2.0 + billed[0].uncached) * 5.0 / 1e6)
+    # Without marks Anthropic caches nothing; under a family's minimum neither.
+    unmarked = conversation_calls(2, 100_000, AN, previous_rule=True)
+    assert all(item.cached == item.written == 0
+               for item in simulate_bill(requests_of(unmarked), "claude-opus-4-8"))
+    small = [select("S", history(2), "now?", 10_000, dialect=AN, cache_breakpoints=True)] * 2
+    assert all(item.cached == item.written == 0
+               for item in simulate_bill(requests_of(small), "claude-haiku-4-5"))
+
+
+def test_anthropic_finds_no_entry_more_than_20_pieces_back():
+    # A turn of 11 tool rounds (22 messages) between the last request's mark and this one's.
+    loop = [ToolCall(f"call_{n}", "lookup", "{}") for n in range(11)]
+    steps = tuple(step for call in loop for step in (call, ToolResult(call.id, "found")))
+    turns = long_history(3) + [Turn("look it up " + "q" * 300, "found it", steps)]
+    options = dict(dialect=AN, cache_breakpoints=True, tools=[TOOL])
+    system = "You answer from the conversation. " * 40  # over the minimum alone
+    first = select(system, turns[:3], turns[3].question, 100_000, **options)
+    second = select(system, turns, "and then?", 100_000, previous=first, **options)
+    billed = simulate_bill(requests_of([first, second]), "claude-opus-4-8", bytes_per_token=1)
+    system_mark = prompt_order(first.payload)[2][0]
+    assert billed[1].cached == system_mark  # only the tools and system's entry is in reach
+
+
+def test_a_model_or_lifetime_without_a_price_is_refused_by_name():
+    payload = request_bytes("S", history(2), "now?")
+    with pytest.raises(ValueError, match="no cache price for model 'gpt-2'; priced: "):
+        simulate_bill([(payload, 0)], "gpt-2")
+    with pytest.raises(ValueError, match="ttl '1h' is not one of gpt-5.4's"):
+        simulate_bill([(payload, 0)], "gpt-5.4", ttl="1h")
+
+
+@pytest.mark.parametrize("dialect, model", [(AN, "claude-opus-4-8"), ("openai-chat", "gpt-5.4")])
+def test_holding_the_first_turn_bills_a_fraction_of_moving_it(dialect, model):
+    options = dict(cache_breakpoints=True) if dialect == AN else {}
+    budget = 12_000
+    sliding = conversation_calls(60, budget, dialect, previous_rule=False, **options)
+    held = conversation_calls(60, budget, dialect, previous_rule=True, **options)
+    cost = {name: sum(item.cost for item in simulate_bill(requests_of(calls), model))
+            for name, calls in (("sliding", sliding), ("held", held))}
+    assert cost["held"] < 0.5 * cost["sliding"]
