@@ -38,8 +38,8 @@ from .options import DEFAULT_MODEL, RequestOptions
 from .memory_sections import CoverNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, cache_stable_rule,
                        request_tokens, select, select_reference, whole_turn_rule)
-from .prompt_cache import (BilledRequest, Difference, UnreadableRequest, first_difference,
-                           request_parts, simulate_bill)
+from .prompt_cache import (BilledRequest, Difference, UnreadableRequest, cheapest_starts,
+                           first_difference, request_parts, simulate_bill)
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .steps import AssistantText, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line
@@ -96,6 +96,7 @@ __all__ = [
     "UnreadableRequest",
     "byte_breakdown",
     "cache_stable_rule",
+    "cheapest_starts",
     "check_request",
     "check_text",
     "encode_record",

@@ -441,3 +441,45 @@ def _index(ends: list[int], offset: int) -> int | None:
     """The piece ending at ``offset`` (None: no piece ends there)."""
     at = bisect_left(ends, offset)
     return at if at < len(ends) and ends[at] == offset else None
+
+
+# --- The best schedule there is -------------------------------------------------------------------
+
+def cheapest_starts(windows: Sequence[tuple[int, int]], held, moved) -> list[int]:
+    """The offline optimum: the first kept turn of each call that makes the conversation's
+    bill least, knowing every call in advance.
+
+    ``windows[i]`` is ``(low, high)``: the first kept turns call ``i`` may start at, both
+    included (from the oldest whose request fits to the newest that keeps the turns within
+    the low-water mark). Call ``i`` costs ``held(i, start)`` when call ``i - 1`` started at
+    the same turn (it reads the last request's prefix), else ``moved(i, start)`` (call 0:
+    moved). Dynamic programming over (call, first kept turn): time and memory in the sum of
+    the windows. ValueError for an empty window."""
+    best: dict[int, float] = {}
+    choices: list[dict[int, int]] = []
+    for number, (low, high) in enumerate(windows):
+        if high < low:
+            raise ValueError(f"window {number} is empty: ({low}, {high})")
+        # The cheapest way to have reached call number - 1, and the cheapest at another start.
+        ranked = sorted(best, key=best.get)[:2]
+        now: dict[int, float] = {}
+        came: dict[int, int] = {}
+        for start in range(low, high + 1):
+            other = next((earlier for earlier in ranked if earlier != start), None)
+            options = []
+            if number == 0:
+                options.append((moved(number, start), -1))
+            elif other is not None:
+                options.append((best[other] + moved(number, start), other))
+            if start in best:
+                options.append((best[start] + held(number, start), start))
+            if options:
+                now[start], came[start] = min(options)
+        best = now
+        choices.append(came)
+    start = min(best, key=best.get)
+    path = [start]
+    for came in reversed(choices[1:]):
+        start = came[start]
+        path.append(start)
+    return path[::-1]

@@ -1,10 +1,12 @@
 """Each provider's prompt cache as data in its dialect's module, and Anthropic's breakpoints
 written by select (issue 47, item 2); the bill simulated and where two requests part (item 3:
-ledgerlab.prompt_cache)."""
+ledgerlab.prompt_cache); the offline optimum (item 4)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 
 import pytest
 
@@ -15,8 +17,8 @@ from ledgerlab.dialects import SHAPES
 from ledgerlab.dialects.anthropic import CACHE as ANTHROPIC_CACHE
 from ledgerlab.dialects.openai_chat import OPENAI_CACHE
 from ledgerlab.dialects.openai_responses import OpenAIResponses
-from ledgerlab.prompt_cache import (UnreadableRequest, first_difference, prompt_order,
-                                    request_parts, simulate_bill)
+from ledgerlab.prompt_cache import (UnreadableRequest, cheapest_starts, first_difference,
+                                    prompt_order, request_parts, simulate_bill)
 
 AN = "anthropic-messages"
 TOOL = Tool("lookup", "Look a key up.", {"type": "object"})
@@ -266,3 +268,35 @@ def test_holding_the_first_turn_bills_a_fraction_of_moving_it(dialect, model):
     cost = {name: sum(item.cost for item in simulate_bill(requests_of(calls), model))
             for name, calls in (("sliding", sliding), ("held", held))}
     assert cost["held"] < 0.5 * cost["sliding"]
+
+
+# --- item 4: the best schedule there is ----------------------------------------------------------
+
+def test_the_cheapest_starts_are_the_cheapest_of_every_schedule():
+    # Against every schedule of small random cases, written out one by one.
+    rng = random.Random(47)
+    for _ in range(200):
+        windows = []
+        for _ in range(rng.randint(1, 5)):
+            low = rng.randint(0, 3)
+            windows.append((low, low + rng.randint(0, 3)))
+        held = {(number, start): rng.random() for number in range(5) for start in range(7)}
+        moved = {(number, start): 3 * rng.random() for number in range(5) for start in range(7)}
+
+        def total(path):
+            return sum((held if number and path[number - 1] == start else moved)[number, start]
+                       for number, start in enumerate(path))
+
+        every = itertools.product(*(range(low, high + 1) for low, high in windows))
+        best = min(map(total, every))
+        chosen = cheapest_starts(windows, lambda n, s: held[n, s], lambda n, s: moved[n, s])
+        assert all(low <= start <= high for start, (low, high) in zip(chosen, windows))
+        assert total(chosen) == pytest.approx(best)
+
+
+def test_the_cheapest_starts_hold_a_turn_where_moving_costs_more():
+    # Moving costs 10, holding 1: start once at the turn every window shares, and stay.
+    windows = [(0, 2), (1, 3), (2, 4), (2, 5)]
+    assert cheapest_starts(windows, lambda n, s: 1, lambda n, s: 10) == [2, 2, 2, 2]
+    with pytest.raises(ValueError, match=r"window 1 is empty: \(3, 2\)"):
+        cheapest_starts([(0, 1), (3, 2)], lambda n, s: 1, lambda n, s: 1)
