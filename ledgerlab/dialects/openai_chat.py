@@ -40,7 +40,8 @@ OPENAI_CHAT = "openai-chat"
 # fee; from GPT-5.6 written at 1.25x, to a length of any token (its managed breakpoint), and
 # kept at least 30 minutes. In memory an entry is cleared after 5 to 10 minutes unused (at
 # most an hour; 300 s here), or kept 24 hours with ``prompt_cache_retention: "24h"``, at the
-# same price. ``prompt_cache_key`` (a top-level field) steers routing; it is not modelled.
+# same price. ``prompt_cache_key`` (a top-level field, sent through ``extra=``) steers routing;
+# the simulated bill does not model it.
 _FREE_WRITES = {"in_memory": (300, 1.0), "24h": (86_400, 1.0)}
 _PAID_WRITES = {"in_memory": (1_800, 1.25), "24h": (86_400, 1.25)}
 OPENAI_CACHE = PromptCache(

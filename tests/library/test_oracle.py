@@ -728,7 +728,7 @@ def conversations(draw):
     """A conversation of rich turns in any dialect, called once a turn (call i sends turns[:i]
     and turns[i]'s question), its turns with ids (as a journal gives them) or without; a byte
     budget between the largest request without turns and the last request whole; sometimes
-    a token limit; facts, tools; a low-water mark."""
+    a token limit; facts, tools, the application's own fields (extra=); a low-water mark."""
     dialect = draw(st.sampled_from(DIALECTS))
     taken: set = set()  # call ids, once in the conversation (Anthropic's rule)
     turns = draw(st.lists(any_turns(dialect == AN, taken), min_size=2, max_size=10))
@@ -742,6 +742,9 @@ def conversations(draw):
     tools = with_tools_for_rounds(dialect, draw(tool_lists), turns, ())
     options = dict(dialect=dialect, encoder=draw(st.sampled_from(sorted(ENCODERS))),
                    tools=tools, facts=facts)
+    extra = draw(st.just({}) | extras(dialect))  # the same fields on every call
+    if extra:
+        options["extra"] = extra
     if dialect == AN:
         options["reserve_tokens"] = draw(st.integers(1, 40))
         options["cache_breakpoints"] = draw(st.booleans())
@@ -838,14 +841,15 @@ def test_the_cache_stable_rule_holds_its_first_turn_within_every_limit_at_length
        summary_cap=st.one_of(st.none(), st.integers(0, 120)),
        token_share=st.one_of(st.none(), st.floats(0.3, 1.1)),
        low_water=st.floats(0.05, 1.0), tokenizer=st.sampled_from(TOKENIZERS),
-       after=st.booleans(), breakpoints=st.booleans())
+       after=st.booleans(), breakpoints=st.booleans(), data=st.data())
 def test_select_equals_select_reference_with_previous_beside_summaries_and_evidence(
         memory, dialect, share, summary_cap, token_share, low_water, tokenizer, after,
-        breakpoints):
+        breakpoints, data):
     # A conversation of the memory strategy's turns, called once a turn with the last
     # request as previous: the summaries for a held first turn, and those of a cut; the
     # evidence after the facts or after the turns; in Anthropic's, with its cache marks or not.
     breakpoints = breakpoints and dialect == AN
+    extra = data.draw(st.just({}) | extras(dialect))  # the same fields on every call
     turns, ids, summaries, evidence, facts = memory
     reserve = 5 if dialect == AN or token_share is not None else 0
     everything = dict(facts=facts, evidence=evidence, summaries=summaries)
@@ -864,7 +868,7 @@ def test_select_equals_select_reference_with_previous_beside_summaries_and_evide
                        summaries=sent, max_summary_bytes=summary_cap, evidence=evidence,
                        max_tokens=max_tokens, tokenizer=tokenizer, previous=previous,
                        low_water=low_water, evidence_after_turns=after,
-                       cache_breakpoints=breakpoints)
+                       cache_breakpoints=breakpoints, extra=extra)
         chosen = same_answer("sys", history, "now?", max(1, int(len(full) * share)), **options)
         if isinstance(chosen, BudgetError):
             previous = None
@@ -880,7 +884,7 @@ def test_select_equals_select_reference_with_previous_beside_summaries_and_evide
             room = max_tokens - reserve
         base = dict(facts=held_facts[:chosen.facts_kept],
                     evidence=evidence[:chosen.evidence_kept],
-                    evidence_after_turns=after, cache_breakpoints=breakpoints)
+                    evidence_after_turns=after, cache_breakpoints=breakpoints, extra=extra)
 
         def fits(start, most_bytes, most_tokens):
             its = greedy("sys", "now?", count - start, known, sent, dict(

@@ -140,6 +140,38 @@ def test_cache_breakpoints_count_with_the_marks_of_the_tools_and_extra():
                          extra={"cache_control": {"type": "ephemeral"}}).payload, AN)
 
 
+@pytest.mark.parametrize("dialect", ["openai-chat", "openai-responses"])
+def test_openais_prompt_cache_key_goes_through_extra(dialect):
+    # A documented top-level field of both OpenAI dialects (FIELDS): the application sends it
+    # with extra=, select measures it in the budget and holds the first turn beside it, and
+    # check_request takes the body. It is after the conversation, so the prefix is the same.
+    assert SHAPES[dialect].fields["prompt_cache_key"] == ("string", "null")
+    key = {"prompt_cache_key": "conversation-47"}
+    turns = long_history(12, 40)
+    whole = len(request_bytes("S", turns[:10], turns[10].question, dialect=dialect, extra=key))
+    # One byte short of the request with the key: the turns' room is the key's less.
+    tight = select("S", turns[:10], turns[10].question, whole - 1, dialect=dialect)
+    assert tight.kept == 10
+    assert select("S", turns[:10], turns[10].question, whole - 1, dialect=dialect,
+                  extra=key).kept < 10
+    budget = whole + 200
+    first = select("S", turns[:10], turns[10].question, budget, dialect=dialect, extra=key)
+    check_request(first.payload, dialect)
+    assert json.loads(first.payload)["prompt_cache_key"] == "conversation-47"
+    assert first.payload == request_bytes("S", first.turns, turns[10].question,
+                                          dialect=dialect, extra=key)
+    second = select("S", turns[:11], turns[11].question, budget, dialect=dialect, extra=key,
+                    previous=first, low_water=0.5)
+    check_request(second.payload, dialect)
+    assert second.dropped == first.dropped  # held
+    assert first_difference(first.payload, second.payload).parts[1].name.startswith("turn ")
+    assert [part.name for part in request_parts(second.payload)][-2:] == [
+        "prompt_cache_key", "envelope"]
+    with pytest.raises(InvalidRequest) as refused:
+        select("S", turns[:2], "now?", 1500, dialect=dialect, extra={"prompt_cache_key": 47})
+    assert (refused.value.rule, refused.value.field) == ("field-type", "prompt_cache_key")
+
+
 # --- item 3: a request's parts, where two part, the bill ---------------------------------------
 
 def long_history(count: int, size: int = 300) -> list[Turn]:
