@@ -303,7 +303,8 @@ def prompt_order(payload: bytes, dialect: str | None = None) -> tuple[bytes, lis
     them (tools, system, then the conversation), each the compact JSON of one message (or
     tool, or system block), ``cache_control`` marks left out (they are not part of the
     cached text). Returns those bytes, the end offset of each piece, and the end offsets of
-    the pieces holding a mark (Anthropic's breakpoints)."""
+    the pieces holding a mark (Anthropic's breakpoints; a top-level ``cache_control``, its
+    automatic caching, marks the last piece)."""
     body = parse_request(payload)
     dialect = detect_dialect(body) if dialect is None else dialect
     system = body.get("system", body.get("instructions"))
@@ -320,6 +321,8 @@ def prompt_order(payload: bytes, dialect: str | None = None) -> tuple[bytes, lis
         ends.append(len(written))
         if marked[1]:
             marks.append(len(written))
+    if body.get("cache_control") is not None and ends and marks[-1:] != ends[-1:]:
+        marks.append(ends[-1])
     return bytes(written), ends, marks
 
 

@@ -280,6 +280,24 @@ def test_anthropic_reads_up_to_the_last_requests_mark_and_writes_to_its_own():
                for item in simulate_bill(requests_of(small), "claude-haiku-4-5"))
 
 
+def test_anthropics_top_level_mark_caches_up_to_the_last_block():
+    # extra={"cache_control": ...}: Anthropic's automatic caching, one breakpoint on the last
+    # cacheable block, moved forward each call: the next request reads this one whole.
+    automatic = {"cache_control": {"type": "ephemeral"}}
+    first, second = conversation_calls(2, 100_000, AN, previous_rule=True, size=900,
+                                       extra=automatic)
+    prompt, ends, marks = prompt_order(first.payload)
+    assert marks == [ends[-1]] == [len(prompt)]
+    billed = simulate_bill(requests_of([first, second]), "claude-opus-4-8", bytes_per_token=1)
+    assert (billed[0].cached, billed[0].written, billed[0].uncached) == (0, len(prompt), 0)
+    assert billed[1].cached == len(prompt)
+    # Beside block marks it is one more: on the last block, after theirs.
+    both = conversation_calls(1, 100_000, AN, previous_rule=True, size=900, extra=automatic,
+                              cache_breakpoints=True)[0]
+    prompt, ends, marks = prompt_order(both.payload)
+    assert len(marks) == 3 and marks[-1] == ends[-1] == len(prompt)
+
+
 def test_anthropic_finds_no_entry_more_than_20_pieces_back():
     # A turn of 11 tool rounds (22 messages) between the last request's mark and this one's.
     loop = [ToolCall(f"call_{n}", "lookup", "{}") for n in range(11)]
