@@ -53,13 +53,18 @@ class Part:
 
 
 def detect_dialect(body: dict) -> str:
-    """The dialect a parsed body is written in: Responses has ``input``, Anthropic a
-    ``max_tokens`` beside ``messages`` or a list of system blocks; else OpenAI Chat."""
+    """The dialect a parsed body is written in: Responses has ``input``; Anthropic a
+    ``system`` field, or else a ``max_tokens`` beside messages OpenAI Chat would not write
+    (Chat, whose ``max_tokens`` an application may send, has system and tool messages and
+    ``tool_calls``); else OpenAI Chat."""
     if "input" in body:
         return RESPONSES
-    if "max_tokens" in body or isinstance(body.get("system"), list):
+    if "system" in body:
         return ANTHROPIC
-    return CHAT
+    chat_only = any(isinstance(message, dict) and (
+        message.get("role") in ("system", "developer", "tool") or "tool_calls" in message)
+        for message in body.get("messages", ()))
+    return ANTHROPIC if "max_tokens" in body and not chat_only else CHAT
 
 
 def parse_request(payload: bytes) -> dict:

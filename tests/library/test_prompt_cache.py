@@ -199,6 +199,17 @@ def test_request_parts_name_every_byte_of_a_request(dialect, after):
                      *turns, *tail, "tools"]
 
 
+def test_an_openai_chat_body_with_a_max_tokens_field_is_told_from_anthropics():
+    # extra= may send Chat's max_tokens (a reply cap it documents): the body is still told
+    # apart from Anthropic's by its system and tool messages and its tool_calls.
+    turn = Turn("q", "a", (ToolCall("call_1", "lookup", "{}"), ToolResult("call_1", "found")))
+    for system, turns in (("You answer.", history(2)), (" ", [turn])):
+        payload = request_bytes(system, turns, "now?", tools=[TOOL], extra={"max_tokens": 64})
+        assert request_parts(payload) == request_parts(payload, "openai-chat")
+    names = [part.name for part in request_parts(payload) if part.name != "envelope"]
+    assert names == ["model", "system", "turn 1 of 1", "question", "tools", "max_tokens"]
+
+
 def test_the_first_difference_names_the_turn_a_sliding_cut_moved():
     turns = long_history(30, 40)
     sliding = [select("S", turns[:index], turns[index].question, 2400) for index in (20, 21)]
