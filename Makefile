@@ -226,7 +226,9 @@ stress: $(DEV)
 # the speed target (issue 44), cold: select on turns it has never seen at most 3.0x one gson
 # dumps of the body it returns, at 10,000 and 100,000 turns, 64 and 512 KiB, in the three
 # dialects, on tool and reasoning turns, each row marked within or OVER (bench_tools, with
-# how often trim_messages' output is refused); summaries and evidence (bench_memory).
+# how often trim_messages' output is refused); summaries and evidence (bench_memory); the bill
+# of 300-call conversations under the whole-turn rule, the cache-stable rule and the offline
+# optimum (bench_cache, issue 47: about 3.5 min of it).
 # Measured: 7 min 7 s wall, 168 s of CPU, on this project's 2-core machine at a load average of
 # 6 to 9.5 from other work; bench_tools 282 s of it, 151 s of that making its three
 # 100,000-turn histories (docs/benchmark.md).
@@ -235,6 +237,7 @@ bench: $(call EXTRA_STAMP,bench)
 	$(BIN)/python benchmarks/bench_facts_tokens.py
 	$(BIN)/python benchmarks/bench_tools.py
 	$(BIN)/python benchmarks/bench_memory.py
+	$(BIN)/python benchmarks/bench_cache.py
 
 # Every install happens here. The first creates .venv; each target names the extras it needs,
 # and the first target to need one installs it (with EXTRAS, in the same pip run). An extra

@@ -36,8 +36,10 @@ from .dialects import (DIALECTS, LIMITS, InvalidRequest, ProviderLimitError,
 from .memory import Compaction, Evidence, Summary
 from .options import DEFAULT_MODEL, RequestOptions
 from .memory_sections import CoverNotInHistory, OriginNotInHistory
-from .selector import (BudgetError, Selection, byte_breakdown, request_tokens, select,
-                       select_reference, whole_turn_rule)
+from .selector import (BudgetError, Selection, byte_breakdown, cache_stable_rule,
+                       request_tokens, select, select_reference, whole_turn_rule)
+from .prompt_cache import (BilledRequest, Difference, UnreadableRequest, cheapest_starts,
+                           first_difference, request_parts, simulate_bill)
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .steps import AssistantText, ProviderItem, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line
@@ -47,12 +49,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AssistantText",
+    "BilledRequest",
     "BudgetError",
     "Compaction",
     "CoverNotInHistory",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MODEL",
     "DIALECTS",
+    "Difference",
     "Document",
     "ENCODERS",
     "Evidence",
@@ -93,21 +97,27 @@ __all__ = [
     "TurnConflict",
     "TurnIdMismatch",
     "TurnNotFound",
+    "UnreadableRequest",
     "byte_breakdown",
+    "cache_stable_rule",
+    "cheapest_starts",
     "check_request",
     "check_text",
     "encode_record",
     "examine",
     "fact_line",
+    "first_difference",
     "get_encoder",
     "image_tokens",
     "messages",
     "request_body",
     "request_bytes",
+    "request_parts",
     "request_tokens",
     "salvage",
     "select",
     "select_reference",
+    "simulate_bill",
     "text_tokens",
     "tool_tokens",
     "utf16_units",

@@ -1,4 +1,5 @@
-"""The ``ledgerlab`` command: inspect, forget, retain and salvage a journal.
+"""The ``ledgerlab`` command: inspect, forget, retain and salvage a journal; prefix, where two
+request bodies part.
 
 Output shows counts, sizes, hashes and ids, never conversation text (nor a tool's
 name, its arguments or results, nor an image). The article's
@@ -16,7 +17,9 @@ from pathlib import Path
 
 from . import __version__
 from .console import escaped, run_command, say, shown
+from .dialects import DIALECTS
 from .memory import Summary
+from .prompt_cache import first_difference
 from .steps import ToolCall, ToolResult, content_bytes
 from .journal.files import SYMLINK_REFUSED
 from .journal import (
@@ -287,6 +290,27 @@ def file_path(text: str) -> str:
     return text
 
 
+def cmd_prefix(args: argparse.Namespace) -> int:
+    first, second = Path(args.first).read_bytes(), Path(args.second).read_bytes()
+    difference = first_difference(first, second, args.dialect)
+    if difference is None:
+        say(f"A and B are the same {len(first)} bytes")
+        return 0
+    offset = difference.offset
+    say(f"A: {len(first)} bytes, B: {len(second)} bytes; the first {offset} bytes are the "
+        f"same ({_share(offset, len(first))} of A, {_share(offset, len(second))} of B)")
+    say(f"first difference at byte {offset}:")
+    for name, part in zip("AB", difference.parts):
+        where = ("past its end" if part is None else
+                 f"{part.name} (bytes {part.start}-{part.end}, {part.size} bytes)")
+        say(f"  {name}: {where}")
+    return 1
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "0%"
+
+
 def count(text: str) -> int:
     """An argparse type: a whole number, 0 or more."""
     if not text.isdigit():
@@ -344,6 +368,20 @@ def build_parser() -> argparse.ArgumentParser:
     rescue.add_argument("--out", type=file_path, required=True, metavar="NEW",
                         help="the new journal: a path that must not exist yet")
     rescue.set_defaults(run=cmd_salvage)
+
+    prefix = commands.add_parser("prefix", help="where two request bodies part",
+                                 description="The first byte where two request bodies (files "
+                                 "of the bytes sent) differ, and which part of each holds it: "
+                                 "system, tools, a memory section, turn k, the question. A "
+                                 "provider caches a request's prefix, so the part named is "
+                                 "where the cache stops reading. Offsets, part names and "
+                                 "sizes only, never the text. Exit 0 if they are the same, "
+                                 "1 if they differ.")
+    prefix.add_argument("first", type=file_path, metavar="A", help="a request body, as sent")
+    prefix.add_argument("second", type=file_path, metavar="B", help="the next request body")
+    prefix.add_argument("--dialect", choices=DIALECTS, default=None,
+                        help="the bodies' dialect (default: told from the body)")
+    prefix.set_defaults(run=cmd_prefix)
     return parser
 
 

@@ -208,19 +208,25 @@ class SummaryPlan:
         self.costs: dict[int, tuple[int, int]] = {}
         self.position, self.result = order.near, None
 
-    def beside_turns(self, sizes: list[int], costs: list[int],
-                     total: int) -> tuple[list[Summary], int, int, int]:
+    def beside_turns(self, sizes: list[int], costs: list[int], total: int,
+                     room: int | None = None,
+                     token_room: int | None = None) -> tuple[list[Summary], int, int, int]:
         """The rule's k: the most of the newest turns (their bytes ``sizes`` and tokens
         ``costs``, newest first, of the ``total`` stored) that fit beside the summaries
-        taken for them. Returns the summaries (oldest first, as sent), their bytes and
-        tokens, and k."""
+        taken for them, within ``room`` bytes and ``token_room`` tokens (the plan's own
+        where not given: smaller ones are the cache-stable rule's low-water marks; the
+        summaries taken for a k are the same either way). Returns the summaries (oldest
+        first, as sent), their bytes and tokens, and k (0 if none fits)."""
+        room = self.room if room is None else room
+        token_room = self.token_room if token_room is None else token_room
+        self.position, self.result = self.order.near, None  # a walk from the most turns
         kept, turn_size, turn_tokens = len(sizes), sum(sizes), sum(costs)
         while True:
             taken, size, tokens = self.taken(total - kept)
-            if size + turn_size <= self.room and (self.count is None
-                                                  or tokens + turn_tokens <= self.token_room):
-                break
-            kept -= 1  # k = 0 always fits: a pass takes only what fits without turns
+            if not kept or size + turn_size <= room and (self.count is None
+                                                         or tokens + turn_tokens <= token_room):
+                break  # within the plan's own room k = 0 always fits: a pass takes only
+            kept -= 1  # what fits without turns
             turn_size -= sizes[kept]
             turn_tokens -= costs[kept]
         return taken[::-1], size, tokens, kept

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
@@ -24,6 +25,9 @@ from .memory import Compaction, Evidence, Summary
 from .turns import Fact, Tool, check_steps, check_tools
 
 DEFAULT_MODEL = "agnes-3.0-flash"
+# The cache-stable rule's default cut: back to 60% of the budget, so about 40% of it is left
+# for the calls that append before the next cut (issue 47's simulation).
+LOW_WATER = 0.6
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,16 @@ class RequestOptions:
     block (Anthropic) after the facts, one ``[source: where] text`` line each."""
     max_evidence_bytes: int | None = None
     """The most bytes the evidence may add to the body (None: no cap of their own)."""
+    cache_breakpoints: bool = False
+    """Mark the prefix the provider should cache, where the dialect takes marks
+    (``anthropic-messages``: ``cache_control`` on the system's last block, or the last tool,
+    and on the newest kept turn's last message; ``select`` counts their bytes in the budget).
+    ValueError in a dialect whose provider caches on its own (OpenAI's)."""
+    evidence_after_turns: bool = False
+    """Send the evidence after the stored turns, just before the current question (a system
+    message in OpenAI Chat, a developer message in Responses, a user message in Anthropic),
+    not after the facts: evidence chosen for each question then leaves the bytes before it,
+    the turns the provider has cached, unchanged."""
     reserve_tokens: int | None = None
     """Tokens kept for the reply: within ``max_tokens``, and Anthropic's required
     ``max_tokens`` field. None: the dialect's default (0 in OpenAI's dialects; 1024 in
@@ -91,6 +105,14 @@ class RequestOptions:
     ``ReservedFieldError``). Kept as a checked copy (left out of the repr: its values may be
     private). Their tokens are not counted, except that Anthropic's ``tool_choice`` picks
     the tool-use system prompt's figure."""
+    previous: object = None
+    """The ``Selection`` of this conversation's last request (None: the first, or no cache to
+    keep): ``select`` keeps its first kept turn while the request from there fits, so the
+    provider's cache reads the same prefix again (the cache-stable rule, ``selector``)."""
+    low_water: float = LOW_WATER
+    """Where the cache-stable rule cuts when the request from ``previous``'s first turn no
+    longer fits: the longest whole-turn suffix that fits ``low_water`` x the byte budget (and
+    x the token limit's room), 0 < low_water <= 1. Without ``previous``, no effect."""
 
     def __post_init__(self) -> None:
         check_text(self.model, "model")
@@ -99,9 +121,18 @@ class RequestOptions:
         object.__setattr__(self, "tools", check_tools(self.tools))
         object.__setattr__(self, "current_steps", check_steps(self.current_steps,
                                                               "current_steps"))
-        # extra= first: its fields (the Responses API's store) may change the rounds' rules
+        for name in ("evidence_after_turns", "cache_breakpoints"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, not "
+                                f"{type(getattr(self, name)).__name__}")
+        if self.cache_breakpoints and not SHAPES[self.dialect].takes_cache_breakpoints:
+            raise ValueError(f"cache_breakpoints: {self.dialect} takes no cache marks (its "
+                             f"provider caches every request's prefix on its own)")
+        # extra= first: its fields (the Responses API's store) may change the rounds' rules;
+        # its cache marks and the tools' count with those cache_breakpoints writes
         object.__setattr__(self, "extra", check_extra(self.dialect, self.extra, self.tools,
-                                                      self.current_steps))
+                                                      self.current_steps,
+                                                      self.cache_breakpoints))
         refuse_for_dialect(self.dialect, self.current_steps, self.tools, extra=self.extra)
         if type(self.facts) is not tuple and not isinstance(self.facts, Sequence):
             # an iterator, read once
@@ -139,18 +170,30 @@ class RequestOptions:
                 raise ValueError(f"extra's {name} ({cap}) is over reserve_tokens "
                                  f"({self.reserve_tokens}): the reply may take {cap} tokens, "
                                  f"so keep them within max_tokens with reserve_tokens={cap}")
+        check_low_water(self.low_water)
+
+
+def check_low_water(low_water: object) -> float:
+    """Return ``low_water`` if it is a real number above 0 and at most 1."""
+    if isinstance(low_water, bool) or not isinstance(low_water, numbers.Real):
+        raise TypeError(f"low_water must be a number, not {type(low_water).__name__}")
+    if not 0 < low_water <= 1:  # NaN fails this too
+        raise ValueError(f"low_water must be above 0 and at most 1, got {low_water}")
+    return low_water
 
 
 # Which options each kind of function takes.
 WIRE = ("model", "encoder", "dialect", "tools", "current_steps", "facts", "reserve_tokens",
-        "evidence", "summaries", "extra")
+        "evidence", "summaries", "evidence_after_turns", "cache_breakpoints", "extra")
 BREAKDOWN = ("model", "encoder", "dialect", "tools", "current_steps", "reserve_tokens",
-             "facts", "evidence", "summaries", "extra")
+             "facts", "evidence", "summaries", "evidence_after_turns", "cache_breakpoints",
+             "extra")
 COUNT = ("tokenizer", "facts", "tools", "current_steps", "evidence", "summaries", "dialect",
          "model", "extra")
 SELECT = ("facts", "max_fact_bytes", "model", "encoder", "dialect", "tools", "current_steps",
           "max_tokens", "reserve_tokens", "tokenizer", "ids", "summaries", "max_summary_bytes",
-          "evidence", "max_evidence_bytes", "extra")
+          "evidence", "max_evidence_bytes", "evidence_after_turns", "cache_breakpoints",
+          "previous", "low_water", "extra")
 
 _FIELDS = {field.name: field for field in fields(RequestOptions)}
 

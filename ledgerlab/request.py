@@ -13,7 +13,8 @@ Three dialects, as the providers document them (``ledgerlab.dialects``, one modu
 ``"openai-chat"`` (the default, the article's shape), ``"anthropic-messages"`` (``system``
 and the required ``max_tokens`` are fields) and ``"openai-responses"`` (``instructions``
 and ``input`` items). Memory (facts, evidence, summaries) is a section each, after the
-system's part, in every dialect; a provider's compaction items (``Compaction``, given among
+system's part, in every dialect (the evidence, with ``evidence_after_turns``, after the turns,
+just before the current question); a provider's compaction items (``Compaction``, given among
 the summaries) go before the turns in their own dialect; without them a request is
 unchanged. With no tools, steps or images, an ``openai-chat`` request is exactly the
 article's. The application's own top-level fields (``extra=``) follow the writer's, in the
@@ -64,18 +65,30 @@ def sections(options: RequestOptions) -> tuple:
 
 
 def body_of(system: str, stored: list, current: str | tuple, options: RequestOptions,
-            memory: tuple = NO_MEMORY, with_extra: bool = True) -> dict:
+            memory: tuple = NO_MEMORY, with_extra: bool = True,
+            newest_marked: bool = False) -> dict:
     """The body with ``stored`` as the messages of the stored turns and ``memory`` as the
-    sections' texts and the compaction items (``sections``); without ``with_extra``, the
-    writer's fields alone (what ``byte_breakdown`` measures ``extra=`` against)."""
+    sections' texts and the compaction items (``sections``; the evidence after the turns with
+    ``evidence_after_turns``); with ``cache_breakpoints``, the stable prefix marked, and the
+    last stored message if ``newest_marked`` (a frame's stand-in for the turns is not a
+    message); without ``with_extra``, the writer's fields alone (what ``byte_breakdown``
+    measures ``extra=`` against)."""
     shape = SHAPES[options.dialect]
     check_text(system, "system")
-    messages = stored + current_messages(shape, current, options.current_steps)
+    facts, evidence, summaries, compactions = memory
+    late = []
+    if options.evidence_after_turns and evidence is not None:
+        late, evidence = [shape.section_after_turns(evidence)], None
+    if options.cache_breakpoints and newest_marked and stored:
+        stored = stored[:-1] + [shape.breakpoint_on(stored[-1])]
+    messages = stored + late + current_messages(shape, current, options.current_steps)
     body = shape.body(check_text(options.model, "model"),
                       max_tokens_field(shape, options.reserve_tokens),
-                      system_text(shape, system), memory[0], messages,
-                      [tool_entry(shape, tool) for tool in options.tools], *memory[1:3],
-                      compactions=memory[3])
+                      system_text(shape, system), facts, messages,
+                      [tool_entry(shape, tool) for tool in options.tools], evidence, summaries,
+                      compactions=compactions)
+    if options.cache_breakpoints:
+        body = shape.with_breakpoints(body)
     if with_extra and options.extra:  # checked with the options: none is one it writes
         body.update(copy.deepcopy(options.extra))  # a copy: the body is the caller's
     return body
@@ -94,7 +107,7 @@ def request_body(system: str, turns: Sequence[Turn], current: str | tuple, *,
     memory = sections(options)  # the facts, the turns, then the current question
     stored = [message for turn in turns
               for message in turn_messages(shape, turn, options.extra)]
-    return body_of(system, stored, current, options, memory)
+    return body_of(system, stored, current, options, memory, newest_marked=True)
 
 
 @takes_options(*WIRE)
@@ -118,10 +131,14 @@ def messages(system: str, turns: list[Turn], current: str | tuple,
 
 
 def fragment(encoder: Encoder, shape: Shape, turns: Sequence[Turn],
-             extra: dict | None = None) -> tuple[bytes, int]:
+             extra: dict | None = None, breakpoint: bool = False) -> tuple[bytes, int]:
     """Consecutive turns as the encoder writes them inside the messages array (without
-    brackets) beside the request's ``extra`` fields, and how many messages they are."""
+    brackets) beside the request's ``extra`` fields, and how many messages they are; with
+    ``breakpoint``, the last of them the request's newest, marked for the provider's cache
+    (``cache_breakpoints``)."""
     written = [message for turn in turns for message in turn_messages(shape, turn, extra)]
+    if breakpoint and written:
+        written[-1] = shape.breakpoint_on(written[-1])
     return encoder.dumps(written)[1:-1], len(written)
 
 

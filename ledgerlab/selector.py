@@ -24,6 +24,17 @@ travels beside a turn it covers. They are sent oldest first. A provider's ``Comp
 a summary under the same rule (an item of its own rather than a line of the section), and
 one of another dialect is left out, counted as dropped.
 
+With ``previous`` (the ``Selection`` of this conversation's last request), the cache-stable
+rule (``cache_stable_rule``): the provider caches a request's literal prefix, and moving the
+first kept turn changes every byte after the system's part, so the first kept turn is held.
+The request from ``previous``'s first kept turn (found by its ``Turn.id`` where it carries one,
+else by its position), with the turns added since, is kept while it fits every limit and holds
+at least the turns that fit the low-water mark; then its bytes up to the end of ``previous``'s
+turns are ``previous``'s. Otherwise the cut moves once, to the longest whole-turn suffix that
+fits ``low_water`` x the byte budget (and x the token limit's room; memory as above, the
+provider's counts unscaled), so the next requests append without cutting. What it trades: right
+after a cut a request keeps fewer turns than the whole-turn rule would.
+
 ``select_reference`` is the article's loop, written as the rule reads; ``select`` gives
 the same result walking back from the newest turn, writing only what it keeps
 (``ledgerlab.request.Frame``), and tests/library/test_oracle.py holds the two equal.
@@ -31,8 +42,10 @@ the same result walking back from the newest turn, writing only what it keeps
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from .checks import check_int
 from .dialects import (SHAPES, RequestTally, TokenCount, check_budget, evidence_line,
@@ -205,6 +218,31 @@ def _provider_limits(options: RequestOptions, budget: int, current: str | tuple)
 
 
 
+def _first_kept(previous: object, history: Sequence[Turn]) -> int | None:
+    """Where ``previous``'s first kept turn is in ``history``: by its ``Turn.id`` where it
+    carries one, else by its position (the history only grows); None when it is not there
+    (forgotten) or there is no ``previous``. TypeError if ``previous`` is not a Selection."""
+    if previous is None:
+        return None
+    if not isinstance(previous, Selection):
+        raise TypeError(f"previous must be a Selection (this conversation's last request), "
+                        f"not {type(previous).__name__}")
+    turn_id = previous.turns[0].id if previous.kept and previous.turns else None
+    if turn_id is None:
+        return previous.dropped if previous.dropped <= len(history) else None
+    if previous.dropped < len(history) and history[previous.dropped].id == turn_id:
+        return previous.dropped  # where it was: no turn before it was forgotten
+    return next((index for index in range(len(history) - 1, -1, -1)
+                 if history[index].id == turn_id), None)
+
+
+def _low_water_marks(options: RequestOptions, budget: int,
+                     room: int | None) -> tuple[int, int | None]:
+    """The bytes and tokens a request may use after a cut: ``low_water`` x each limit."""
+    low = options.low_water
+    return math.floor(low * budget), None if room is None else math.floor(low * room)
+
+
 @takes_options(*SELECT)
 def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
                      max_bytes: int, *, options: RequestOptions) -> Selection:
@@ -219,6 +257,7 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     room = _token_limit(options)
     turns = list(_history(history))
+    first = _first_kept(options.previous, turns)
     _provider_limits(options, budget, current)
     given = len(options.summaries)
     order = summary_order(_ids(turns, options), _candidates(options))
@@ -275,10 +314,11 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
         return (chosen, request_bytes(system, turns[start:], current, options=chosen), tokens,
                 memory)
 
-    def request_fits(kept: Sequence[Turn]) -> bool:
+    def request_fits(kept: Sequence[Turn], most_bytes: int = budget,
+                     most_tokens: int | None = room) -> bool:
         chosen, payload, tokens, _ = request_from(len(turns) - len(kept))
-        return (len(payload) <= budget and not _tally(chosen, kept, current).broken()
-                and (tokens is None or tokens <= room))
+        return (len(payload) <= most_bytes and not _tally(chosen, kept, current).broken()
+                and (tokens is None or tokens <= most_tokens))
 
     start = whole_turn_rule(turns, request_fits)
     if start is None:  # even with no turn left it does not fit: the mandatory input
@@ -289,6 +329,10 @@ def select_reference(system: str, history: Sequence[Turn], current: str | tuple,
         raise BudgetError(len(payload), budget, mandatory_tokens=tokens,
                           max_tokens=chosen.max_tokens, reserve_tokens=chosen.reserve_tokens,
                           mandatory=what)
+    if options.previous is not None:
+        low_bytes, low_tokens = _low_water_marks(options, budget, room)
+        start = cache_stable_rule(turns, request_fits,
+                                  lambda kept: request_fits(kept, low_bytes, low_tokens), first)
     chosen, payload, tokens, memory = request_from(start)
     refuse_request_wide(chosen, turns[start:])
     return Selection(payload, len(turns) - start, start, budget, tokens, **memory,
@@ -313,6 +357,21 @@ def whole_turn_rule(turns: Sequence[Turn], fits) -> int | None:
     return None
 
 
+def cache_stable_rule(turns: Sequence[Turn], fits, fits_low_water, first: int | None) -> int:
+    """The cache-stable rule: hold the previous request's first kept turn (``first``; None:
+    not there) while the request from it fits and keeps at least the turns that fit the
+    low-water mark; else cut once, to the longest whole-turn suffix that fits the low-water
+    mark, so the next requests append to it. ``fits(kept)`` and ``fits_low_water(kept)`` say
+    whether the request with the turns ``kept`` fits the limits and the low-water marks.
+    Returns where the kept turns start (none kept if no turn fits the marks)."""
+    low = whole_turn_rule(turns, fits_low_water)
+    if low is None:  # not even the request without turns fits the marks
+        low = len(turns)
+    if first is not None and first <= low and fits(turns[first:]):
+        return first
+    return low
+
+
 @takes_options(*SELECT)
 def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes: int, *,
            options: RequestOptions) -> Selection:
@@ -333,13 +392,20 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     - ``tokenizer``: ``"o200k_base"`` (default) or ``"cl100k_base"``
     - ``facts``, ``max_fact_bytes``: pinned facts, in priority order, and their own cap
     - ``evidence``, ``max_evidence_bytes``: retrieved evidence, in rank order, and its cap
+    - ``evidence_after_turns``: the evidence after the turns, before the question (evidence
+      chosen per question then leaves the cached prefix as it was)
+    - ``cache_breakpoints``: Anthropic's cache marks on the stable prefix and the newest
+      kept turn, their bytes within the budget
     - ``summaries``, ``max_summary_bytes``: summaries of stored turns, and their cap
     - ``extra``: the body's other top-level fields (``stream``, ``thinking``...), as given
     - ``ids``: the history's turn ids, where its turns carry none (``Turn.id``)
+    - ``previous``, ``low_water``: the last request's Selection, and where to cut when it no
+      longer fits (the cache-stable rule, in this module's docstring)
     - ``options``: all of these at once, as a ``RequestOptions``
     """
     budget = check_int(max_bytes, "max_bytes", minimum=1)
     history = _history(history)
+    first = _first_kept(options.previous, history)
     room = _token_limit(options)  # tokens the request may use: None, bytes only
     count = None if room is None else counter(options.tokenizer, options.dialect)
     tally = _provider_limits(options, budget, current)
@@ -397,8 +463,15 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
     # more turns than these fit beside them; with summaries, turns are weighed one by one.
     candidates = _candidates(options)
     one_by_one = bool(candidates)
-    pieces = _newest_that_fit(history, encoder, shape, options.extra, budget - size, tally,
-                              count, None if room is None else room - tokens, one_by_one)
+    low_bytes, low_tokens = _low_water_marks(options, budget, room)
+    rooms = (budget - size, None if room is None else room - tokens)  # what the turns may use
+    low_rooms = (low_bytes - size, None if room is None else low_tokens - tokens)
+    walk = partial(_newest_that_fit, encoder=encoder, shape=shape, extra=options.extra,
+                   count=count, one_by_one=one_by_one, breakpoint=options.cache_breakpoints)
+    if options.previous is not None and not one_by_one:
+        pieces = _held_or_cut(history, first, walk, tally, rooms, low_rooms)
+    else:
+        pieces, _ = walk(history, rooms[0], tally, token_room=rooms[1])
     kept_turns = sum(turns for _, turns, _, _ in pieces)
     summary_ids, summary_bytes = (), 0
     if candidates:
@@ -410,13 +483,18 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
 
         plan = SummaryPlan(item_bytes, newline, LazyOrder(candidates, _ids(history, options),
                                                           kept_turns),
-                           options.max_summary_bytes, budget - size,
-                           None if count is None else (count, room - tokens),
+                           options.max_summary_bytes, rooms[0],
+                           None if count is None else (count, rooms[1]),
                            overhead(2, memory), (compaction_overhead(memory),
                                                  len(encoder.item_separator)))
-        taken, summary_bytes, summary_tokens, kept_turns = plan.beside_turns(
-            [piece_bytes for _, _, piece_bytes, _ in pieces],
-            [piece_tokens for _, _, _, piece_tokens in pieces], len(history))
+        sizes = [piece_bytes for _, _, piece_bytes, _ in pieces]
+        costs = [piece_tokens for _, _, _, piece_tokens in pieces]
+        if options.previous is None:
+            taken, summary_bytes, summary_tokens, kept_turns = plan.beside_turns(
+                sizes, costs, len(history))
+        else:
+            taken, summary_bytes, summary_tokens, kept_turns = _held_or_cut_with_summaries(
+                plan, sizes, costs, len(history), first, low_rooms)
         del pieces[kept_turns:]
         tokens += summary_tokens
         summary_ids = tuple(summary.id for summary in taken)
@@ -440,12 +518,49 @@ def select(system: str, history: Sequence[Turn], current: str | tuple, max_bytes
                      summary_bytes=summary_bytes)
 
 
-def _newest_that_fit(history: Sequence[Turn], encoder, shape, extra: dict, room: int,
-                     tally: RequestTally, count: MessageCounter | None, token_room: int | None,
-                     one_by_one: bool) -> list[tuple[bytes, int, int, int]]:
+def _held_or_cut(history: Sequence[Turn], first: int | None, walk, tally: RequestTally,
+                 rooms: tuple[int, int | None], low_rooms: tuple[int, int | None]) -> list:
+    """``cache_stable_rule`` on whole turns (no summaries): the newest turns that fit the
+    low-water marks (``low_rooms``: bytes, tokens), and with them, where the previous first
+    kept turn is older, the turns from it on if they all fit the rest of ``rooms``.
+    ``walk`` is ``_newest_that_fit`` with the encoder, dialect and counter set."""
+    low, tally = walk(history, low_rooms[0], tally, token_room=low_rooms[1])
+    start = len(history) - sum(turns for _, turns, _, _ in low)
+    if first is None or first >= start:  # first > start: fewer turns than the marks hold
+        return low
+    used = sum(piece_bytes for _, _, piece_bytes, _ in low)
+    used_tokens = sum(piece_tokens for _, _, _, piece_tokens in low)
+    older, _ = walk(history[first:start], rooms[0] - used, tally,
+                    token_room=None if rooms[1] is None else rooms[1] - used_tokens,
+                    ends_request=start == len(history))
+    return low + older if sum(turns for _, turns, _, _ in older) == start - first else low
+
+
+def _held_or_cut_with_summaries(plan: SummaryPlan, sizes: list[int], costs: list[int],
+                                total: int, first: int | None,
+                                low_rooms: tuple[int, int | None]) -> tuple:
+    """``cache_stable_rule`` beside summaries: ``plan.beside_turns`` under the low-water
+    marks, or, where the previous first kept turn is older, its request if it fits. ``sizes``
+    and ``costs`` are the newest turns that fit without summaries, one a turn."""
+    cut = plan.beside_turns(sizes, costs, total, *low_rooms)
+    held = None if first is None else total - first
+    if held is not None and cut[3] < held <= len(sizes):
+        kept = plan.beside_turns(sizes[:held], costs[:held], total)
+        if kept[3] == held:
+            return kept
+    return cut
+
+
+def _newest_that_fit(history: Sequence[Turn], room: int, tally: RequestTally, *, encoder,
+                     shape, extra: dict, count: MessageCounter | None, token_room: int | None,
+                     one_by_one: bool, breakpoint: bool,
+                     ends_request: bool = True) -> tuple[list[tuple[bytes, int, int, int]],
+                                                         RequestTally]:
     """The newest whole turns that fit ``room`` bytes, ``token_room`` tokens and the
     provider's counts, written beside the request's ``extra`` fields: ``(fragment, turns,
-    bytes, tokens)`` per piece, newest first.
+    bytes, tokens)`` per piece, newest first, and the tally of the request with them. With
+    ``breakpoint``, the newest turn of ``history`` is marked for the provider's cache (the
+    first piece is that turn alone) if it is the request's newest (``ends_request``).
 
     Walking back, a chunk of turns is written in one ``dumps`` (Python's per-call overhead
     dominates small turns): a chunk that fits is kept, and the next is as many turns as half
@@ -461,7 +576,8 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, extra: dict, room:
     while end > stop:
         start = max(0, end - length)
         turns = history[start:end]
-        piece, messages = fragment(encoder, shape, turns, extra)
+        piece, messages = fragment(encoder, shape, turns, extra,
+                                   breakpoint and ends_request and end == len(history))
         piece_bytes = len(piece) + separator
         piece_tokens = 0 if count is None else sum(map(count.turn, turns))
         trial = tally.plus([image for turn in turns for image in turn.images + turn.result_images],
@@ -477,7 +593,7 @@ def _newest_that_fit(history: Sequence[Turn], encoder, shape, extra: dict, room:
             length, chunks, stop = 1, False, start + 1  # the cut is inside this chunk
         else:
             break
-    return pieces
+    return pieces, tally
 
 
 def _section_that_fits(kind: int, items: Sequence, encoder, overhead: int, newline: int,
@@ -599,8 +715,9 @@ def byte_breakdown(system: str, history: Sequence[Turn], current: str | tuple, *
     parts: dict[str, object] = {
         "system": (0 if system_text(shape, system) is None
                    else len(encoder.dumps(shape.system(system)))),
-        "turns": [len(fragment(encoder, shape, [turn], options.extra)[0]) + separator
-                  for turn in history],
+        "turns": [len(fragment(encoder, shape, [turn], options.extra,
+                               options.cache_breakpoints and index == len(history) - 1)[0])
+                  + separator for index, turn in enumerate(history)],
         "question": len(encoder.dumps(shape.user(question_content(shape, current))))}
     plain = frame(system, current, options, with_extra=False).size
     if options.extra:

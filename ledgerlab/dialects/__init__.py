@@ -45,26 +45,26 @@ from ..images import image_size
 from ..steps import json_object, refuse_constant
 from .anthropic import (ANTHROPIC, ANTHROPIC_TOOL_PROMPT, NON_EMPTY, AnthropicMessages,
                         anthropic_image_tokens, anthropic_tool_prompt, refuse_empty)
-from .common import (LIMITS, RULES, SHAPES, WORDING, InvalidRequest, Limit, ProviderLimitError,
-                     RequestTally, ReservedFieldError, Shape, TokenCount, answer_messages,
-                     check_budget, check_call_name, check_top_level, compaction_pieces,
-                     evidence_line, lines_content, limit, max_tokens_field, message_count,
-                     question_content, refuse_for_dialect, refuse_reused_ids,
-                     refuse_rounds_without_tools, register, round_messages, sent_in,
-                     summary_line, system_text, tool_entry, turn_messages, wire_call_id)
+from .common import (LIMITS, RULES, SHAPES, WORDING, CacheRate, InvalidRequest, Limit,
+                     PromptCache, ProviderLimitError, RequestTally, ReservedFieldError, Shape,
+                     TokenCount, answer_messages, check_budget, check_call_name,
+                     check_top_level, compaction_pieces, evidence_line, lines_content, limit,
+                     max_tokens_field, message_count, question_content, refuse_for_dialect,
+                     refuse_reused_ids, refuse_rounds_without_tools, register, round_messages,
+                     sent_in, summary_line, system_text, tool_entry, turn_messages, wire_call_id)
 from .openai_chat import OPENAI_DEFAULT_IMAGE_MODEL, OpenAIChat, openai_image_tokens
 from .openai_responses import OpenAIResponses
 
 __all__ = [
-    "ANTHROPIC", "ANTHROPIC_TOOL_PROMPT", "DIALECTS", "LIMITS", "NON_EMPTY",
+    "ANTHROPIC", "ANTHROPIC_TOOL_PROMPT", "CacheRate", "DIALECTS", "LIMITS", "NON_EMPTY",
     "OPENAI_DEFAULT_IMAGE_MODEL", "RULES", "SHAPES", "WORDING", "InvalidRequest", "Limit",
-    "ProviderLimitError", "RequestTally", "ReservedFieldError", "Shape", "TokenCount",
-    "anthropic_image_tokens", "anthropic_tool_prompt", "answer_messages", "check_budget",
-    "check_dialect", "check_extra", "check_request", "compaction_pieces", "evidence_line",
-    "image_rule", "lines_content", "max_tokens_field", "message_count", "openai_image_tokens",
-    "question_content", "refuse_empty", "refuse_for_dialect", "refuse_reused_ids",
-    "refuse_rounds_without_tools", "request_basis", "round_messages", "sent_in",
-    "summary_line", "system_text", "tool_entry", "turn_messages", "wire_call_id",
+    "PromptCache", "ProviderLimitError", "RequestTally", "ReservedFieldError", "Shape",
+    "TokenCount", "anthropic_image_tokens", "anthropic_tool_prompt", "answer_messages",
+    "check_budget", "check_dialect", "check_extra", "check_request", "compaction_pieces",
+    "evidence_line", "image_rule", "lines_content", "max_tokens_field", "message_count",
+    "openai_image_tokens", "question_content", "refuse_empty", "refuse_for_dialect",
+    "refuse_reused_ids", "refuse_rounds_without_tools", "request_basis", "round_messages",
+    "sent_in", "summary_line", "system_text", "tool_entry", "turn_messages", "wire_call_id",
 ]
 
 register(OpenAIChat())
@@ -135,10 +135,11 @@ def check_request(payload: bytes | str, dialect: str = "openai-chat") -> None:
 
 
 def check_extra(dialect: str, extra: object, tools: tuple = (),
-                current_steps: tuple = ()) -> dict:
+                current_steps: tuple = (), cache_breakpoints: bool = False) -> dict:
     """``extra`` (the application's top-level fields: a mapping, or None for none) as a new
     dict of JSON values, if ``dialect``'s provider takes each beside the writer's own fields
-    and these tools and rounds in progress: TypeError for a value that is not a mapping of
+    and these tools and rounds in progress (and the cache marks the writer adds, with
+    ``cache_breakpoints``): TypeError for a value that is not a mapping of
     names; ReservedFieldError for a field the writer writes; InvalidTurn for a value that is
     not JSON; InvalidRequest, in the provider's words, for a field it does not document, of a
     type it does not take, or breaking a rule across fields."""
@@ -158,7 +159,8 @@ def check_extra(dialect: str, extra: object, tools: tuple = (),
     except TypeError as error:  # a value json cannot write: its type is named, not its value
         raise TypeError(f"extra holds a value JSON cannot write ({error})") from None
     check_top_level(shape, fields)
-    shape.check_options(fields, tools, current_steps)
+    shape.check_options(fields, tools, current_steps,
+                        shape.written_breakpoints if cache_breakpoints else 0)
     return fields
 
 

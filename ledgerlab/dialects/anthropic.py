@@ -25,6 +25,9 @@ its token rules, each with its source.
 - **Token rules**: the vision guide's width x height / 750 (``anthropic_image_tokens``), the
   PDF guide's figures a page (``ANTHROPIC_PDF_PAGE_TOKENS``, an estimate) and the tool-use
   system prompt (``anthropic_tool_prompt``).
+- **Its cache** (``CACHE``): up to 4 ``cache_control`` breakpoints a request; writes at 1.25x
+  (5 minutes) or 2x (1 hour), reads at 0.1x; a minimum per model family; prices of a few
+  models, dated. ``cache_breakpoints=True`` writes two (``with_breakpoints``).
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ from fractions import Fraction
 from ..checks import InvalidText
 from ..steps import PROVIDER_ITEM_TYPES, full_rounds
 from ..turns import ProviderTool
-from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
-                     check_call_name, known, sections)
+from .common import (MEDIA_TYPES, PDF, CacheRate, InvalidRequest, Limit, PromptCache, Shape,
+                     check_call_id, check_call_name, known, sections)
 
 ANTHROPIC = "anthropic-messages"
 
@@ -106,6 +109,34 @@ RULES = {
     "final-whitespace": "final assistant content cannot end with trailing whitespace",
     "cache-breakpoints": "A maximum of 4 blocks with cache_control may be provided.",
 }
+
+# --- Its cache: the prompt caching guide and the pricing page --------------------------------
+# The prefix is cached in the order tools, system, messages, up to a block marked
+# ``"cache_control": {"type": "ephemeral"}``: at most 4 such breakpoints a request. A request
+# reads an entry written by an earlier one when the entry's prefix is its own; the lookup goes
+# back at most about 20 content blocks from each breakpoint. An entry lives 5 minutes (or 1
+# hour with ``"ttl": "1h"``), each hit refreshing it. Below a model family's minimum, nothing
+# is cached and no error says so.
+BREAKPOINT = {"type": "ephemeral"}
+WRITES = {"5m": (300, 1.25), "1h": (3600, 2.0)}
+CACHE = PromptCache(
+    source=("platform.claude.com/docs/en/build-with-claude/prompt-caching (breakpoints, "
+            "lifetimes, lookback, minimums) and platform.claude.com/docs/en/about-claude/pricing "
+            "(base input prices; writes 1.25x for 5 minutes, 2x for 1 hour; reads 0.1x)"),
+    checked="2026-12-06",
+    automatic=False,
+    minimum=(("claude-opus-5", 512), ("claude-fable-5", 512), ("claude-mythos-5", 512),
+             ("claude-sonnet-5", 1024), ("claude-sonnet-4", 1024), ("claude-opus-4", 1024),
+             ("claude-opus-4-5", 4096), ("claude-opus-4-6", 4096), ("claude-opus-4-7", 4096),
+             ("claude-opus-4-8", 1024), ("claude-haiku-4-5", 4096), ("claude-3-5-haiku", 2048),
+             ("claude-3-haiku", 2048)),
+    rates=(CacheRate("claude-opus-5", 5.0, 0.1, WRITES),
+           CacheRate("claude-opus-4-8", 5.0, 0.1, WRITES),
+           CacheRate("claude-sonnet-4-5", 3.0, 0.1, WRITES),
+           CacheRate("claude-haiku-4-5", 1.0, 0.1, WRITES)),
+    breakpoints=LIMITS["cache_breakpoints"].value,
+    lookback=20,
+)
 
 # Its own words for a rule (API error texts quoted in issue threads, its documentation).
 WORDING = {
@@ -347,14 +378,18 @@ def _breakpoint_places(body: dict):
                     yield index
 
 
-def check_breakpoints(body: dict) -> None:
-    """At most 4 ``cache_control`` breakpoints in the whole request (``LIMITS``); the
-    fifth's message is named, where it is in one."""
+def check_breakpoints(body: dict, written: int = 0) -> None:
+    """At most 4 ``cache_control`` breakpoints in the whole request (``LIMITS``), counting
+    ``written`` more that the writer will add (``cache_breakpoints=True``); the fifth's
+    message is named, where it is in one."""
     most = LIMITS["cache_breakpoints"].value
     places = list(_breakpoint_places(body))
-    if len(places) > most:
-        raise InvalidRequest("cache-breakpoints", places[most], f"{len(places)}, at most {most}",
-                             dialect=ANTHROPIC, found=len(places))
+    found = len(places) + written
+    if found > most:
+        ours = f" and {written} cache_breakpoints=True writes" if written else ""
+        raise InvalidRequest("cache-breakpoints", places[most] if len(places) > most else None,
+                             f"{len(places)}{ours}, at most {most}", dialect=ANTHROPIC,
+                             found=found)
 
 
 def check_thinking_steps(extra: dict, current_steps: tuple) -> None:
@@ -455,6 +490,9 @@ class AnthropicMessages(Shape):
     nests_result_parts = True
     many_images = MANY_IMAGES
     pdf_page_tokens = ANTHROPIC_PDF_PAGE_TOKENS
+    cache = CACHE
+    takes_cache_breakpoints = True
+    written_breakpoints = 2  # the stable prefix's (``with_breakpoints``), the newest turn's
 
     def body(self, model, max_tokens, system, facts, messages, tools, evidence=None,
              summaries=None, compactions=()):
@@ -472,6 +510,32 @@ class AnthropicMessages(Shape):
 
     def system(self, text):
         return text
+
+    def with_breakpoints(self, body):
+        """``body`` with a cache breakpoint at the end of its stable prefix: on the system's
+        last block (without a system, on the last tool). The other, on the newest kept turn,
+        is ``breakpoint_on`` its last message."""
+        system = body.get("system")
+        if system is not None:
+            blocks = [self.text(system)] if isinstance(system, str) else list(system)
+            body["system"] = blocks[:-1] + [{**blocks[-1], "cache_control": BREAKPOINT}]
+        elif body.get("tools"):
+            body["tools"] = body["tools"][:-1] + [{**body["tools"][-1],
+                                                    "cache_control": BREAKPOINT}]
+        return body
+
+    def breakpoint_on(self, message):
+        """``message`` with a cache breakpoint on its last content block."""
+        content = message["content"]
+        blocks = [self.text(content)] if isinstance(content, str) else list(content)
+        return {**message, "content": blocks[:-1] + [{**blocks[-1],
+                                                       "cache_control": BREAKPOINT}]}
+
+    def section_after_turns(self, text):
+        # System text is a top-level field only: after the turns a section is a user message,
+        # which the API combines with the question's (consecutive messages of one role are
+        # one turn), as its guides place documents in the user's turn.
+        return self.user(text)
 
     def image(self, media_type, data):
         return {"type": "image", "source": {"type": "base64", "media_type": media_type,
@@ -506,9 +570,9 @@ class AnthropicMessages(Shape):
     def check_fields(self, body):
         check_breakpoints(body)
 
-    def check_options(self, extra, tools, current_steps):
+    def check_options(self, extra, tools, current_steps, cache_marks=0):
         provider_tools = [tool.as_dict for tool in tools if isinstance(tool, ProviderTool)]
-        check_breakpoints({**extra, "tools": provider_tools})
+        check_breakpoints({**extra, "tools": provider_tools}, cache_marks)
         check_thinking_steps(extra, current_steps)
 
     def function_tool(self, tool):

@@ -58,6 +58,57 @@ class Limit:
     source: str
 
 
+@dataclass(frozen=True)
+class CacheRate:
+    """One model's input price and how its provider bills the cached prefix of a request.
+
+    ``input`` is US dollars per million uncached input tokens; ``read`` a cached token's
+    price and each of ``writes`` a written token's, as multiples of ``input``; ``writes`` maps
+    each lifetime the provider offers (its name in the API) to ``(seconds, multiple)``, the
+    default first. A cached prefix holds a whole number of ``block`` tokens (1: any length)."""
+
+    model: str
+    input: float
+    read: float
+    writes: dict
+    block: int = 1
+
+
+@dataclass(frozen=True)
+class PromptCache:
+    """How a provider caches requests' prefixes, as its documentation says on ``checked``.
+
+    ``automatic``: every request's prefix is cached (OpenAI); else only up to the
+    ``cache_control`` breakpoints a request marks, at most ``breakpoints`` of them
+    (Anthropic). ``minimum``: ``(model id prefix, tokens)`` per model family, the fewest
+    tokens a cached prefix holds (below it nothing is cached, and no error says so).
+    ``rates``: a few named models' prices, a dated snapshot. ``lookback``: how many content
+    blocks before a breakpoint the provider looks for an earlier entry (None: not limited)."""
+
+    source: str
+    checked: str
+    automatic: bool
+    minimum: tuple
+    rates: tuple
+    breakpoints: int | None = None
+    lookback: int | None = None
+
+    def rate(self, model: str) -> CacheRate:
+        """The price table's row for ``model``; ValueError naming the models it has."""
+        for rate in self.rates:
+            if rate.model == model:
+                return rate
+        raise ValueError(f"no cache price for model {model!r}; known: "
+                         f"{', '.join(rate.model for rate in self.rates)}")
+
+    def minimum_for(self, model: str) -> int:
+        """The fewest tokens a cached prefix holds for ``model`` (its family's, by the
+        longest matching prefix; the largest listed for a model of no listed family)."""
+        matches = [(len(prefix), tokens) for prefix, tokens in self.minimum
+                   if model.startswith(prefix)]
+        return max(matches)[1] if matches else max(tokens for _, tokens in self.minimum)
+
+
 # The image media types all three dialects take (each table gives its own source).
 MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 PDF = "application/pdf"
@@ -110,6 +161,12 @@ class Shape:
     # A PDF page's tokens, an estimate by the provider's documented rule (its text and an
     # image of the page): each dialect's module gives its figure and its source.
     pdf_page_tokens = 0
+    # How its provider caches a request's prefix (``PromptCache``), and whether a request
+    # marks the cached prefix itself (``cache_breakpoints=True``: ``with_breakpoints`` and
+    # ``breakpoint_on``).
+    cache: PromptCache | None = None
+    takes_cache_breakpoints = False
+    written_breakpoints = 0  # how many marks ``cache_breakpoints=True`` writes, at most
 
     # --- The body's pieces ---------------------------------------------------------------
 
@@ -124,6 +181,12 @@ class Shape:
 
     def system(self, text) -> object:
         """The system's part of the body (what ``byte_breakdown`` counts as the system)."""
+        raise NotImplementedError
+
+    def section_after_turns(self, text) -> dict:
+        """A memory section sent after the stored turns, before the current question (the
+        evidence, with ``evidence_after_turns``): a message of the conversation, so that
+        what changes with each question comes after the bytes the provider has cached."""
         raise NotImplementedError
 
     def user(self, content) -> dict:
@@ -209,10 +272,12 @@ class Shape:
         ``body`` breaks (``check_top_level`` has checked each field on its own); ``body`` may
         be a request's top-level fields alone. Nothing by default."""
 
-    def check_options(self, extra: dict, tools: tuple, current_steps: tuple) -> None:
+    def check_options(self, extra: dict, tools: tuple, current_steps: tuple,
+                      cache_marks: int = 0) -> None:
         """InvalidRequest for a rule of this dialect that ``extra=`` breaks with what every
-        request of these options holds (its tools, the rounds in progress), so that no body
-        of it is built. Nothing by default."""
+        request of these options holds (its tools, the rounds in progress, the ``cache_marks``
+        the writer adds with ``cache_breakpoints``), so that no body of it is built. Nothing
+        by default."""
 
     # --- Its token rules -----------------------------------------------------------------
 

@@ -17,6 +17,9 @@ its token rules, each with its source.
 - **Limits** (``LIMITS``): 128 tools, 128 calls in a message, 500 images and 50 MB of them.
 - **Token rules**: the images guide's tile and patch rules (``openai_image_tokens``); the
   Responses API counts by the same guide.
+- **Its cache** (``OPENAI_CACHE``, the Responses API's too): automatic on exact prefixes of
+  1,024 tokens and more, in 128-token blocks before GPT-5.6; reads at 0.1x to 0.5x by model,
+  writes free before GPT-5.6 and 1.25x from it; prices of a few models, dated.
 """
 
 from __future__ import annotations
@@ -26,10 +29,34 @@ import re
 from fractions import Fraction
 
 from ..documents import DEFAULT_FILENAMES
-from .common import (MEDIA_TYPES, PDF, InvalidRequest, Limit, Shape, check_call_id,
-                     check_call_name, data_url, known, sections)
+from .common import (MEDIA_TYPES, PDF, CacheRate, InvalidRequest, Limit, PromptCache, Shape,
+                     check_call_id, check_call_name, data_url, known, sections)
 
 OPENAI_CHAT = "openai-chat"
+
+# --- Its cache: the prompt caching guide and the pricing page (both APIs, one cache) ---------
+# Every request of 1,024 tokens or more is cached, its longest prefix matching an earlier
+# request's read: before the GPT-5.6 family in blocks of 128 tokens, and written at no extra
+# fee; from GPT-5.6 written at 1.25x, to a length of any token (its managed breakpoint), and
+# kept at least 30 minutes. In memory an entry is cleared after 5 to 10 minutes unused (at
+# most an hour; 300 s here), or kept 24 hours with ``prompt_cache_retention: "24h"``, at the
+# same price. ``prompt_cache_key`` (a top-level field, sent through ``extra=``) steers routing;
+# the simulated bill does not model it.
+_FREE_WRITES = {"in_memory": (300, 1.0), "24h": (86_400, 1.0)}
+_PAID_WRITES = {"in_memory": (1_800, 1.25), "24h": (86_400, 1.25)}
+OPENAI_CACHE = PromptCache(
+    source=("developers.openai.com/api/docs/guides/prompt-caching (1,024-token minimum, 128-token "
+            "blocks before GPT-5.6, writes 1.25x and 30 minutes from GPT-5.6, retention) and "
+            "developers.openai.com/api/docs/pricing (input and cached input per model)"),
+    checked="2026-12-06",
+    automatic=True,
+    minimum=(("", 1024),),
+    rates=(CacheRate("gpt-5.6-sol", 5.0, 0.1, _PAID_WRITES),
+           CacheRate("gpt-5.6-terra", 2.5, 0.1, _PAID_WRITES),
+           CacheRate("gpt-5.4", 2.5, 0.1, _FREE_WRITES, block=128),
+           CacheRate("gpt-4.1", 2.0, 0.25, _FREE_WRITES, block=128),
+           CacheRate("gpt-4o", 2.5, 0.5, _FREE_WRITES, block=128)),
+)
 
 LIMITS: dict[str, Limit] = {
     "body_bytes": Limit(None, "not documented by OpenAI"),
@@ -310,8 +337,14 @@ class OpenAIChat(Shape):
             body["tools"] = tools
         return body
 
+    cache = OPENAI_CACHE
+
     def system(self, text):
         return {"role": "system", "content": text}
+
+    def section_after_turns(self, text):
+        # Chat Completions takes a system message anywhere in the conversation.
+        return self.system(text)
 
     def image(self, media_type, data):
         return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}

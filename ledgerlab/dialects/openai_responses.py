@@ -53,7 +53,8 @@ from ..documents import DEFAULT_FILENAMES
 from ..steps import ITEM_ID_PREFIXES, PROVIDER_ITEM_TYPES, AssistantText, Reasoning
 from .common import (MEDIA_TYPES, InvalidRequest, Limit, Shape, check_call_id, check_call_name,
                      data_url, known, sections)
-from .openai_chat import OPENAI_BASIS, OPENAI_PDF_PAGE_TOKENS, openai_image_tokens
+from .openai_chat import (OPENAI_BASIS, OPENAI_CACHE, OPENAI_PDF_PAGE_TOKENS,
+                          openai_image_tokens)
 
 OPENAI_RESPONSES = "openai-responses"
 
@@ -344,9 +345,15 @@ class OpenAIResponses(Shape):
     def system(self, text):
         return text
 
+    cache = OPENAI_CACHE  # one provider, one cache (its caching guide covers both APIs)
+
     def developer(self, text):
         """A memory section (facts, evidence, summaries): a developer message."""
         return {"role": "developer", "content": text}
+
+    def section_after_turns(self, text):
+        # The input list takes a developer message anywhere.
+        return self.developer(text)
 
     def text(self, text):
         return {"type": "input_text", "text": text}

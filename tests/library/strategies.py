@@ -143,7 +143,8 @@ metadata = st.dictionaries(st.text("abcxyz_", min_size=1, max_size=4), texts, ma
 EXTRA_FIELDS = {
     OPENAI: {"temperature": st.floats(0, 2), "stream": st.booleans(),
              "seed": st.integers(0, 2**31) | st.none(), "user": texts, "metadata": metadata,
-             "store": st.booleans(), "stop": st.lists(texts, max_size=2) | texts},
+             "store": st.booleans(), "stop": st.lists(texts, max_size=2) | texts,
+             "prompt_cache_key": ids},
     ANTHROPIC: {"temperature": st.floats(0, 1), "stream": st.booleans(),
                 "top_k": st.integers(1, 500), "stop_sequences": st.lists(solid_texts, max_size=2),
                 "metadata": st.fixed_dictionaries({"user_id": ids}),

@@ -1,4 +1,5 @@
-"""The ledgerlab command: inspect, forget, retain, salvage; the moved commands' pointer."""
+"""The ledgerlab command: inspect, forget, retain, salvage, prefix; the moved commands'
+pointer."""
 
 import base64
 import hashlib
@@ -49,7 +50,7 @@ def test_inspect_of_a_missing_file_is_a_one_line_error(tmp_path, cli):
 
 
 @pytest.mark.parametrize("command", [[], ["inspect"], ["forget"], ["retain"],
-                                     ["salvage"]])
+                                     ["salvage"], ["prefix"]])
 def test_every_command_has_help(command, capsys):
     with pytest.raises(SystemExit) as caught:
         build_parser().parse_args([*command, "--help"])
@@ -411,3 +412,30 @@ def test_main_refuses_an_argv_that_is_not_a_list_of_str(argv):
 
     with pytest.raises(TypeError, match=r"^argv\b.*\blist\b.*\bstr\b"):
         main(argv)
+
+
+def test_prefix_names_where_two_requests_part_never_their_text(tmp_path, cli):
+    from ledgerlab import Turn, select
+    turns = [Turn(f"SECRET question {n} " + "q" * 30, f"SECRET answer {n} " + "a" * 30)
+             for n in range(30)]
+    first = select("SECRET system", turns[:20], "SECRET now", 1200)
+    moved = select("SECRET system", turns[:21], "SECRET next", 1200)
+    held = select("SECRET system", turns[:21], "SECRET next", 1400, previous=first)
+    paths = []
+    for name, chosen in (("a", first), ("b", moved), ("c", held)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_bytes(chosen.payload)
+    code, out, err = cli("prefix", str(paths[0]), str(paths[1]))
+    assert code == 1 and "SECRET" not in out + err
+    assert f"A: {first.size} bytes, B: {moved.size} bytes" in out
+    assert f"A: turn 1 of {first.kept} (bytes" in out and f"B: turn 1 of {moved.kept}" in out
+    code, out, err = cli("prefix", str(paths[0]), str(paths[2]))
+    assert held.dropped == first.dropped and held.kept == first.kept + 1
+    assert code == 1 and "A: question (bytes" in out and f"B: turn {held.kept} of " \
+        f"{held.kept} (bytes" in out
+    code, out, err = cli("prefix", str(paths[0]), str(paths[0]))
+    assert code == 0 and out == f"A and B are the same {first.size} bytes\n"
+    paths[1].write_bytes(b"SECRET not json")
+    code, out, err = cli("prefix", str(paths[0]), str(paths[1]))
+    assert code == 2 and "UnreadableRequest: not a JSON request body (15 bytes)" in err
+    assert "SECRET" not in out + err

@@ -12,7 +12,9 @@ Sections, by what the inputs vary:
 4. evidence and summaries;
 5. tool rounds, images, reasoning and documents in each dialect;
 6. long histories (against the summaries rule written from the issue's words: the
-   reference re-encodes every suffix, too slow at 20,000 turns).
+   reference re-encodes every suffix, too slow at 20,000 turns);
+7. the cache-stable rule: a conversation called once a turn, each request with the last as
+   ``previous`` (issue 47).
 
 Budgets are drawn around real boundaries: the exact size of some suffix, a little either
 side. Each property draws ``examples(N)`` (tests/library/tiers.py: N in `make test`, a fifth
@@ -25,6 +27,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -36,7 +40,9 @@ from ledgerlab import (DIALECTS, ENCODERS, AssistantText, BudgetError, Compactio
                        request_tokens, select, select_reference)
 from ledgerlab.dialects import SHAPES
 from strategies import (arguments, escaped_facts, escaped_texts, escaped_turns, extras,
-                        requests_, texts, tool_names, with_tools_for_rounds)
+                        fact_lists, requests_, texts, tool_lists, tool_names,
+                        with_tools_for_rounds)
+from strategies import turns as any_turns
 from test_facts_tokens import many_facts
 from test_image_tokens import PHOTO_TOOLS, photo_history
 from test_rich_steps import OPTIONS, PDF, S, TOOLS, every_step_history, png, rich_turn
@@ -704,3 +710,199 @@ def test_a_long_history_sends_the_summaries_the_rule_takes():
                      budget, None, "o200k_base")
         assert len(request_bytes("sys", turns[len(turns) - more:], "now?",
                                  summaries=its)) > budget
+
+
+# --- 7. the cache-stable rule ----------------------------------------------------------------
+
+MARK = "the-question-7f3a"  # a question no drawn text writes
+
+
+def end_of_turns(payload: bytes) -> int:
+    """Where the question's message starts in a request whose question is MARK: the bytes
+    before it are the request's up to its last turn (and the separator after it)."""
+    return payload.rindex(b"{", 0, payload.index(MARK.encode()))
+
+
+@st.composite
+def conversations(draw):
+    """A conversation of rich turns in any dialect, called once a turn (call i sends turns[:i]
+    and turns[i]'s question), its turns with ids (as a journal gives them) or without; a byte
+    budget between the largest request without turns and the last request whole; sometimes
+    a token limit; facts, tools, the application's own fields (extra=); a low-water mark."""
+    dialect = draw(st.sampled_from(DIALECTS))
+    taken: set = set()  # call ids, once in the conversation (Anthropic's rule)
+    turns = draw(st.lists(any_turns(dialect == AN, taken), min_size=2, max_size=10))
+    facts = draw(st.just(()) | fact_lists)
+    if draw(st.booleans()):
+        turns = [replace(turn, id=f"t{index}") for index, turn in enumerate(turns)]
+        # Each fact from the first turn, which every call's history holds: select refuses a
+        # fact whose turn a history with ids does not hold (OriginNotInHistory).
+        facts = [replace(fact, origin="t0") for fact in facts]
+    # The same tools on every call (a tools array where Anthropic wants one beside rounds).
+    tools = with_tools_for_rounds(dialect, draw(tool_lists), turns, ())
+    options = dict(dialect=dialect, encoder=draw(st.sampled_from(sorted(ENCODERS))),
+                   tools=tools, facts=facts)
+    extra = draw(st.just({}) | extras(dialect))  # the same fields on every call
+    if extra:
+        options["extra"] = extra
+    if dialect == AN:
+        options["reserve_tokens"] = draw(st.integers(1, 40))
+        options["cache_breakpoints"] = draw(st.booleans())
+    system = draw(texts)
+    calls = [(turns[:index], turns[index].question) for index in range(1, len(turns))]
+    least = max(len(request_bytes(system, [], question, **options)) for _, question in calls)
+    full = len(request_bytes(system, turns[:-1], turns[-1].question, **options))
+    budget = draw(st.integers(least, max(least, full)))
+    if draw(st.booleans()):
+        counting = dict(dialect=dialect, tools=options["tools"], facts=options["facts"],
+                        tokenizer=draw(st.sampled_from(TOKENIZERS)))
+        counts = [request_tokens(system, turns[:-1], turns[-1].question, **counting),
+                  request_tokens(system, [], turns[-1].question, **counting)]
+        reserve = draw(st.integers(1 if dialect == AN else 0, 20))
+        options.update(tokenizer=counting["tokenizer"], reserve_tokens=reserve,
+                       max_tokens=reserve + draw(st.integers(min(counts), max(counts))))
+    low_water = draw(st.sampled_from([0.3, 0.5, 0.6, 1.0]) | st.floats(0.01, 1.0))
+    return system, calls, budget, low_water, options
+
+
+def check_cache_stable(case) -> None:
+    """Each call: the same answer as the oracle; a whole-turn suffix within every limit that
+    passes check_request; at least the turns that fit the low-water marks; the previous
+    first kept turn held unless the request from it no longer fits or keeps fewer turns than
+    the marks (then the cut is at the marks), and where it is held, the previous request's
+    bytes up to its last turn."""
+    system, calls, budget, low_water, options = case
+    dialect, room = options["dialect"], None
+    if "max_tokens" in options:
+        room = options["max_tokens"] - options["reserve_tokens"]
+    wire = {key: value for key, value in options.items()
+            if key not in ("max_tokens", "tokenizer", "facts")}
+    counting = {key: value for key, value in options.items()
+                if key in ("dialect", "tools", "tokenizer")}
+    previous = None
+    for history, current in calls:
+        chosen = same_answer(system, history, current, budget, previous=previous,
+                             low_water=low_water, **options)
+        if isinstance(chosen, BudgetError):
+            event("BudgetError")
+            previous = None
+            continue
+        check_request(chosen.payload, dialect)
+        facts = options["facts"][:chosen.facts_kept]
+
+        def fits(kept, most_bytes, most_tokens):
+            size = len(request_bytes(system, kept, current, facts=facts, **wire))
+            return size <= most_bytes and (most_tokens is None or request_tokens(
+                system, kept, current, facts=facts, **counting) <= most_tokens)
+
+        assert chosen.payload == request_bytes(system, history[chosen.dropped:], current,
+                                               facts=facts, **wire)
+        assert fits(history[chosen.dropped:], budget, room)
+        marks = (math.floor(low_water * budget),
+                 None if room is None else math.floor(low_water * room))
+        low = next((start for start in range(len(history) + 1)
+                    if fits(history[start:], *marks)), len(history))
+        assert chosen.dropped <= low  # at least the turns that fit the marks
+        if previous is not None:
+            first = previous.dropped  # the history only grows: its position is its place
+            if chosen.dropped == first:
+                event("held")
+                if previous.facts_kept == chosen.facts_kept:
+                    before = request_bytes(system, previous.turns, MARK,
+                                           facts=facts, **wire)
+                    shared = end_of_turns(before)
+                    if options.get("cache_breakpoints") and previous.kept:
+                        # The newest turn's mark moves on: up to that turn's last message.
+                        marked = previous.payload.rindex(b'"cache_control"', 0, shared)
+                        shared = previous.payload.rindex(b'{"role"', 0, marked)
+                    assert chosen.payload[:shared] == previous.payload[:shared]
+            else:
+                event("cut")
+                assert chosen.dropped == low
+                assert first > low or not fits(history[first:], budget, room)
+        previous = chosen
+
+
+@given(conversations())
+@settings(max_examples=examples(150), **PROPERTY)
+def test_the_cache_stable_rule_holds_its_first_turn_within_every_limit(case):
+    check_cache_stable(case)
+
+
+@pytest.mark.long
+@given(conversations())
+@settings(max_examples=1000, **PROPERTY)
+def test_the_cache_stable_rule_holds_its_first_turn_within_every_limit_at_length(case):
+    check_cache_stable(case)
+
+
+@settings(max_examples=examples(100), **PROPERTY)
+@given(memory=memories(), dialect=st.sampled_from(DIALECTS), share=st.floats(0.3, 1.0),
+       summary_cap=st.one_of(st.none(), st.integers(0, 120)),
+       token_share=st.one_of(st.none(), st.floats(0.3, 1.1)),
+       low_water=st.floats(0.05, 1.0), tokenizer=st.sampled_from(TOKENIZERS),
+       after=st.booleans(), breakpoints=st.booleans(), data=st.data())
+def test_select_equals_select_reference_with_previous_beside_summaries_and_evidence(
+        memory, dialect, share, summary_cap, token_share, low_water, tokenizer, after,
+        breakpoints, data):
+    # A conversation of the memory strategy's turns, called once a turn with the last
+    # request as previous: the summaries for a held first turn, and those of a cut; the
+    # evidence after the facts or after the turns; in Anthropic's, with its cache marks or not.
+    breakpoints = breakpoints and dialect == AN
+    extra = data.draw(st.just({}) | extras(dialect))  # the same fields on every call
+    turns, ids, summaries, evidence, facts = memory
+    reserve = 5 if dialect == AN or token_share is not None else 0
+    everything = dict(facts=facts, evidence=evidence, summaries=summaries)
+    full = request_bytes("sys", turns, "now?", dialect=dialect, reserve_tokens=reserve,
+                         **everything)
+    max_tokens = None
+    if token_share is not None:
+        whole = request_tokens("sys", turns, "now?", tokenizer=tokenizer, **everything)
+        max_tokens = max(reserve + 1, int(whole * token_share) + reserve)
+    previous = None
+    for count in range(1, len(turns) + 1):
+        history, known = turns[:count], ids[:count]
+        sent = [summary for summary in summaries if set(summary.covers) <= set(known)]
+        held_facts = [fact for fact in facts if fact.origin in known]  # from a stored turn
+        options = dict(dialect=dialect, reserve_tokens=reserve, ids=known, facts=held_facts,
+                       summaries=sent, max_summary_bytes=summary_cap, evidence=evidence,
+                       max_tokens=max_tokens, tokenizer=tokenizer, previous=previous,
+                       low_water=low_water, evidence_after_turns=after,
+                       cache_breakpoints=breakpoints, extra=extra)
+        chosen = same_answer("sys", history, "now?", max(1, int(len(full) * share)), **options)
+        if isinstance(chosen, BudgetError):
+            previous = None
+            continue
+        check_request(chosen.payload, dialect)
+        kept_ids = set(known[chosen.dropped:])
+        by_id = {summary.id: summary for summary in sent}
+        assert not any(set(by_id[summary_id].covers) & kept_ids
+                       for summary_id in chosen.summary_ids)
+        # The rule, from the summaries each first kept turn takes (section 4's greedy).
+        budget, room = max(1, int(len(full) * share)), None
+        if max_tokens is not None:
+            room = max_tokens - reserve
+        base = dict(facts=held_facts[:chosen.facts_kept],
+                    evidence=evidence[:chosen.evidence_kept],
+                    evidence_after_turns=after, cache_breakpoints=breakpoints, extra=extra)
+
+        def fits(start, most_bytes, most_tokens):
+            its = greedy("sys", "now?", count - start, known, sent, dict(
+                base, dialect=dialect, reserve_tokens=reserve), summary_cap, budget, room,
+                tokenizer)
+            size = len(request_bytes("sys", history[start:], "now?", summaries=its,
+                                     dialect=dialect, reserve_tokens=reserve, **base))
+            return size <= most_bytes and (most_tokens is None or request_tokens(
+                "sys", history[start:], "now?", summaries=its, tokenizer=tokenizer,
+                dialect=dialect, facts=base["facts"], evidence=base["evidence"]) <= most_tokens)
+
+        marks = (math.floor(low_water * budget),
+                 None if room is None else math.floor(low_water * room))
+        low = next((start for start in range(count + 1) if fits(start, *marks)), count)
+        assert chosen.dropped <= low
+        if previous is not None:
+            first = previous.dropped
+            held = first <= low and fits(first, budget, room)
+            assert chosen.dropped == (first if held else low)
+            event("held" if held else "cut")
+        previous = chosen
