@@ -75,8 +75,9 @@ def conversation(kind: str, seed: int = SEED) -> tuple[list[Turn], list[list[Evi
         if kind == "tools":
             steps = []
             for round_number in range(rng.randint(1, 3)):
+                # Compact JSON, as LangChain writes a call's arguments: the same bytes both ways.
                 calls = [ToolCall(f"call_{number}_{round_number}_{k}", rng.choice(TOOLS).name,
-                                  f'{{"key": "k{number}-{k}"}}')
+                                  f'{{"key":"k{number}-{k}"}}')
                          for k in range(rng.randint(1, 2))]
                 steps += calls + [ToolResult(call.id, text(rng, 200, 1500)) for call in calls]
             turns.append(Turn(question, text(rng, 200, 800), tuple(steps)))

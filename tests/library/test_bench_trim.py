@@ -10,12 +10,13 @@ pytest.importorskip("langchain_core", reason="the bench extra is not installed")
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["plain", "tools", "evidence"])
 def test_trim_messages_keeps_the_whole_turn_rules_turns_in_openai_chat(kind, monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import bench_cache
 
-    monkeypatch.setattr(bench_cache, "CALLS", 40)
+    monkeypatch.setattr(bench_cache, "CALLS", 80)
     calls = bench_cache.Calls(kind, "openai-chat", 16 << 10)
     whole = calls.whole_turn()
     starts, over = calls.trimmed()
