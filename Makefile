@@ -227,8 +227,8 @@ stress: $(DEV)
 # dumps of the body it returns, at 10,000 and 100,000 turns, 64 and 512 KiB, in the three
 # dialects, on tool and reasoning turns, each row marked within or OVER (bench_tools, with
 # how often trim_messages' output is refused); summaries and evidence (bench_memory); the bill
-# of 300-call conversations under the whole-turn rule, the cache-stable rule and the offline
-# optimum (bench_cache, issue 47: about 3.5 min of it).
+# of 300-call conversations under the whole-turn rule, the cache-stable rule, LangChain's
+# trim_messages and the offline optimum (bench_cache, issue 47: about 3.5 min of it).
 # Measured: 7 min 7 s wall, 168 s of CPU, on this project's 2-core machine at a load average of
 # 6 to 9.5 from other work; bench_tools 282 s of it, 151 s of that making its three
 # 100,000-turn histories (docs/benchmark.md).

@@ -1,4 +1,4 @@
-"""The bill of a conversation's requests under three schedules of its first kept turn (issue 47).
+"""The bill of a conversation's requests under four schedules of its first kept turn (issue 47).
 
 Simulated conversations of 300 calls (plain chat, tool loops, and per-question evidence), in
 ``anthropic-messages`` (Claude Opus 4.8, with its cache marks) and ``openai-chat`` (GPT-5.4),
@@ -8,6 +8,11 @@ documented rule, tokens as bytes / 4):
 
 - whole-turn: ``select`` every call, the longest whole-turn suffix that fits;
 - cache-stable: ``select(..., previous=the last call's Selection, low_water=0.6)``;
+- trim_messages: LangChain's (strategy "last", ``start_on="human"``, ``include_system=True``)
+  on the same history as LangChain messages (``bench_tools.to_langchain``), at the same budget
+  counted in bytes (``bench_tools.trimmer``; a token counter would need a model's tokenizer):
+  the turns it keeps are sent as the other schedules send theirs (same dialect, cache marks
+  and evidence placement), so the column differs by its schedule alone;
 - optimum: the cheapest first kept turn of each call knowing every call in advance
   (``cheapest_starts``, dynamic programming over (call, first kept turn)), under the same
   constraints: each request fits the budget and keeps at least the turns within 0.6 of it. Its
@@ -16,7 +21,9 @@ documented rule, tokens as bytes / 4):
 
 Printed: each schedule's billed input cost (US dollars) and mean turns kept per request, and
 the cache-stable rule against the targets: at most 1.10x the optimum and at most 0.35x the
-whole-turn rule, in every row. Evidence is sent after the turns (``evidence_after_turns``) in
+whole-turn rule, in every row; trim_messages' ratios beside them as information, and how
+often it kept different turns from the whole-turn rule or exceeded the budget in the call's
+dialect (its bytes are counted as openai-chat's). Evidence is sent after the turns (``evidence_after_turns``) in
 every schedule; an information line gives the cache-stable rule with it before the turns.
 Run it with `python benchmarks/bench_cache.py` (``make bench`` runs it).
 """
@@ -30,7 +37,7 @@ import random
 import time
 from importlib.metadata import version
 
-from bench_tools import machine
+from bench_tools import gson, machine, to_langchain, to_openai_body, trimmer
 from ledgerlab import (Evidence, Tool, ToolCall, ToolResult, Turn, cheapest_starts, request_bytes,
                        select, simulate_bill)
 from ledgerlab.prompt_cache import prompt_order, provider_cache, shared_prefix
@@ -68,8 +75,9 @@ def conversation(kind: str, seed: int = SEED) -> tuple[list[Turn], list[list[Evi
         if kind == "tools":
             steps = []
             for round_number in range(rng.randint(1, 3)):
+                # Compact JSON, as LangChain writes a call's arguments: the same bytes both ways.
                 calls = [ToolCall(f"call_{number}_{round_number}_{k}", rng.choice(TOOLS).name,
-                                  f'{{"key": "k{number}-{k}"}}')
+                                  f'{{"key":"k{number}-{k}"}}')
                          for k in range(rng.randint(1, 2))]
                 steps += calls + [ToolResult(call.id, text(rng, 200, 1500)) for call in calls]
             turns.append(Turn(question, text(rng, 200, 800), tuple(steps)))
@@ -106,6 +114,25 @@ class Calls:
             previous = self.call(number, previous=previous, low_water=LOW_WATER, **more)
             chosen.append(previous)
         return chosen
+
+    def trimmed(self) -> tuple[list[int], int]:
+        """The first kept turn of each call under LangChain's ``trim_messages`` (strategy
+        "last", ``start_on="human"``, ``include_system=True``) at the same budget, and how many
+        of those requests exceed it. Counted in bytes (``bench_tools.trimmer``: a token counter
+        would need a model's tokenizer): each message's bytes in the openai-chat request, and
+        the part no trim removes (system, tools, evidence, question, marks) as the call's own
+        dialect sends it. The kept turns are then sent as the other schedules send theirs, so
+        this column differs from them by its schedule alone."""
+        starts, over = [], 0
+        for number in range(CALLS):
+            chat = to_langchain(self.turns[:number], SYSTEM, self.turns[number].question, ())
+            fixed = len(gson.dumps(to_openai_body([chat[0], chat[-1]], self.options["tools"])))
+            reserve = len(self.payload(number, number)) - fixed
+            kept = trimmer(chat, self.options["tools"])(self.budget - reserve, "human")
+            turns = max(0, sum(message.type == "human" for message in kept) - 1)
+            starts.append(number - turns)
+            over += len(self.payload(number, number - turns)) > self.budget
+        return starts, over
 
     def payload(self, number: int, start: int) -> bytes:
         return request_bytes(SYSTEM, self.turns[start:number], self.turns[number].question,
@@ -190,31 +217,45 @@ def main() -> None:
               f"{BYTES_PER_TOKEN:.0f} bytes a token")
     print("billed input cost in US dollars (mean turns kept per request); target: cache-stable "
           "<= 1.10x the optimum and <= 0.35x the whole-turn rule")
+    print("trim_messages: LangChain's, strategy=\"last\", start_on=\"human\", include_system=True, "
+          "the same budget in bytes (a byte counter: a token counter would need a model's "
+          "tokenizer); its x opt and x whole are information, not a target")
     print(f"{'conversation':<9} {'dialect':<19} {'budget':>7} | {'whole-turn':>15} | "
-          f"{'cache-stable':>15} | {'optimum':>15} | {'x opt':>6} {'x whole':>7}  target")
+          f"{'cache-stable':>15} | {'trim_messages':>15} | {'optimum':>15} | {'x opt':>6} "
+          f"{'x whole':>7}  target | trim: {'x opt':>6} {'x whole':>7}")
     started, within = time.perf_counter(), 0
-    rows = []
+    rows, trims = [], []
     for kind in args.kinds:
         for dialect in MODELS:
             for budget in BUDGETS:
                 calls = Calls(kind, dialect, budget)
                 whole = calls.whole_turn()
                 stable = calls.cache_stable()
+                trim_starts, trim_over = calls.trimmed()
                 starts, best = calls.optimum(whole)
                 costs = [billed([chosen.payload for chosen in whole], dialect),
                          billed([chosen.payload for chosen in stable], dialect),
+                         billed([calls.payload(number, start)
+                                 for number, start in enumerate(trim_starts)], dialect),
                          billed(best, dialect)]
                 kept = [sum(chosen.kept for chosen in whole) / CALLS,
                         sum(chosen.kept for chosen in stable) / CALLS,
+                        sum(number - start for number, start in enumerate(trim_starts)) / CALLS,
                         sum(number - start for number, start in enumerate(starts)) / CALLS]
-                ratio_best, ratio_whole = costs[1] / costs[2], costs[1] / costs[0]
+                ratio_best, ratio_whole = costs[1] / costs[3], costs[1] / costs[0]
                 ok = ratio_best <= 1.10 and ratio_whole <= 0.35
                 within += ok
                 cells = " | ".join(f"{cost:>8.2f} ({turns:>4.1f})"
                                    for cost, turns in zip(costs, kept))
                 print(f"{kind:<9} {dialect:<19} {budget >> 10:>3} KiB | {cells} | "
                       f"{ratio_best:>5.2f}x {ratio_whole:>6.2f}x  "
-                      f"{'within' if ok else 'OVER'}", flush=True)
+                      f"{'within' if ok else 'OVER':<6} | {costs[2] / costs[3]:>11.2f}x "
+                      f"{costs[2] / costs[0]:>6.2f}x", flush=True)
+                moved = sum(start != chosen.dropped for start, chosen in zip(trim_starts, whole))
+                trims.append(f"  information: {kind} {dialect} {budget >> 10} KiB, "
+                             f"trim_messages kept different turns from the whole-turn rule in "
+                             f"{moved} of {CALLS} calls; {trim_over} of its requests over the "
+                             f"budget in the dialect's bytes")
                 if kind == "evidence":
                     before = Calls(kind, dialect, budget)
                     before.options["evidence_after_turns"] = False
@@ -222,7 +263,7 @@ def main() -> None:
                     rows.append(f"  information: {dialect} {budget >> 10} KiB, cache-stable with "
                                 f"the evidence before the turns: {cost:.2f} "
                                 f"({cost / costs[1]:.2f}x after them)")
-    for row in rows:
+    for row in trims + rows:
         print(row)
     total = len(args.kinds) * len(MODELS) * len(BUDGETS)
     print(f"{within} of {total} rows within target; {time.perf_counter() - started:.0f} s")

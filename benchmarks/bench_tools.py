@@ -332,7 +332,8 @@ def bench_histories(tools_history: list[Turn], sizes: list[int], tokens: bool,
 
 # LangChain: the same histories as its messages, trim_messages, and its output back to a body.
 
-def to_langchain(history: list[Turn]) -> list:
+def to_langchain(history: list[Turn], system: str = SYSTEM, current=CURRENT,
+                 current_steps: tuple = CURRENT_STEPS) -> list:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
     def human(question) -> HumanMessage:
@@ -352,13 +353,13 @@ def to_langchain(history: list[Turn]) -> list:
                        for answer in results]
         return result
 
-    chat = [SystemMessage(SYSTEM)]
+    chat = [SystemMessage(system)]
     for turn in history:
         chat.append(human(turn.question))
         chat += rounds(turn.rounds)
         chat.append(AIMessage(turn.answer))
-    chat.append(human(CURRENT))
-    chat += rounds(Turn(CURRENT, "-", CURRENT_STEPS).rounds)
+    chat.append(human(current))
+    chat += rounds(Turn(current, "-", current_steps).rounds)
     return chat
 
 
@@ -380,14 +381,14 @@ def openai_message(message) -> dict:
     return {"role": "assistant", "content": message.content}
 
 
-def openai_tools() -> list[dict]:
+def openai_tools(tools: tuple = TOOLS) -> list[dict]:
     return [{"type": "function", "function": {"name": tool.name, "description": tool.description,
-                                              "parameters": tool.schema}} for tool in TOOLS]
+                                              "parameters": tool.schema}} for tool in tools]
 
 
-def to_openai_body(messages: list) -> dict:
+def to_openai_body(messages: list, tools: tuple = TOOLS) -> dict:
     return {"model": MODEL, "messages": [openai_message(m) for m in messages],
-            "tools": openai_tools()}
+            "tools": openai_tools(tools)}
 
 
 def to_anthropic_body(messages: list) -> dict:
@@ -427,14 +428,14 @@ def to_anthropic_body(messages: list) -> dict:
                        "input_schema": tool.schema} for tool in TOOLS]}
 
 
-def byte_counter(chat: list):
+def byte_counter(chat: list, tools: tuple = TOOLS):
     """trim_messages' token_counter in bytes of the openai-chat request: the system message
     alone counts the request with no other message (envelope, system, tools); any other
     batch counts each message's bytes and its separator, so the two add up to the exact
     request. Each message's bytes are computed here, before any timing: the time measured
     is trim_messages' own, not the serializing."""
     system = chat[0]
-    alone = len(gson.dumps(to_openai_body([system])))
+    alone = len(gson.dumps(to_openai_body([system], tools)))
     sizes = {id(m): len(gson.dumps(openai_message(m))) + 1 for m in chat[1:]}
     size_of = sizes.__getitem__
 
@@ -445,10 +446,10 @@ def byte_counter(chat: list):
     return count
 
 
-def trimmer(chat: list):
+def trimmer(chat: list, tools: tuple = TOOLS):
     from langchain_core.messages import trim_messages
 
-    count = byte_counter(chat)
+    count = byte_counter(chat, tools)
 
     def trim(budget: int, start_on: str | None):
         return trim_messages(chat, max_tokens=budget, token_counter=count, strategy="last",
