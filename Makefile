@@ -16,7 +16,7 @@ DEV := $(call EXTRA_STAMP,dev)
 # The extras that list "ledgerlab[course]" in pyproject.toml: installing one installs the course.
 WITH_COURSE := dev browser book classroom lite
 # Extras to install with any install, in the same pip run: CI names every extra it needs
-# (EXTRAS="browser book classroom lite") and `make deps` installs them with dev.
+# (EXTRAS="browser book classroom lite bench") and `make deps` installs them with dev.
 EXTRAS ?=
 PIP := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on
 comma := ,
