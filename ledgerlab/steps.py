@@ -247,8 +247,39 @@ REASONING_TYPES = {
 }
 
 
-@dataclass(frozen=True)
-class Reasoning:
+class OpaqueItem:
+    """What ``Reasoning`` and ``ProviderItem`` share: a provider's item kept as compact JSON
+    text (``item``), its ``dialect``, and its own id read once (``_item_id``). Its repr shows
+    the dialect, the item's type and its size, never its content."""
+
+    item: str
+    dialect: str
+    _item_id: str | None
+
+    @property
+    def item_id(self) -> str | None:
+        """The item's own id, where it has one (``rs_...``, ``ws_...``, ``ctc_...``)."""
+        return self._item_id
+
+    @property
+    def kind(self) -> str:
+        """The item's type (``thinking``, ``reasoning``, ``web_search_call`` ...)."""
+        return self.as_dict["type"]
+
+    @property
+    def as_dict(self) -> dict:
+        """The item as an object (a new one each time)."""
+        return json.loads(self.item)
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if not isinstance(self.item, str):  # a failed __post_init__, shown in its traceback
+            return f"{name}({type(self.item).__name__})"
+        return f"{name}({self.dialect}, {self.kind}, {len(self.item.encode())} bytes)"
+
+
+@dataclass(frozen=True, repr=False)
+class Reasoning(OpaqueItem):
     """The provider's reasoning before a round's calls, exactly as it returned it: an
     Anthropic ``thinking`` block (with its ``signature``) or ``redacted_thinking`` block
     (with its ``data``), or an OpenAI Responses ``reasoning`` item (its ``id``,
@@ -286,25 +317,6 @@ class Reasoning:
         object.__setattr__(self, "item", compact_json(item))
         object.__setattr__(self, "_item_id", own_id(item))
 
-    @property
-    def item_id(self) -> str | None:
-        """The item's own id, where it has one (a Responses reasoning item's ``rs_...``)."""
-        return self._item_id
-
-    @property
-    def kind(self) -> str:
-        """The item's type: ``thinking``, ``redacted_thinking`` or ``reasoning``."""
-        return self.as_dict["type"]
-
-    @property
-    def as_dict(self) -> dict:
-        """The item as an object (a new one each time)."""
-        return json.loads(self.item)
-
-    def __repr__(self) -> str:
-        if not isinstance(self.item, str):  # a failed __post_init__, shown in its traceback
-            return f"Reasoning({type(self.item).__name__})"
-        return f"Reasoning({self.dialect}, {self.kind}, {len(self.item.encode())} bytes)"
 
 
 # The provider's own items a ProviderItem holds, by dialect: the server, hosted and MCP tool
@@ -325,8 +337,8 @@ PROVIDER_ITEM_TYPES = {
 }
 
 
-@dataclass(frozen=True)
-class ProviderItem:
+@dataclass(frozen=True, repr=False)
+class ProviderItem(OpaqueItem):
     """One of the provider's own items in a round, exactly as it returned (or took) it: an
     Anthropic server or MCP tool block (``server_tool_use``, ``web_search_tool_result``,
     ``mcp_tool_use``, ``mcp_tool_result`` ...), or a Responses hosted, MCP or custom tool item
@@ -355,25 +367,6 @@ class ProviderItem:
         object.__setattr__(self, "item", compact_json(item))
         object.__setattr__(self, "_item_id", own_id(item))
 
-    @property
-    def item_id(self) -> str | None:
-        """The item's own id, where it has one (``ws_...``, ``mcp_...``, ``ctc_...``)."""
-        return self._item_id
-
-    @property
-    def kind(self) -> str:
-        """The item's type (``web_search_call``, ``server_tool_use`` ...)."""
-        return self.as_dict["type"]
-
-    @property
-    def as_dict(self) -> dict:
-        """The item as an object (a new one each time)."""
-        return json.loads(self.item)
-
-    def __repr__(self) -> str:
-        if not isinstance(self.item, str):  # a failed __post_init__, shown in its traceback
-            return f"ProviderItem({type(self.item).__name__})"
-        return f"ProviderItem({self.dialect}, {self.kind}, {len(self.item.encode())} bytes)"
 
 
 def own_id(item: dict) -> str | None:
