@@ -541,7 +541,7 @@ class AnthropicMessages(Shape):
         return {"type": "image", "source": {"type": "base64", "media_type": media_type,
                                             "data": data}}
 
-    def document(self, media_type, data, filename=None):
+    def document(self, media_type, data, filename):
         return {"type": "document", "source": {"type": "base64", "media_type": media_type,
                                                "data": data}}
 

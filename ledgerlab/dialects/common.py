@@ -205,9 +205,9 @@ class Shape:
         """An image part of a question (or of a tool result); ``data`` is its base64."""
         raise NotImplementedError
 
-    def document(self, media_type, data, filename=None) -> dict:
-        """A document (PDF) part of a question; ``data`` is its base64, ``filename`` None
-        where it has none."""
+    def document(self, media_type, data, filename) -> dict:
+        """A document (PDF) part of a question; ``data`` is its base64, ``filename`` the name
+        it is sent under (``Document.sent_filename``; a dialect without the field drops it)."""
         raise NotImplementedError
 
     def call(self, id, name, arguments, item_id=None) -> dict:
@@ -715,7 +715,7 @@ def part_piece(shape: Shape, part) -> dict:
         return shape.text(part)
     if isinstance(part, Image):
         return shape.image(part.media_type, part.base64)
-    return shape.document(part.media_type, part.base64, part.filename)
+    return shape.document(part.media_type, part.base64, part.sent_filename)
 
 
 def opening_pieces(shape: Shape, opening: tuple) -> list[dict]:

@@ -28,7 +28,6 @@ import math
 import re
 from fractions import Fraction
 
-from ..documents import DEFAULT_FILENAMES
 from .common import (MEDIA_TYPES, PDF, CacheRate, InvalidRequest, Limit, PromptCache, Shape,
                      check_call_id, check_call_name, data_url, known, sections)
 
@@ -349,8 +348,7 @@ class OpenAIChat(Shape):
     def image(self, media_type, data):
         return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
 
-    def document(self, media_type, data, filename=None):
-        filename = DEFAULT_FILENAMES[media_type] if filename is None else filename
+    def document(self, media_type, data, filename):
         return {"type": "file", "file": {"filename": filename,
                                          "file_data": f"data:{media_type};base64,{data}"}}
 

@@ -49,7 +49,6 @@ from __future__ import annotations
 import re
 
 from ..checks import InvalidTurn
-from ..documents import DEFAULT_FILENAMES
 from ..steps import ITEM_ID_PREFIXES, PROVIDER_ITEM_TYPES, AssistantText, Reasoning
 from .common import (MEDIA_TYPES, InvalidRequest, Limit, Shape, check_call_id, check_call_name,
                      data_url, known, sections)
@@ -361,8 +360,7 @@ class OpenAIResponses(Shape):
     def image(self, media_type, data):
         return {"type": "input_image", "image_url": f"data:{media_type};base64,{data}"}
 
-    def document(self, media_type, data, filename=None):
-        filename = DEFAULT_FILENAMES[media_type] if filename is None else filename
+    def document(self, media_type, data, filename):
         return {"type": "input_file", "filename": filename,
                 "file_data": f"data:{media_type};base64,{data}"}
 
