@@ -102,7 +102,7 @@ test: lint $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
 	$(BIN)/python -m pytest $(ALONE)
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
-# 13-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
+# 14-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
 # state goes to editions/book/widget-state, where the course site takes it from. Then
 # learner/ is written again: the same notebooks with no outputs, what learners open.
 notebooks: $(DEV)

@@ -76,7 +76,7 @@ NAMED = {"01": "the slice fixture", "02": "the slice fixture", "03": "the bounda
          "04": "the boundary fixture", "05": "the projection scenario",
          "06": "the projection scenario", "07": "the boundary fixture",
          "08": "the projection scenario", "09": "the projection scenario",
-         "10": "the tool fixture", "12": "the boundary fixture"}
+         "10": "the tool fixture", "13": "the boundary fixture"}
 
 
 @pytest.mark.parametrize(("notebook", "name"), NAMED.items())

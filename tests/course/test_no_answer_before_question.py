@@ -1,6 +1,7 @@
 """No answer before its question, anywhere a learner looks (issue 38, section 1).
 
-For every prediction, quiz question and exercise in notebooks 01 to 11, the test gathers
+For every prediction, quiz question and exercise in the lessons (01 to 12) and the exercises
+notebook (13), the test gathers
 what a learner has seen by the time they answer: the earlier cells' source in the learner
 copy (learner/, with the import cell and the cell they edit, so checker names count), the
 earlier outputs and chart captions of the executed notebook (notebooks/, which the slides and
@@ -24,13 +25,17 @@ from pathlib import Path
 
 import pytest
 
-from ledgerlab.course import exercises, questions
+from ledgerlab.course import exercises, questions, syllabus
 from ledgerlab.course.exercises.memory import summary_figures
 from ledgerlab.course.exercises.reasoning import reasoned_figures
+from ledgerlab.course.lessons.prompt_caching import cache_figures
 from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = [f"{n:02d}" for n in range(1, 13)]
+# The lessons, each with its predictions and quiz, then the exercises notebook.
+SESSIONS = [f"{lesson.number:02d}" for lesson in syllabus.sessions()]
+EXERCISES = f"{syllabus.EXERCISES.number:02d}"
+LESSONS = [*SESSIONS, EXERCISES]
 
 # The words that state each answer, by notebook and question ("predict04", "quiz[2]", "q7").
 # Regular expressions, matched case-insensitively. A live explorer is named here too: above
@@ -58,8 +63,7 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("09", "predict09_forget"): (r"derived_from\(", r"deletes? (the summar\w*|every summar\w*)",
                                  r"goes with"),
     ("10", "predict10"): (r"one message is enough", r"without `?R1`?,? the slice starts"),
-    **{(number, "q10"): (rf"(?<!\d){summary_figures(exercises.ARTICLE)['answer']}(?!\d)",)
-       for number in ("12",)},
+    (EXERCISES, "q10"): (rf"(?<!\d){summary_figures(exercises.ARTICLE)['answer']}(?!\d)",),
     ("11", "predict11_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
                                r"current question and its tool rounds",  # BudgetError's words
                                r"mandatory input\*\*:[^\n]*tool loop in progress",
@@ -69,8 +73,18 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("11", "predict11_reasoning"): (r"reasoning_bytes\(", r"(thinking )?block adds? \d+"),
     ("11", "quiz[3]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
                         r"item adds? \d+"),
-    **{(number, "q11"): (rf"(?<!\d){reasoned_figures(exercises.ARTICLE)['answer']}(?!\d)",)
-       for number in ("12",)},
+    (EXERCISES, "q11"): (rf"(?<!\d){reasoned_figures(exercises.ARTICLE)['answer']}(?!\d)",),
+    # 12: a chart or an explorer of the schedules answers how often the rule cuts; the cut to
+    # the whole budget, and the bytes two held calls share, have words of their own.
+    ("12", "predict12_model"): (r"haiku[^.]*(reads|caches|writes) nothing", r"nothing is read"),
+    ("12", "predict12_cuts"): (r"cachecharts\.\w+\(", r"CacheExplorer\(",
+                               r"moved at \d+ (calls|of them)", r"cuts\(stable\)"),
+    ("12", "predict12_slider"): (r"CacheExplorer\(\s*(low_water\s*=\s*)?1\.0",
+                                 r"whole-turn rule again", r"send the same bytes"),
+    ("12", "predict12_prefix"): (r"last two bytes", r"first_difference\(held"),
+    ("12", "quiz[4]"): (r"evidence_after_turns=True\)? (sends|leaves|puts)",),
+    (EXERCISES, "q12"): (rf"(?<![\d,]){cache_figures('')['answer']:,}(?![\d,])|"
+                         rf"(?<!\d){cache_figures('')['answer']}(?!\d)",),
 }
 # Checker names that state an answer, in any notebook: a question is named by its number or
 # by neutral words (issue 38: `predict04_first` and `predict04_second` gave both away).
@@ -211,7 +225,7 @@ def test_every_reviewed_hit_still_happens():
 
 def test_every_declared_question_is_asked():
     asked_names = {(number, name) for number in LESSONS for name, _, _ in
-                   (asked_on_screen(number) if number <= "11" else asked(number))}
+                   (asked_on_screen(number) if number in SESSIONS else asked(number))}
     assert set(REVEALS) <= asked_names, sorted(set(REVEALS) - asked_names)
 
 
@@ -243,7 +257,7 @@ def test_a_choice_cannot_be_guessed_after_one_not_yet():
     assert not found, found
 
 
-@pytest.mark.parametrize("number", LESSONS[:10])
+@pytest.mark.parametrize("number", SESSIONS)
 def test_the_site_folds_each_predictions_answer(number):
     """On the site (built from notebooks/) the cell after a prediction's check shows the answer:
     Jupyter Book folds its output behind a click (the `hide-output` tag)."""
@@ -275,6 +289,9 @@ REVIEWED_ON_SCREEN: dict[tuple[str, str, str], str] = {
     ("05", "quiz[3]", "05 · 41"):
         "the same definition, where the lesson teaches it (TEACHING.md: 'define fails closed "
         "with 05 · 41'); the question asks the learner to explain it back",
+    ("03", "quiz[1]", "00 · 3"):
+        "14 is the number of the solutions notebook, 14 · Solutions, in the series table; the "
+        "quiz asks the UTF-8 bytes of 继续🙂👍",
     ("06", "quiz[3]", "06 · 41"):
         "a recall question by design: section 6 lists what deletion cannot reach, and the "
         "question asks the learner to name two of them",
@@ -363,7 +380,7 @@ def screen_hits(number: str, name: str, prompt: int, check: int) -> list[tuple[s
 
 def screen_cases() -> list:
     return [pytest.param(number, name, prompt, check, id=f"{number}-{name}")
-            for number in LESSONS[:11] for name, prompt, check in asked_on_screen(number)]
+            for number in SESSIONS for name, prompt, check in asked_on_screen(number)]
 
 
 @pytest.mark.parametrize(("number", "name", "prompt", "check"), screen_cases())
@@ -375,7 +392,7 @@ def test_no_answer_on_the_screen_before_it_is_asked(number, name, prompt, check)
 
 
 def test_every_hit_reviewed_on_the_screen_still_happens():
-    live = {(number, name, where) for number in LESSONS[:11]
+    live = {(number, name, where) for number in SESSIONS
             for name, prompt, check in asked_on_screen(number)
             for where, _ in screen_hits(number, name, prompt, check)}
     assert set(REVIEWED_ON_SCREEN) <= live, sorted(set(REVIEWED_ON_SCREEN) - live)
