@@ -10,7 +10,8 @@ from ledgerlab.course.written import WRITTEN
 
 DOC = " ".join((Path(__file__).parents[2] / "docs" / "grading.md").read_text(encoding="utf-8").split())
 NUMBER_WORDS = {word: number for number, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen".split())}
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+    .split())}
 
 
 def test_moodles_maximum_grade_is_the_number_of_exercises():
@@ -34,6 +35,6 @@ def test_the_questions_answered_in_words_are_the_courses():
 
 
 def test_every_notebook_named_as_handed_in_is_the_exercises_notebook():
-    """Before, an example download named a 10-exercises notebook; students hand in 12."""
+    """Before, an example download named a 10-exercises notebook; students hand in 13."""
     handed_in = set(re.findall(r"(\d{2})-exercises", DOC))
     assert handed_in == {EXERCISES_NOTEBOOK[:2]}
