@@ -205,8 +205,8 @@ def test_without_marks_anthropic_caches_nothing_so_0_is_the_named_mistake():
 
 
 def test_each_variant_asks_its_own_and_none_the_article():
-    keys = [variant_key(b"a teacher's secret", name) for name in
-            ("Ada Lovelace", "Grace Hopper", "Zoë Ní Bhriain", "Alan Turing", "Katherine Johnson")]
+    names = ("Ada Lovelace", "Grace Hopper", "Zoë Ní Bhriain", "Alan Turing", "Katherine Johnson")
+    keys = [variant_key(b"a teacher's secret", name) for name in names]
     answers = [lesson.cache_figures(key)["answer"] for key in keys]
     assert len(set(answers)) == len(keys)
     assert lesson.cache_figures("")["answer"] not in answers

@@ -26,6 +26,7 @@ from ..exercises.memory import summary_figures
 from ..exercises.reasoning import reasoned_figures
 from ..exercises.scenario import facts_figures, reopened, torn_journal
 from ..exercises.variants import normalized
+from ..lessons.prompt_caching import cache_figures
 from .files import FileTooLarge, NotRegularFile, path_argument, read_regular
 
 ROSTER_FILE = "roster.json"
@@ -182,7 +183,7 @@ def expected(v: Variant) -> dict[str, tuple]:
     return {"q2": (grow_answer(v),), "q4": (java_gap(v).start,), "q5": (requests_full(v),),
             "q6": reopened(torn_journal(v)), "q7": (window_figures(v)["answer"],),
             "q8": (facts_figures(v)["answer"],), "q10": (summary_figures(v)["answer"],),
-            "q11": (reasoned_figures(v)["answer"],)}
+            "q11": (reasoned_figures(v)["answer"],), "q12": (cache_figures(v.key)["answer"],)}
 
 
 @cache

@@ -128,10 +128,6 @@ class Run:
     model: str = MODEL
 
     @property
-    def rule(self) -> str:
-        return WHOLE_TURN if self.low_water is None else CACHE_STABLE
-
-    @property
     def cost(self) -> float:
         """The conversation's billed input, US dollars."""
         return sum(item.cost for item in self.bill)
@@ -150,8 +146,9 @@ class Run:
 
     @property
     def fewest_kept_when_full(self) -> int:
-        """The fewest turns a call keeps once the budget has first dropped one."""
-        full = next(at for at, chosen in enumerate(self.selections) if chosen.dropped)
+        """The fewest turns a call keeps once the budget has first dropped one (every call's
+        fewest if it never did)."""
+        full = next((at for at, chosen in enumerate(self.selections) if chosen.dropped), 0)
         return min(chosen.kept for chosen in self.selections[full:])
 
     def differs_from(self, other: Run) -> int:
@@ -255,6 +252,12 @@ def prefix_pair(rule: str) -> tuple[bytes, bytes]:
 
 # --- The predictions ----------------------------------------------------------------------
 
+def _mean_turn_kb() -> float:
+    """A turn's text, on average, in kilobytes (its question and answer as UTF-8)."""
+    sizes = [len(turn.question.encode()) + len(turn.answer.encode()) for turn in TURNS]
+    return sum(sizes) / len(sizes) / 1000
+
+
 def _call_one_cached(model: str) -> int:
     """What call 1 of the whole-turn schedule reads from the cache, billed for ``model``."""
     return billed(run().selections[:2], model)[1].cached
@@ -264,9 +267,10 @@ predict12_model = Question(
     f"Send the same first two calls to {CHEAP_MODEL}, the price table's cheapest model, "
     f"instead of {MODEL}. How many tokens does call 1 read from the cache?",
     lambda: _call_one_cached(CHEAP_MODEL),
-    explanation=f"{CHEAP_MODEL}'s minimum is {minimum(CHEAP_MODEL):,} tokens: a prefix shorter than its model "
-                "family's minimum is neither written nor read, and no error says so. The "
-                "request is billed in full, at the input price, call after call.",
+    explanation=f"{CHEAP_MODEL}'s minimum is {minimum(CHEAP_MODEL):,} tokens: a prefix "
+                "shorter than its model family's minimum is neither written nor read, and no "
+                "error says so. The request is billed in full, at the input price, call after "
+                "call.",
     hint="a provider caches a prefix only from its model's minimum length on: compare the "
          "prefix call 0 marked with the minimum in the table.",
     mistakes=lambda: {
@@ -284,9 +288,10 @@ predict12_cuts = Question(
                 f"it no longer does it cuts back to {LOW_WATER:.0%} of the budget, so the next "
                 "few calls append to it. Each cut is one call that writes the history again; "
                 "between cuts every call reads the whole of the last one.",
-    hint="after a cut the request holds at most low_water x the budget: how many calls of "
-         "about 1.8 KB does it take to grow back to the budget? Or run the calls, each with "
-         "previous= the Selection of the call before, and count where .dropped changes.",
+    hint=f"after a cut the request holds at most low_water x the budget: how many turns of "
+         f"about {_mean_turn_kb():.1f} KB does it take to grow back to the budget? Or run the "
+         f"calls, each with previous= the Selection of the call before, and count where "
+         f".dropped changes.",
     mistakes=lambda: {
         run().cuts: "that is the whole-turn rule's count: pass each call previous=, the "
                     "Selection of the call before.",
