@@ -58,7 +58,7 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("09", "predict09_forget"): (r"derived_from\(", r"deletes? (the summar\w*|every summar\w*)",
                                  r"goes with"),
     ("10", "predict10"): (r"one message is enough", r"without `?R1`?,? the slice starts"),
-    **{(number, "q10"): (rf"(?<!\d){summary_figures(exercises.ARTICLE)['answer']}(?!\d)",)
+    **{(number, "q10"): (rf"(?<!\d){summary_figures(exercises.SELF_PACED)['answer']}(?!\d)",)
        for number in ("12",)},
     ("11", "predict11_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
                                r"current question and its tool rounds",  # BudgetError's words
@@ -69,7 +69,7 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("11", "predict11_reasoning"): (r"reasoning_bytes\(", r"(thinking )?block adds? \d+"),
     ("11", "quiz[3]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
                         r"item adds? \d+"),
-    **{(number, "q11"): (rf"(?<!\d){reasoned_figures(exercises.ARTICLE)['answer']}(?!\d)",)
+    **{(number, "q11"): (rf"(?<!\d){reasoned_figures(exercises.SELF_PACED)['answer']}(?!\d)",)
        for number in ("12",)},
 }
 # Checker names that state an answer, in any notebook: a question is named by its number or
