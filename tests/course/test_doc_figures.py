@@ -126,3 +126,16 @@ def test_the_functions_and_the_graders_hidden_tests_are_the_courses():
 def test_each_exception_is_still_in_the_docs(phrase):
     """An exception for a sentence no longer written would let a wrong count through."""
     assert any(phrase in text for text in FLAT.values())
+
+
+def test_the_progress_table_is_described_with_the_columns_it_has():
+    """Before, docs/development.md said 00's table is "lesson, item, answered?, right?": it has
+    per-notebook totals, and each item's hint? and solution? too."""
+    from ledgerlab.course.contents import ProgressTable
+    from ledgerlab.course.progress import SHOWN
+
+    text = FLAT["docs/development.md"]
+    columns = re.findall(r"\w+\?(?:, \w+\?)+", text)
+    assert columns and set(columns) == {", ".join(ProgressTable.HEADER[2:])}
+    assert all(f"`{kind}()`" in text for kind in SHOWN)  # counted when shown, as the doc says
+    assert "per notebook" in text and all(total in text for total in ("answered", "right"))
