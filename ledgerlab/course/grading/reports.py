@@ -105,9 +105,12 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path,
              for name, page in ((feedback_name(result.submission), feedback_page(result, points)),
                                 (feedback_name(result.submission, ".html"),
                                  feedback_html(result, points)))}
-    answers = [(result.submission, result.written) for result in results if not result.failure]
-    written = (written_page(answers, [result.submission for result in results if result.failure])
-               + scoring_section(answers))
+    # A submission not graded is named once on the written page, not as unanswered eleven
+    # times; unless its answers in words were read (a run that stopped: its notebook was read).
+    unread = [result.submission for result in results if result.failure and not result.written]
+    answers = [(result.submission, result.written) for result in results
+               if not (result.failure and not result.written)]
+    written = written_page(answers, unread) + scoring_section(answers)
     # grades.csv last: renamed into place once everything beside it is.
     write_all({**(extra or {}), summary_path(out): summary_page(results, points, notes),
                written_path(out): written, teacher_file(out, "written scores"): scores_csv(answers),
