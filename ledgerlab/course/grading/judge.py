@@ -289,10 +289,11 @@ def _with_roster_notes(results: list[Graded], paths: list[Path], keys: dict[str,
              if name in twice else result for result, name in zip(results, filed)]
     missing = []
     for file in sorted(set(keys) - set(filed)):
-        why = NOTHING_HANDED_IN
-        if file in (unreadable or {}):
+        why, handed_in = NOTHING_HANDED_IN, file in (unreadable or {})
+        if handed_in:
             why = (f"the file handed in could not be read from the platform's download "
                    f"({unreadable[file]}): ask for it again; not graded")
         missing.append(Graded(f"{file}.ipynb", {name: Feedback("unanswered", why)
-                                                for name in names}, why, 0.0, failure=why))
+                                                for name in names}, why, 0.0, failure=why,
+                              handed_in=handed_in))
     return noted + missing
