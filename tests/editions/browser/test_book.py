@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, missing, serve_folder
 from docutils import nodes
 from docutils.utils import new_document
-from frontend import expect  # playwright, or a skip outside CI when it is missing
+from frontend import expect, open_rendered  # playwright, or a skip outside CI when it is missing
 
 sys.path.insert(0, str(ROOT / "editions" / "book"))
 import build  # noqa: E402  (editions/book/build.py)
@@ -53,17 +53,6 @@ def boundary_page() -> str:
 
 def site_pages() -> list[str]:
     return sorted(p.name for p in SITE.glob("*.html"))
-
-
-def open_rendered(page, url: str) -> None:
-    """Open ``url`` and wait until every saved widget view and explorer is rendered and
-    repaired by the site's script (editions/book/site/ledgerlab.js)."""
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    page.wait_for_function("""() =>
-        document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')
-            .length === document.querySelectorAll('.widget-subarea').length &&
-        document.querySelectorAll('.ledgerlab-explorer:not(.ledgerlab-static)').length === 0""")
 
 
 def watch_console(page) -> list[str]:
