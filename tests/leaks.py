@@ -97,6 +97,15 @@ REVIEWED: dict[tuple[str, str, str], str] = {
         "both shown after their prediction; the quiz asks one step past: would a longer torn "
         "line change what opening cuts back to",
 }
+# Hits only a browser finds, reviewed and found harmless, as REVIEWED: the slides show each
+# prediction's answer on the slide after its question, and JupyterLab shows the same words
+# once the learner's answer is right. docs/leaks.md lists the same.
+REVIEWED_IN_A_BROWSER: dict[tuple[str, str, str], str] = {
+    ("06", "quiz[1]", "writes nothing"):
+        "predict06's answer (06 · 16: a refused commit writes nothing, not even part of a "
+        "line), on the slide after its question; quiz 1 asks one step past it: how many "
+        "170-byte commits a 1,000-byte cap takes",
+}
 # Cells reviewed and found harmless for a question: (notebook, question, cell) -> why, for
 # text a learner reads before answering that a six-word run of a model answer matches.
 # docs/leaks.md lists the same.
