@@ -19,7 +19,7 @@ SOLUTIONS = {
         'n = 0\n'
         'while len(request_bytes(SYSTEM, [], grown_question(n))) <= GROW_BUDGET:\n'
         '    n += 1\n'
-        'q2.check(n)  # the article\'s fixture: 24 (236 bytes; 23 smileys need 232)'
+        'q2.check(n)  # the first count whose mandatory input is over the budget'
     ),
     'q3': (
         'def java_length(text):\n'
@@ -30,11 +30,11 @@ SOLUTIONS = {
     'q4': (
         'body = request_bytes(SYSTEM, [], QUESTION)\n'
         "java_budget = len(body.decode('utf-8').encode('utf-16-le')) // 2   # its UTF-16 units\n"
-        'q4.check(java_budget)  # the article\'s fixture: 114 (every budget up to 139 slips through)'
+        'q4.check(java_budget)  # every budget from it to one byte short of the body slips through'
     ),
     'q5': (
         "requests_budget = len(request_bytes(SYSTEM, list(HISTORY), QUESTION, encoder='requests'))\n"
-        'q5.check(requests_budget)  # the article\'s fixture: 399'
+        'q5.check(requests_budget)'
     ),
     'q6': (
         'import tempfile\n'
@@ -45,7 +45,7 @@ SOLUTIONS = {
         '    with Journal(path) as journal:\n'
         '        turns_after_open = len(journal)\n'
         '    file_bytes_after_open = path.stat().st_size\n'
-        'q6.check(turns_after_open, file_bytes_after_open)  # the article\'s fixture: 2 turns, 348 bytes'
+        'q6.check(turns_after_open, file_bytes_after_open)'
     ),
     'q7': (
         "needed = request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='o200k_base')\n"
@@ -58,7 +58,7 @@ SOLUTIONS = {
         'with_newest = len(request_bytes(system, turns[-1:], question))\n'
         '# the facts add the same bytes whatever turns are kept, so the parts add up\n'
         'facts_budget = with_newest + pinned.fact_bytes\n'
-        'q8.check(facts_budget)   # the article\'s fixture: 264 + 132'
+        'q8.check(facts_budget)   # the mandatory input and turn two, + the three facts'
     ),
     'q9': (
         'def find_orphans(messages):\n'
@@ -86,7 +86,7 @@ SOLUTIONS = {
         '# the request that sends the evidence, the summary and the newest turn, measured whole\n'
         'summary_budget = len(request_bytes(system, turns[-1:], question, evidence=[EVIDENCE],\n'
         '                                   summaries=[SUMMARY]))\n'
-        'q10.check(summary_budget)   # the article\'s fixture: 167 + 91 + 79 + 105'
+        'q10.check(summary_budget)'
     ),
     'q11': (
         'system, turns, question = REASONED\n'

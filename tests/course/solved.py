@@ -2,12 +2,13 @@
 
 import ledgerlab
 from ledgerlab.course import exercises, fixtures
-from ledgerlab.course.exercises import EXERCISES, use_variant
+from ledgerlab.course.exercises import EXERCISES, active, use_variant
 
 
 def solve(v):
     """Every worked solution run in order in one namespace, as the graded notebook runs them;
-    returns each exercise's answers."""
+    returns each exercise's answers. The variant in use before is in use after."""
+    before = active()
     use_variant(v.key)
     namespace = {name: getattr(ledgerlab, name) for name in ledgerlab.__all__}
     namespace.update({name: getattr(exercises, name) for name in exercises.__all__},
@@ -15,5 +16,5 @@ def solve(v):
     for exercise in EXERCISES:
         *body, _ = exercise.solution_code.splitlines()
         exec("\n".join(body), namespace)
-    use_variant("")
+    use_variant(before.key)
     return {e.name: tuple(namespace[a] for a in e.answers) for e in EXERCISES}

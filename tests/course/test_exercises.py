@@ -1,5 +1,9 @@
 """The self-checks: solutions pass; each kind of plausible wrong answer is refused with
-feedback that names the mistake without giving the answer; text stays private."""
+feedback that names the mistake without giving the answer; text stays private.
+
+They check on the article's fixture, whose figures they know (``on_the_article``); the
+self-paced edition's variant and the students' are checked in test_variants.py and
+test_self_paced_answers.py."""
 
 import re
 import subprocess
@@ -13,18 +17,28 @@ import ledgerlab
 from ledgerlab import Turn, byte_breakdown, request_bytes, select
 from ledgerlab import utf16_units
 from ledgerlab.course import benchmark, exercises, feedback, fixtures
-from ledgerlab.course.exercises import EXERCISES, QUESTION, SYSTEM, q1, q2, q3, q4, q5, q6
+from ledgerlab.course.exercises import (ARTICLE, EXERCISES, SELF_PACED, q1, q2, q3, q4, q5, q6,
+                                        use_variant)
 from ledgerlab.course.feedback import Feedback, as_integral, correct, wrong
 from sentences import says
 
 SECRET = "my password is hunter2"
+SYSTEM, QUESTION = ARTICLE.system, ARTICLE.question
+
+
+@pytest.fixture(autouse=True)
+def on_the_article():
+    """Each check on the article's fixture, as a kernel that ran use_variant("") has it."""
+    use_variant(ARTICLE.key)
+    yield
+    use_variant(SELF_PACED.key)
 
 
 def run_solution(exercise):
     """Run a solution's code as a learner would paste it; return the last line's value."""
     namespace = {name: getattr(ledgerlab, name) for name in ledgerlab.__all__}
     namespace.update({name: getattr(exercises, name) for name in exercises.__all__},
-                     fixtures=fixtures)  # what notebook 12 imports
+                     fixtures=fixtures)  # what notebook 13 imports
     *body, last = exercise.solution_code.splitlines()
     exec("\n".join(body), namespace)
     return eval(last.split("#")[0], namespace)
@@ -76,7 +90,7 @@ def test_every_solution_passes_its_check_and_the_hidden_test(exercise):
     assert feedback and repr(feedback).startswith("Correct: "), repr(feedback)
     namespace = {name: getattr(ledgerlab, name) for name in ledgerlab.__all__}
     namespace.update({name: getattr(exercises, name) for name in exercises.__all__},
-                     fixtures=fixtures)  # what notebook 12 imports
+                     fixtures=fixtures)  # what notebook 13 imports
     exec(exercise.solution_code, namespace)
     assert exercise.grade(*(namespace[name] for name in exercise.answers))
 
@@ -261,7 +275,7 @@ def test_q3_other_answers():
 
 def test_q3_hidden_test_checks_more_than_the_check():
     def bmp_only_plus_smile_and_friends(text):  # right on the public texts, wrong on a flag
-        known = set("🙂𝄞😀𠀋")
+        known = {char for text in exercises.JAVA_TEXTS for char in text if ord(char) > 0xFFFF}
         return len(text) + sum(char in known for char in text)
 
     assert q3.check(bmp_only_plus_smile_and_friends)
@@ -326,8 +340,8 @@ def test_q5_accepts_any_integral_type():
 
 # --- 6 ---------------------------------------------------------------------------
 
-GOOD_TURNS, GOOD_BYTES = exercises.reopened(exercises.torn_journal())
-TORN = len(exercises.torn_journal())
+GOOD_TURNS, GOOD_BYTES = exercises.reopened(exercises.torn_journal(ARTICLE))
+TORN = len(exercises.torn_journal(ARTICLE))
 
 
 def test_q6_follows_a_real_journal():

@@ -129,7 +129,8 @@ def test_grades_csv_has_one_row_per_submission(graded):
                                                 "note"]
     assert all(row["max"] == str(len(EXERCISES)) for row in table.values())
     assert len(results) == 4
-    assert table["broken.ipynb"]["score"] == "0"  # not a notebook: graded, not a crash
+    # not a notebook: a row, not a crash; no score (a technical failure, not a 0 for answers)
+    assert table["broken.ipynb"]["score"] == "" and table["broken.ipynb"]["q1"] == ""
     assert table["broken.ipynb"]["note"] == "not a notebook (not JSON): not graded"
 
 

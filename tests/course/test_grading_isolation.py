@@ -278,3 +278,46 @@ def test_a_kernel_that_stops_itself_hits_the_time_limit_and_says_so(trust):
     assert row["note"].startswith("stopped: the kernel was stopped by a signal (SIGSTOP) in "
                                   "cell 3 of 4 and did not answer within the cell's time limit")
     assert "` stops-itself.ipynb `" in trust["summary"]
+
+
+# --- The sandbox runs the package the grader runs -----------------------------------------
+
+PROBE = """
+import pathlib, subprocess, sys
+from ledgerlab.course.grading import sandbox
+work = pathlib.Path(sys.argv[1])
+inside = subprocess.run([*sandbox._bwrap(work), sandbox.PYTHON, "-c",
+                         "import ledgerlab; print(ledgerlab.__file__)"],
+                        capture_output=True, text=True, env=sandbox.BWRAP_ENV)
+import ledgerlab
+print(ledgerlab.__file__)
+print((inside.stdout.strip() or inside.stderr.strip()[-200:]).replace("\\n", " | "))
+"""
+
+
+@pytest.mark.slow  # two interpreters and a sandbox
+def test_the_sandbox_imports_the_package_the_grader_runs(tmp_path):
+    """Before, the sandbox imported whatever the venv's path found: a grader run from one
+    checkout with the venv installed (editable) from another bound this checkout's package
+    but imported the other's, which it had not bound, so bwrap "could not run" (and with a
+    wheel installed, it would have run another version)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import ledgerlab
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bwrap is not installed")
+    checkout = tmp_path / "another-checkout"
+    shutil.copytree(Path(ledgerlab.__file__).parent, checkout / "ledgerlab",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    work = tmp_path / "work"
+    work.mkdir()
+    run = subprocess.run([sys.executable, "-c", PROBE, str(work)], cwd=checkout,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-500:]
+    grader, inside = run.stdout.splitlines()[-2:]
+    assert grader == str(checkout / "ledgerlab" / "__init__.py")
+    assert inside == grader

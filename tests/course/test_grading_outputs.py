@@ -168,3 +168,37 @@ def test_a_submission_not_graded_says_so_once_in_its_html_too(tmp_path):
     text = visible_text(reports.feedback_html(result, POINTS))
     says(text, "Not graded", "not a notebook", "JSON", len(GRADED), "exercises", in_order=True)
     assert "Not answered yet" not in text
+
+
+def test_code_in_an_exercises_title_is_code_on_both_pages_never_backticks():
+    """Before, exercise 3's title, "what Java's `String.length()` reports", came out as
+    `` `String.length()` `` in Markdown (a code span holding the backticks) and with its
+    backticks raw in the HTML page a teacher pastes."""
+    titled = [exercise for exercise in GRADED.values() if "`" in exercise.title]
+    assert titled  # exercise 3's and 5's name code
+    page = reports.feedback_page(graded_with(VERDICT), POINTS)
+    rendered = MarkdownIt("commonmark").render(page)
+    html_page = reports.feedback_html(graded_with(VERDICT), POINTS)
+    for exercise in titled:
+        words = reports.COURSE_CODE.findall(exercise.title)
+        assert all(f"<code>{html.escape(word)}</code>" in rendered for word in words)
+        assert all(f"<code>{html.escape(word)}</code>" in html_page for word in words)
+        heading = next(line for line in visible_text(html_page).splitlines()
+                       if line.startswith(f"Exercise {exercise.number}:"))
+        assert "`" not in heading and exercise.title.replace("`", "") in heading
+    assert "`" not in html.unescape(re.sub(r"<[^>]+>", "", rendered))
+
+
+def test_the_written_page_names_a_submission_not_graded_as_that_not_as_unanswered(tmp_path):
+    out = tmp_path / "grades.csv"
+    why = "not a notebook (not JSON): not graded"
+    broken = Graded("broken.ipynb", {name: Feedback("unanswered", why) for name in GRADED}, why,
+                    0.0, failure=why)
+    answered = Graded("zoë.ipynb", {name: UNANSWERED for name in GRADED}, "", 1.0,
+                      written={"01-3": "Because the ledger keeps every turn."})
+    reports.write_grades([broken, answered], POINTS, out)
+    page = reports.written_path(out).read_text(encoding="utf-8")
+    says(page, "Not graded", "broken.ipynb", in_order=True)
+    not_answered = "\n".join(line for line in page.splitlines() if "Not answered" in line)
+    assert not_answered and "broken" not in not_answered and "zoë.ipynb" in not_answered
+    assert "Answered by 1 of 1." in page

@@ -63,8 +63,7 @@ def nothing_came_back(monkeypatch):
     return handed
 
 
-def test_a_malformed_notebook_is_its_students_zero_and_everyone_else_is_graded(tmp_path,
-                                                                                monkeypatch):
+def test_a_malformed_notebook_is_not_graded_and_everyone_else_is(tmp_path, monkeypatch):
     keys = roster.read_keys(autograder(tmp_path / "autograder", CLASS))
     submissions = tmp_path / "submissions"
     submissions.mkdir()
@@ -82,7 +81,7 @@ def test_a_malformed_notebook_is_its_students_zero_and_everyone_else_is_graded(t
         rows = {row["submission"]: row for row in csv.DictReader(handle)}
     assert set(rows) == {f"{file}.ipynb" for file in files}
     for file, (_, reason) in zip(files[1:], MALFORMED.values()):
-        assert rows[f"{file}.ipynb"]["score"] == "0"
+        assert rows[f"{file}.ipynb"]["score"] == ""  # no score: not a 0 for its answers
         assert rows[f"{file}.ipynb"]["note"] == f"not a valid notebook ({reason}): not graded"
     assert rows[f"{files[0]}.ipynb"]["note"] == ""
     assert len(list(out.with_name("grades-feedback").glob("*.md"))) == len(results) == 4
@@ -198,12 +197,25 @@ def test_a_malformed_notebook_is_said_as_not_graded_on_every_page(tmp_path, monk
             ).read_text(encoding="utf-8")
     assert "**Not graded**: not a valid notebook (cell 2 has no source)." in page
     assert "Not answered yet" not in page and f"None of its {len(NAMES)} exercises" in page
+    assert "Score" not in page  # not "Score: 0": no answer of it was judged
     summary = out.with_name("grades-summary.md").read_text(encoding="utf-8")
     # Ada's ran and answered nothing; Alan's is malformed, Grace and Katherine handed nothing in.
     assert "| exercise | right | not yet | not answered | not graded |" in summary
     assert all(f"| {name} | 0 | 0 | 1 | 3 |" in summary for name in NAMES)
     with open(out.with_name("grades-moodle.csv"), newline="", encoding="utf-8") as handle:
-        comments = {row["Identifier"]: row["Feedback comments"] for row in csv.DictReader(handle)}
+        worksheet = list(csv.DictReader(handle))
+    comments = {row["Identifier"]: row["Feedback comments"] for row in worksheet}
+    # A blank grade, which Moodle's import skips, taking the comment: before, a 0 went into
+    # the gradebook (and Canvas's) for a file no one could grade. Nothing handed in is a 0.
+    assert {row["Identifier"]: row["Grade"] for row in worksheet} == {
+        "Participant 500": "0", "Participant 501": "", "Participant 502": "0",
+        "Participant 503": "0"}
+    with open(out.with_name("grades-canvas.csv"), newline="", encoding="utf-8") as handle:
+        canvas = {row[0]: row[-1] for row in csv.reader(handle)}
+    assert [canvas[name] for name in CLASS] == ["0", "0", "", "0"]  # Alan Turing's: blank
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = {row["submission"]: row for row in csv.DictReader(handle)}
+    assert rows[f"{files[1]}.ipynb"]["score"] == "" and rows[f"{files[2]}.ipynb"]["score"] == "0"
     assert comments == {
         "Participant 500": "Exercises right: none",
         "Participant 501": "Not graded: not a valid notebook (cell 2 has no source)",

@@ -7,7 +7,7 @@ import pytest
 
 from ledgerlab import Journal, request_bytes, select
 from ledgerlab.course import fixtures, measures, scenario
-from ledgerlab.course.exercises import ARTICLE, EVIDENCE, MEMORY, MEMORY_IDS, SUMMARY, q10, variant
+from ledgerlab.course.exercises import ARTICLE, EVIDENCE, MEMORY_IDS, q10, variant
 from ledgerlab.course.exercises.memory import summary_figures
 from ledgerlab.course.memorycharts import memory_split_chart
 from ledgerlab.course.questions import memory as questions
@@ -127,13 +127,16 @@ def test_the_right_answers_are_accepted():
         assert question.check(question._answer()), question.prompt
 
 
-# --- Exercise 10 --------------------------------------------------------------------------
+# --- Exercise 10, on the article's fixture (the self-paced edition's is a variant) ----------
+
+MEMORY, SUMMARY = ARTICLE.memory, ARTICLE.summary
+
 
 def test_q10_accepts_the_smallest_budget_and_explains_it():
     answer, (system, turns, question) = summary_figures(ARTICLE)["answer"], MEMORY
     assert answer == len(request_bytes(system, turns[-1:], question, evidence=[EVIDENCE],
                                        summaries=[SUMMARY])) == 442
-    feedback = q10.check(answer)
+    feedback = q10.check(answer, fixture=ARTICLE)
     assert feedback
     says(feedback.message, 442, "167 mandatory", 91, "evidence", 79, "summary", 105,
          in_order=True)
@@ -149,7 +152,7 @@ def test_q10_accepts_the_smallest_budget_and_explains_it():
 ])
 def test_q10_names_each_mistake(name, says):
     figures = summary_figures(ARTICLE)
-    feedback = q10.check(figures[name])
+    feedback = q10.check(figures[name], fixture=ARTICLE)
     assert not feedback and says in feedback.message
     assert str(figures["answer"]) not in feedback.message
 
@@ -159,7 +162,7 @@ def test_q10_names_each_mistake(name, says):
     (10**6, "keeps 3 turns"), (442.5, "whole number"), ("442", "an int"),
 ])
 def test_q10_refuses_other_budgets_with_counts_not_the_answer(answer, says):
-    feedback = q10.check(answer)
+    feedback = q10.check(answer, fixture=ARTICLE)
     assert not feedback and says in feedback.message
     assert "442" not in feedback.message.replace(repr(answer), "")
 

@@ -1,15 +1,17 @@
 """No answer before its question, anywhere a learner looks (issue 38, section 1).
 
-For every prediction, quiz question and exercise in the lessons (01 to 12) and the exercises
-notebook (13), the test gathers
+For every prediction, quiz question and exercise of the course (every learner/NN-*.ipynb
+but 00-contents and the solutions, found by glob in tests/leaks.py), the test gathers
 what a learner has seen by the time they answer: the earlier cells' source in the learner
 copy (learner/, with the import cell and the cell they edit, so checker names count), the
 earlier outputs and chart captions of the executed notebook (notebooks/, which the slides and
 the site are built from, cell for cell), the glossary of 00-contents, and the feedback the
 question's own listed mistakes give. In that text it looks for the answer: the value
 (computed by the question object, for a number of 10 or more: a small count or a word is
-everywhere) and the phrases that state it, declared below in ``REVEALS``. A hit fails,
-unless ``REVIEWED`` lists it with the reason it is harmless (docs/leaks.md says the same).
+everywhere) and the phrases that state it, declared in ``REVEALS``. A hit fails, unless
+``REVIEWED`` lists it with the reason it is harmless (docs/leaks.md says the same). Both
+lists, and how a question and its answer are found, are in tests/leaks.py, which the browser
+test (tests/editions/browser/test_no_answer_on_screen.py) reads too: this is its fast tier.
 
 Its second half (issue 48) reads the learner copies as a learner opens them, on the screen: see
 "The screen a learner sees" below.
@@ -18,74 +20,16 @@ Its second half (issue 48) reads the learner copies as a learner opens them, on 
 from __future__ import annotations
 
 import html
-import json
 import re
-from functools import lru_cache
-from pathlib import Path
 
 import pytest
+from leaks import (NOTEBOOKS, REVEALS, REVIEWED, REVIEWED_ON_SCREEN, answer_patterns, asked,
+                   asked_on_screen, cells, item, number_pattern, outputs, source)
 
-from ledgerlab.course import exercises, questions, syllabus
-from ledgerlab.course.exercises.memory import summary_figures
-from ledgerlab.course.exercises.reasoning import reasoned_figures
-from ledgerlab.course.lessons.prompt_caching import cache_figures
-from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
+from ledgerlab.course import questions
+from ledgerlab.course.feedback import FEW, Question
 
-ROOT = Path(__file__).resolve().parents[2]
-# The lessons, each with its predictions and quiz, then the exercises notebook.
-SESSIONS = [f"{lesson.number:02d}" for lesson in syllabus.sessions()]
-EXERCISES = f"{syllabus.EXERCISES.number:02d}"
-LESSONS = [*SESSIONS, EXERCISES]
-
-# The words that state each answer, by notebook and question ("predict04", "quiz[2]", "q7").
-# Regular expressions, matched case-insensitively. A live explorer is named here too: above
-# its prediction, it answers it.
-REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("01", "predict01"): (r"stored, but not sent", r"\d of 3 turns kept", r"ledger still holds"),
-    ("02", "predict02_count"): (r"SliceExplorer\(",),
-    ("02", "predict02"): (r"SliceExplorer\(",),
-    ("03", "predict03"): (r"2 bytes more",),
-    ("04", "predict04_second"): (r"selector refuses", r"raises when the mandatory input"),
-    ("04", "predict04"): (r"BudgetExplorer\(", r"no longer fits", r"falls back to the 140",
-                          r"never skips", r"none skipped", r"always the newest",
-                          r"packs? an older", r"\b0 of 2 turns kept"),
-    ("04", "quiz[2]"): (r"3 UTF-8 bytes",),
-    ("05", "predict05"): (r"still holds it",),
-    ("05", "predict05_torn"): (r"\d+\s+torn tail",),
-    ("06", "quiz[1]"): (r"writes nothing",),
-    ("07", "predict07"): (r"older turn goes", r"35 tokens kept", r"45 ≤ 60", r"hold only one"),
-    ("07", "predict07_tokens"): (r"TwoLimitsExplorer\(", r"neither limit drops"),
-    ("07", "quiz[2]"): (r"off in both directions", r"neither limit can be derived",
-                        r"measure both"),
-    ("07", "quiz[3]"): (r"no request of any conversation", r"refuses the arguments"),
-    ("09", "predict09_room"): (r"never (sends|travels)[^.]* beside", r"never beside",
-                               r"only (when|while) every turn it covers"),
-    ("09", "predict09_forget"): (r"derived_from\(", r"deletes? (the summar\w*|every summar\w*)",
-                                 r"goes with"),
-    ("10", "predict10"): (r"one message is enough", r"without `?R1`?,? the slice starts"),
-    (EXERCISES, "q10"): (rf"(?<!\d){summary_figures(exercises.ARTICLE)['answer']}(?!\d)",),
-    ("11", "predict11_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
-                               r"current question and its tool rounds",  # BudgetError's words
-                               r"mandatory input\*\*:[^\n]*tool loop in progress",
-                               r"tool loop in progress, mandatory input"),
-    ("11", "quiz[2]"): (r"call the tool again", r"honest answer is an error"),
-    ("10", "predict10_tools"): (r"toolcharts\.\w+\(",),
-    ("11", "predict11_reasoning"): (r"reasoning_bytes\(", r"(thinking )?block adds? \d+"),
-    ("11", "quiz[3]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
-                        r"item adds? \d+"),
-    (EXERCISES, "q11"): (rf"(?<!\d){reasoned_figures(exercises.ARTICLE)['answer']}(?!\d)",),
-    # 12: a chart or an explorer of the schedules answers how often the rule cuts; the cut to
-    # the whole budget, and the bytes two held calls share, have words of their own.
-    ("12", "predict12_model"): (r"haiku[^.]*(reads|caches|writes) nothing", r"nothing is read"),
-    ("12", "predict12_cuts"): (r"cachecharts\.\w+\(", r"CacheExplorer\(",
-                               r"moved at \d+ (calls|of them)", r"cuts\(stable\)"),
-    ("12", "predict12_slider"): (r"CacheExplorer\(\s*(low_water\s*=\s*)?1\.0",
-                                 r"whole-turn rule again", r"send the same bytes"),
-    ("12", "predict12_prefix"): (r"last two bytes", r"first_difference\(held"),
-    ("12", "quiz[4]"): (r"evidence_after_turns=True\)? (sends|leaves|puts)",),
-    (EXERCISES, "q12"): (rf"(?<![\d,]){cache_figures('')['answer']:,}(?![\d,])|"
-                         rf"(?<!\d){cache_figures('')['answer']}(?!\d)",),
-}
+LESSONS = NOTEBOOKS
 # Checker names that state an answer, in any notebook: a question is named by its number or
 # by neutral words (issue 38: `predict04_first` and `predict04_second` gave both away).
 NAME_WORDS = r"(predict|quiz)\d\d\w*_(ceiling|reject|refuse|trim|exceed|yes|no|kept|dropped)\b"
@@ -93,78 +37,15 @@ NAME_WORDS = r"(predict|quiz)\d\d\w*_(ceiling|reject|refuse|trim|exceed|yes|no|k
 # an edge the course asks about.
 GLOSSARY_RESULTS = (r"mandatory input[^*]*refused", r"never trimmed", r"writes nothing")
 
-# Hits reviewed and found harmless: (notebook, question, what matched) -> why. docs/leaks.md
-# lists the same.
-REVIEWED: dict[tuple[str, str, str], str] = {
-    ("01", "predict01", "1 of 3 turns kept"):
-        "the chart's caption repeats the question's premise (the request kept 1 of the 3 "
-        "turns); it says what was sent, not what the ledger holds",
-    ("03", "quiz[1]", "14"):
-        "14 is the mandatory request's raw text in UTF-16 units (03 · 15's chart); the quiz asks "
-        "the UTF-8 bytes of another text, 继续🙂👍, which are 14 by coincidence",
-    ("05", "quiz[2]", "526"):
-        "526 is where the torn line starts (examine's table) and the file's size once opened, "
-        "both shown after their prediction; the quiz asks one step past: would a longer torn "
-        "line change what opening cuts back to",
-}
 # Leaks found and not fixed yet, tracked on issue 38 (docs/leaks.md, "Still open"): the test
 # tolerates them by name, so a new leak still fails, and an entry fixed must be removed.
 OPEN: dict[tuple[str, str], str] = {
 }
 
 
-@lru_cache(maxsize=None)
-def cells(folder: str, number: str) -> list[dict]:
-    (path,) = (ROOT / folder).glob(f"{number}-*.ipynb")
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
-
-def source(cell: dict) -> str:
-    return "".join(cell["source"])
-
-
-def outputs(cell: dict) -> str:
-    """What a cell shows: its text, its HTML's text and alt texts, its figures' captions."""
-    seen = []
-    for output in cell.get("outputs", []):
-        if "text" in output:
-            seen.append("".join(output["text"]))
-        data = output.get("data", {})
-        for kind in ("text/plain", "text/markdown"):
-            seen.append("".join(data.get(kind, "")))
-        page = "".join(data.get("text/html", ""))
-        seen += re.findall(r'alt="([^"]*)"', page)
-        seen.append(html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", page, flags=re.S)))
-    return "\n".join(seen)
-
-
 def glossary() -> str:
     (entry,) = [source(c) for c in cells("learner", "00") if source(c).startswith("## Glossary")]
     return entry
-
-
-def asked(number: str) -> list[tuple[str, int, int]]:
-    """Each question a notebook asks: its name, the index of the cell that asks it (the text
-    above the first check, or the quiz's listing) and of the first cell that checks it."""
-    found, quiz_at = {}, None
-    for at, cell in enumerate(cells("learner", number)):
-        text = source(cell)
-        if cell["cell_type"] == "code" and re.search(r"^quiz$", text, re.M):
-            quiz_at = at
-        for name in re.findall(r"\b(predict\w*|q\d+)\.check\(", text):
-            if name not in found:
-                prompt = max(i for i in range(at) if cells("learner", number)[i]["cell_type"]
-                             == "markdown")
-                found[name] = (prompt, at)
-        for n in re.findall(r"\bquiz\[(\d+)\]\.check\(", text):
-            found.setdefault(f"quiz[{n}]", (quiz_at, at))
-    return [(name, prompt, check) for name, (prompt, check) in found.items()]
-
-
-def item(number: str, name: str) -> Question | Discussion | Exercise:
-    if name.startswith("quiz["):
-        return getattr(questions, f"quiz{number}")[int(name[5:-1])]
-    return getattr(questions, name, None) or getattr(exercises, name)
 
 
 def seen_before(number: str, prompt: int, check: int, question) -> dict[str, str]:
@@ -195,8 +76,7 @@ def hits(number: str, name: str, prompt: int, check: int) -> list[tuple[str, str
     if isinstance(question, Question):
         answer = question._answer()
         if isinstance(answer, int) and answer >= FEW:
-            alone = r"(?<!\d)(?<!\d[,.])({})(?!\d|[,.]\d)"  # 526, not 1526 or 5,260
-            patterns.append(alone.format(f"{answer}|{answer:,}"))
+            patterns.append(number_pattern(answer))
     found = []
     for where, text in seen_before(number, prompt, check, question).items():
         for pattern in patterns:
@@ -225,7 +105,7 @@ def test_every_reviewed_hit_still_happens():
 
 def test_every_declared_question_is_asked():
     asked_names = {(number, name) for number in LESSONS for name, _, _ in
-                   (asked_on_screen(number) if number in SESSIONS else asked(number))}
+                   asked_on_screen(number)}
     assert set(REVEALS) <= asked_names, sorted(set(REVEALS) - asked_names)
 
 
@@ -257,7 +137,7 @@ def test_a_choice_cannot_be_guessed_after_one_not_yet():
     assert not found, found
 
 
-@pytest.mark.parametrize("number", SESSIONS)
+@pytest.mark.parametrize("number", LESSONS)
 def test_the_site_folds_each_predictions_answer(number):
     """On the site (built from notebooks/) the cell after a prediction's check shows the answer:
     Jupyter Book folds its output behind a click (the `hide-output` tag)."""
@@ -275,27 +155,11 @@ def test_the_site_folds_each_predictions_answer(number):
 # learner reads before answering may state its answer: neither the rendered markdown above
 # it, 00-contents whole (its series table, its glossary) included, nor the markdown within a
 # screen below it. A closed <details> shows its summary only: what it holds is read once the
-# learner opens it, after answering. (A real browser is a later step; this reads the text.)
+# learner opens it, after answering. This reads the text, estimating a screen in lines; the
+# real tier renders it in a browser (tests/editions/browser/test_no_answer_on_screen.py).
 SCREEN_LINES = 30      # lines of text below a cell in JupyterLab on a laptop's screen
 CHARS_PER_LINE = 100   # of prose in a markdown cell at that width
 FOLD = re.compile(r"<details>\s*(?:<summary>(.*?)</summary>)?.*?</details>", re.S)
-MODEL_ANSWER_WORDS = 6  # a model answer's run of this many words, on the page, states it
-# Cells reviewed and found harmless for a question: (notebook, question, cell) -> why.
-# docs/leaks.md lists the same.
-REVIEWED_ON_SCREEN: dict[tuple[str, str, str], str] = {
-    ("05", "quiz[3]", "00 · 10"):
-        "a recall question by design: its first half asks what 'fails closed' means, and the "
-        "glossary defines the word in the model answer's words",
-    ("05", "quiz[3]", "05 · 41"):
-        "the same definition, where the lesson teaches it (TEACHING.md: 'define fails closed "
-        "with 05 · 41'); the question asks the learner to explain it back",
-    ("03", "quiz[1]", "00 · 3"):
-        "14 is the number of the solutions notebook, 14 · Solutions, in the series table; the "
-        "quiz asks the UTF-8 bytes of 继续🙂👍",
-    ("06", "quiz[3]", "06 · 41"):
-        "a recall question by design: section 6 lists what deletion cannot reach, and the "
-        "question asks the learner to name two of them",
-}
 
 
 def rendered(markdown: str, folds_open: bool = False) -> str:
@@ -313,18 +177,6 @@ def height(cell: dict) -> int:
         return len(source(cell).splitlines()) + 2
     return sum(max(1, -(-len(line) // CHARS_PER_LINE))
                for line in rendered(source(cell)).splitlines()) + 1
-
-
-def asked_on_screen(number: str) -> list[tuple[str, int, int]]:
-    """Every question of a notebook: the checked ones (``asked``), and each question in words,
-    asked by the markdown cell the learner writes its answer in."""
-    found = asked(number)
-    for at, cell in enumerate(cells("learner", number)):
-        for question_id in cell["metadata"].get("ledgerlab", {}).get("written", []):  # "07-2"
-            name = f"quiz[{question_id.split('-')[1]}]"
-            assert isinstance(item(number, name), Discussion), (number, name)
-            found.append((name, at, at))
-    return found
 
 
 def on_screen(number: str, prompt: int, check: int) -> dict[str, str]:
@@ -350,28 +202,6 @@ def on_screen(number: str, prompt: int, check: int) -> dict[str, str]:
     return seen
 
 
-def words(text: str) -> list[str]:
-    return re.findall(r"[\w'’]+", text.lower())
-
-
-def answer_patterns(number: str, name: str) -> list[str]:
-    """The answer's number (10 or more), the phrases that state it (``REVEALS``) and, for a
-    question in words, every run of MODEL_ANSWER_WORDS words of its model answer."""
-    question = item(number, name)
-    patterns = list(REVEALS.get((number, name), ()))
-    if isinstance(question, Question):
-        answer = question._answer()
-        if isinstance(answer, int) and answer >= FEW:
-            patterns.append(r"(?<!\d)(?<!\d[,.])({})(?!\d|[,.]\d)".format(f"{answer}|{answer:,}"))
-    if isinstance(question, Discussion):  # the question's own words are not its answer
-        said, asks = words(question.model_answer), " ".join(words(question.prompt))
-        runs = {" ".join(said[i:i + MODEL_ANSWER_WORDS])
-                for i in range(len(said) - MODEL_ANSWER_WORDS + 1)}
-        patterns += [r"\b" + r"\W+".join(map(re.escape, run.split())) + r"\b"
-                     for run in sorted(runs) if run not in asks]
-    return patterns
-
-
 def screen_hits(number: str, name: str, prompt: int, check: int) -> list[tuple[str, str]]:
     patterns = [re.compile(pattern, re.I) for pattern in answer_patterns(number, name)]
     return [(where, match.group(0)) for where, text in on_screen(number, prompt, check).items()
@@ -380,7 +210,7 @@ def screen_hits(number: str, name: str, prompt: int, check: int) -> list[tuple[s
 
 def screen_cases() -> list:
     return [pytest.param(number, name, prompt, check, id=f"{number}-{name}")
-            for number in SESSIONS for name, prompt, check in asked_on_screen(number)]
+            for number in LESSONS for name, prompt, check in asked_on_screen(number)]
 
 
 @pytest.mark.parametrize(("number", "name", "prompt", "check"), screen_cases())
@@ -392,7 +222,7 @@ def test_no_answer_on_the_screen_before_it_is_asked(number, name, prompt, check)
 
 
 def test_every_hit_reviewed_on_the_screen_still_happens():
-    live = {(number, name, where) for number in SESSIONS
+    live = {(number, name, where) for number in LESSONS
             for name, prompt, check in asked_on_screen(number)
             for where, _ in screen_hits(number, name, prompt, check)}
     assert set(REVIEWED_ON_SCREEN) <= live, sorted(set(REVIEWED_ON_SCREEN) - live)

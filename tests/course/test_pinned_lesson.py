@@ -5,7 +5,7 @@ from traitlets import TraitError
 
 from ledgerlab import request_bytes, select
 from ledgerlab.course import charts, fixtures, measures, scenario
-from ledgerlab.course.exercises import q8
+from ledgerlab.course.exercises import ARTICLE, q8  # the article's fixture: exercise 8 on 08's figures
 from ledgerlab.course.widgets import FactsExplorer
 from sentences import saying, says
 
@@ -107,13 +107,13 @@ def test_trace_finds_the_text_raw_or_decoded_and_reports_only_booleans(tmp_path)
     ("396", "not a str"),
 ])
 def test_q8_names_the_mistake(answer, named):
-    feedback = q8.check(answer)
+    feedback = q8.check(answer, fixture=ARTICLE)
     assert feedback.status == "incorrect" and named in feedback.message
     assert "396" not in feedback.message
 
 
 def test_q8_accepts_the_smallest_budget_and_explains_it():
-    feedback = q8.check(396)
+    feedback = q8.check(396, fixture=ARTICLE)
     assert feedback.status == "correct"
     says(feedback.message, 396, "157 mandatory", 132, "three facts", 107, "turn two",
          in_order=True)

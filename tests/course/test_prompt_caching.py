@@ -11,8 +11,8 @@ from traitlets import TraitError
 
 from ledgerlab import first_difference, provider_cache, select, simulate_bill
 from ledgerlab.course import cachecharts, questions
-from ledgerlab.course.exercises import (CACHE_BUDGET, CACHE_LOW_WATER, CONVERSATION, q12,
-                                        use_variant, variant, variant_key)
+from ledgerlab.course.exercises import (CACHE_BUDGET, CACHE_LOW_WATER, CONVERSATION, SELF_PACED,
+                                        q12, use_variant, variant, variant_key)
 from ledgerlab.course.lessons import prompt_caching as lesson
 from sentences import says
 from solved import solve
@@ -161,7 +161,7 @@ def test_the_worked_solution_passes_on_the_article_and_on_a_students_variant():
 
 
 def test_the_names_a_notebook_imports_are_the_variants_own():
-    inputs = lesson.exercise_inputs("")
+    inputs = lesson.exercise_inputs(SELF_PACED.key)  # what check() uses until use_variant
     assert CONVERSATION == (inputs.system, inputs.turns) and len(inputs.turns) == 30
     assert (CACHE_BUDGET, CACHE_LOW_WATER) == (inputs.budget, inputs.low_water)
     key = variant_key(b"secret", "Grace Hopper")
@@ -171,13 +171,13 @@ def test_the_names_a_notebook_imports_are_the_variants_own():
         assert exercises.CACHE_BUDGET == lesson.exercise_inputs(key).budget
         assert exercises.CONVERSATION[1] == lesson.exercise_inputs(key).turns
     finally:
-        use_variant("")
+        use_variant(SELF_PACED.key)
 
 
 @pytest.mark.parametrize("mistake", ["whole_turn", "default_low_water", "written", "uncached",
                                      "tokens", "last_call"])
 def test_each_named_mistake_is_named(mistake):
-    figures = lesson.cache_figures("")
+    figures = lesson.cache_figures(SELF_PACED.key)  # the variant check() uses
     assert figures[mistake] != figures["answer"]
     feedback = q12.check(figures[mistake])
     assert feedback.status == "incorrect"
@@ -194,14 +194,11 @@ def test_other_answers_are_refused_with_what_is_wrong(answer, says_what):
 
 
 def test_without_marks_anthropic_caches_nothing_so_0_is_the_named_mistake():
-    inputs = lesson.exercise_inputs("")
-    chosen = lesson.schedule(lesson.CACHE_STABLE, system=inputs.system, turns=inputs.turns,
-                             budget=inputs.budget, low_water=inputs.low_water,
-                             dialect="openai-chat")  # no marks: the same as none in Anthropic's
-    assert all(b"cache_control" not in c.payload for c in chosen)
-    bodies = [select(inputs.system, inputs.turns[:n], inputs.turns[n].question, inputs.budget,
-                     dialect="anthropic-messages") for n in range(3)]
-    assert sum(item.cached for item in lesson.billed(bodies)) == 0
+    inputs = lesson.exercise_inputs(SELF_PACED.key)
+    unmarked = [select(inputs.system, inputs.turns[:n], inputs.turns[n].question, inputs.budget,
+                       dialect="anthropic-messages") for n in range(5)]
+    assert sum(item.cached for item in lesson.billed(unmarked)) == 0
+    assert "cache_breakpoints=True" in q12.check(0).message
 
 
 def test_each_variant_asks_its_own_and_none_the_article():
@@ -210,6 +207,7 @@ def test_each_variant_asks_its_own_and_none_the_article():
     answers = [lesson.cache_figures(key)["answer"] for key in keys]
     assert len(set(answers)) == len(keys)
     assert lesson.cache_figures("")["answer"] not in answers
+    assert lesson.cache_figures(SELF_PACED.key)["answer"] not in answers
     assert all(lesson.exercise_inputs(key).low_water != lesson.LOW_WATER for key in keys)
     # A variant's answer is right on its own fixture only.
     assert q12.grade(answers[0], fixture=variant(keys[0]))

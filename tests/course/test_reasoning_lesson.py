@@ -10,7 +10,7 @@ import pytest
 
 from ledgerlab import Reasoning, request_bytes, select
 from ledgerlab.course import fixtures, reasoning
-from ledgerlab.course.exercises import ARTICLE, REASONED, q11, variant
+from ledgerlab.course.exercises import ARTICLE, q11, variant
 from ledgerlab.course.exercises.reasoning import reasoned, reasoned_figures
 from ledgerlab.course.questions import predict11_reasoning, quiz11
 
@@ -95,14 +95,17 @@ def test_the_mistakes_are_the_sizes_they_name():
     assert len(fixtures.REASONING_ITEM["encrypted_content"]) == 148
 
 
-# --- Exercise 11 --------------------------------------------------------------------------
+# --- Exercise 11, on the article's fixture (the self-paced edition's is a variant) ----------
+
+REASONED = reasoned(ARTICLE)
+
 
 def test_q11_accepts_the_smallest_budget_and_explains_it():
     system, turns, question = REASONED
     answer = reasoned_figures(ARTICLE)["answer"]
     assert answer == len(request_bytes(system, turns[-1:], question,
                                        tools=[fixtures.LOOKUP_TOOL], dialect=R)) == 1020
-    feedback = q11.check(answer)
+    feedback = q11.check(answer, fixture=ARTICLE)
     assert feedback and "247-byte reasoning item" in feedback.message
     assert select(*REASONED, answer, tools=[fixtures.LOOKUP_TOOL], dialect=R).kept == 1
     assert select(*REASONED, answer - 1, tools=[fixtures.LOOKUP_TOOL], dialect=R).kept == 0
@@ -116,7 +119,7 @@ def test_q11_accepts_the_smallest_budget_and_explains_it():
 ])
 def test_q11_names_each_mistake_without_the_answer(name, says):
     figures = reasoned_figures(ARTICLE)
-    feedback = q11.check(figures[name])
+    feedback = q11.check(figures[name], fixture=ARTICLE)
     assert not feedback and says in feedback.message, feedback.message
     assert str(figures["answer"]) not in feedback.message
 
@@ -125,7 +128,7 @@ def test_q11_names_each_mistake_without_the_answer(name, says):
     (976, "no stored turn"), (100, "BudgetError"), (977.5, "whole number"), ("977", "an int"),
 ])
 def test_q11_refuses_other_budgets(answer, says):
-    feedback = q11.check(answer)
+    feedback = q11.check(answer, fixture=ARTICLE)
     assert not feedback and says in feedback.message
     assert "977" not in feedback.message.replace(repr(answer), "")
 

@@ -215,18 +215,6 @@ def test_the_docs_count_the_exercises_there_are():
     assert counts and stated and set(counts) | {int(n) for n in stated} == {len(EXERCISES)}
 
 
-def test_the_readme_counts_the_notebooks_and_lessons_there_are():
-    sessions = syllabus.sessions()
-    said = " ".join(README.split())
-    found = re.search(r"(\w+) notebooks, 00 to (\d\d): the contents, (\w+) lessons \((\d\d) to "
-                      r"(\d\d)\)", said)
-    assert found, "README no longer says how many notebooks and lessons the course has"
-    count, last, lessons, first, final = found.groups()
-    assert (NUMBER_WORDS[count.lower()], int(last)) == (len(LESSONS), len(LESSONS) - 1)
-    assert (NUMBER_WORDS[lessons.lower()], int(first), int(final)) == (
-        len(sessions), sessions[0].number, sessions[-1].number)
-
-
 def test_grading_lists_the_questions_answered_in_words():
     """docs/grading.md's list, written from the quizzes: "01 quiz[3], ... 07 quiz[2] and [3], ..."."""
     listed = []

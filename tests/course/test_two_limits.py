@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ledgerlab.course import charts, fixtures, measures
-from ledgerlab.course.exercises import q7
+from ledgerlab.course.exercises import ARTICLE, q7  # the article's fixture: exercise 7 on 07's figures
 from ledgerlab.course.widgets import TwoLimitsExplorer
 from sentences import says
 
@@ -57,8 +57,8 @@ def test_the_explorer_follows_its_sliders():
 
 
 def test_the_exercise_accepts_the_answer_as_a_learner_has_it():
-    assert q7.check(65) and q7.check(np.int64(65))
-    assert q7.check(...).status == "unanswered"
+    assert q7.check(65, fixture=ARTICLE) and q7.check(np.int64(65), fixture=ARTICLE)
+    assert q7.check(..., fixture=ARTICLE).status == "unanswered"
 
 
 @pytest.mark.parametrize("answer, misconception", [
@@ -79,7 +79,7 @@ def test_the_exercise_accepts_the_answer_as_a_learner_has_it():
     (None, "whole number"),
 ])
 def test_each_wrong_answer_names_its_misconception_without_the_answer(answer, misconception):
-    feedback = q7.check(answer)
+    feedback = q7.check(answer, fixture=ARTICLE)
     assert not feedback and feedback.status == "incorrect"
     assert misconception in repr(feedback)
     if answer != 65:  # 65.0 is echoed back as the learner wrote it, not given away

@@ -20,8 +20,9 @@ imports it). Every name a notebook or the grader uses is importable from here. `
 optional exercise (``exercise02``: write the whole-turn rule, checked against ``select``),
 which is in ``OPTIONAL``, not in ``EXERCISES``: nothing grades it.
 
-What exercises 1 to 8 and 10 to 12 ask about is a ``variants.Variant``: the article's fixture, or in a
-graded class each student's own (``use_variant``). ``SYSTEM``, ``QUESTION``, ``HISTORY`` and
+What exercises 1 to 8 and 10 to 12 ask about is a ``variants.Variant``: the self-paced edition's
+(``SELF_PACED``, not the article's fixture the lessons teach with, whose figures they print), or
+in a graded class each student's own (``use_variant``). ``SYSTEM``, ``QUESTION``, ``HISTORY`` and
 the other names below that depend on it are read from the variant in use when they are
 imported, so the graded notebook calls ``use_variant`` before its imports.
 """
@@ -38,7 +39,8 @@ from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
 from .rule import exercise02
 from .scenario import q6, q8, reopened, torn_journal
-from .variants import ARTICLE, Variant, VariantError, active, use_variant, variant, variant_key
+from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
+                       variant_key)
 
 q12 = Exercise(12, EXERCISE_TITLE, check_cached_tokens, fixture=active, hint=EXERCISE_HINT)
 
@@ -69,9 +71,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["ARTICLE", "CACHE_BUDGET", "CACHE_LOW_WATER", "CONVERSATION", "EVIDENCE", "EXERCISES", "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
+__all__ = ["ARTICLE", "CACHE_BUDGET", "CACHE_LOW_WATER", "CONVERSATION", "EVIDENCE", "EXERCISES",
+           "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
            "HIDDEN_JAVA_TEXTS", "HISTORY", "JAVA_TEXTS", "MEMORY", "MEMORY_IDS", "MUCH_LARGER",
-           "OPTIONAL", "PINNED", "QUESTION", "REASONED", "SLICED_MESSAGES", "SMILE", "SUMMARY", "SYSTEM",
+           "OPTIONAL", "PINNED", "QUESTION", "REASONED", "SELF_PACED", "SLICED_MESSAGES", "SMILE",
+           "SUMMARY", "SYSTEM",
            "TOOL_MESSAGES", "TORN_AFTER", "Variant",
            "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active", "exercise02",
            "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11",

@@ -3,7 +3,7 @@
 The article's exercise in two parts (a much larger newest turn; a question grown until it
 fails), what Java's ``String.length()`` reports and the budget it lets through, the same
 request under ``requests``, and notebook 07's token window. Each checker is given the
-variant it checks against first (``variants``: the article's fixture, or a student's own);
+variant it checks against first (``variants``: the self-paced edition's, or a student's own);
 ``ledgerlab.course.exercises`` says how every exercise is checked.
 """
 
@@ -12,10 +12,9 @@ from __future__ import annotations
 from ledgerlab import (BudgetError, PER_MESSAGE, REPLY_PRIMING, Turn, byte_breakdown, request_bytes,
                        request_tokens, select, text_tokens, utf16_units)
 
-from .. import fixtures
 from ..display import turns as count_turns
 from ..feedback import Exercise, Feedback, as_budget, as_integral, correct, not_whole, wrong
-from .variants import Variant, active
+from .variants import SELF_PACED, Variant, active
 
 SMILE = "🙂"
 MUCH_LARGER = 2  # exercise 1: the newest turn has at least twice the older turn's bytes
@@ -176,9 +175,11 @@ q2 = Exercise(
 # a rule special-casing one emoji does not pass, and U+FFFF, the BMP's last character (one
 # unit), so that a rule that puts the edge on the wrong side (ord(c) >= 0xFFFF) does not.
 LAST_BMP = "\uffff"
-# The same texts for every variant: a function answer is graded by its outputs on them.
-JAVA_TEXTS = ("hello", "接口", SMILE, fixtures.BOUNDARY_QUESTION, "𝄞 clef", "😀🙂 and 𠀋",
-              request_bytes(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION).decode(),
+# The same texts for every variant: a function answer is graded by its outputs on them. Two
+# are the self-paced exercises' question and mandatory request (exercise 4's), not the
+# article's, whose UTF-16 units 03 prints.
+JAVA_TEXTS = ("hello", "接口", SMILE, SELF_PACED.question, "𝄞 clef", "😀🙂 and 𠀋",
+              request_bytes(SELF_PACED.system, [], SELF_PACED.question).decode(),
               f"end{LAST_BMP}")
 # Grading only: more shapes (empty, combining marks, flags, a ZWJ sequence, U+2028, both
 # sides of the BMP's edge).

@@ -1,10 +1,12 @@
-"""Each student's own exercises: the same questions on a fixture of their own.
+"""Each learner's own exercises: the same questions on a fixture of their own.
 
-The self-paced edition asks about the article's fixture, whose figures the earlier notebooks
-print (03 prints exercise 5's 399, 05 exercise 6's 348). A graded class gets a *variant* per
-student: other texts, budgets, turns and facts, made from a key. The key comes from the
-student's name and a secret the teacher keeps (HMAC-SHA256), so a classmate cannot make
-another's variant, and the same roster and secret always give the same variants.
+The lessons teach with the article's fixture (``ARTICLE``), and print its figures: asked about
+it, exercise 4's answer is in 03, exercise 5's in 07, exercise 6's in 05. So the exercises ask
+about a *variant*: other texts, budgets, turns and facts, made from a key. A graded class gets
+one per student, whose key comes from the student's name and a secret the teacher keeps
+(HMAC-SHA256), so a classmate cannot make another's variant, and the same roster and secret
+always give the same variants. The self-paced edition gets one too (``SELF_PACED``), made the
+same way from a secret published below: no one's secret, so 14-solutions can answer it.
 
 The student's notebook holds their key (``use_variant(key)``, before anything else is
 imported); ``check()`` then checks against it, and the grader checks each submission
@@ -34,7 +36,7 @@ class VariantError(ValueError):
 
 @dataclass(frozen=True)
 class Variant:
-    """What the graded exercises ask about. ``key`` is "" for the article's fixture."""
+    """What the exercises ask about. ``key`` is "" for the article's fixture."""
 
     key: str
     system: str
@@ -194,20 +196,34 @@ def _summary(rng: _Draws, turn_two: Turn) -> Summary:
     return Summary("early", rng.choice(fits), covers=fixtures.MEMORY_IDS[:2])
 
 
+# --- The self-paced edition's variant ------------------------------------------------
+# Made as a student's is, by variant_key and variant, from a key anyone can make again: the
+# secret and the name are these, published. Its attempt is the first whose answers (numbers of
+# 10 or more, and exercise 7's token count beside the reserve 12 states) show nowhere in
+# notebooks 00-11, as the roster passes over a student's key whose answers show:
+# tests/course/test_self_paced_answers.py checks it, and names the next attempt that passes
+# when the course starts printing one of them.
+SELF_PACED_SECRET = b"ledgerlab: the self-paced edition, published"
+SELF_PACED_NAME = "self-paced learner"
+SELF_PACED_ATTEMPT = 79
+SELF_PACED = variant(variant_key(SELF_PACED_SECRET, SELF_PACED_NAME, SELF_PACED_ATTEMPT))
+
+
 # --- The variant a learner's checks use ------------------------------------------------
 
-_active = ARTICLE
+_active = SELF_PACED
 
 
 def use_variant(key: str) -> Variant:
     """Check every exercise against the variant of ``key`` from now on, in this kernel
     (the graded notebook's first cell); names such as ``SYSTEM`` imported afterwards are
-    the variant's."""
+    the variant's. ``""`` is the article's fixture, ``SELF_PACED.key`` the self-paced one."""
     global _active
     _active = variant(key)
     return _active
 
 
 def active() -> Variant:
-    """The variant ``check()`` uses: the article's, unless ``use_variant`` chose another."""
+    """The variant ``check()`` uses: the self-paced edition's, unless ``use_variant`` chose
+    another."""
     return _active

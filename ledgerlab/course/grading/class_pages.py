@@ -41,14 +41,24 @@ def class_pages(results: list, paths: list[Path], points: Mapping[str, int], out
         return pages, notes
     by_student: dict[str, list[int]] = {}
     comments: dict[str, str] = {}  # of the student's best submission
+    not_graded: dict[str, str] = {}  # a student's file that could not be graded: why
     for result in results:
         file = (filed or {}).get(result.submission)
-        if file in students:
-            score = result.score(dict(points))
-            by_student.setdefault(file, []).append(sum(score.values()))
-            if sum(score.values()) == max(by_student[file]):
-                comments[file] = comment(result, score)
-    scores, most = gradebook.best_scores(by_student), sum(points.values())
+        if file not in students:
+            continue
+        score = result.score(dict(points))
+        if not result.has_score:
+            not_graded.setdefault(file, comment(result, score))
+            continue
+        by_student.setdefault(file, []).append(sum(score.values()))
+        if sum(score.values()) == max(by_student[file]):
+            comments[file] = comment(result, score)
+    # A student with no file graded has no grade (None: a blank cell), and Moodle's comment
+    # says why; another file of theirs that was graded gives the grade.
+    scores: dict[str, int | None] = {**dict.fromkeys(not_graded),
+                                     **gradebook.best_scores(by_student)}
+    comments = {**not_graded, **comments}
+    most = sum(points.values())
     ids = platform_ids(results, filed or {}, collected or {})
     pages[teacher_file(out, "canvas")] = gradebook.canvas_csv(students, scores, most, ids["canvas"],
                                                               canvas_title)

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from .. import paths, syllabus
-from ..exercises import GRADED, Variant, variant
+from ..exercises import GRADED, SELF_PACED, Variant, variant
 from ..learner import clean
 from ..written import written_section
 from . import atomic, roster
@@ -61,20 +61,22 @@ GRADED_NOTE = (
 
 
 def _variant_texts(v: Variant) -> tuple[tuple[str, str], ...]:
-    """What the exercises notebook says about the article's fixture, and what it says instead
-    on the variant ``v``: every figure it states, and what its fixture is."""
+    """What the exercises notebook says about the self-paced edition's variant, and what it
+    says instead on the variant ``v``: every figure it states, and whose fixture it is."""
+    own = SELF_PACED
     return (
-        ("All exercises use the boundary fixture's `SYSTEM` and `QUESTION` (notebook 04); its two "
-         "turns are\n`HISTORY`.",
+        ("All exercises use **a fixture of their own**, made like notebook 04's: `SYSTEM`, "
+         "`QUESTION` and its\ntwo turns `HISTORY`. It is not the article's fixture the lessons "
+         "teach with, so the figures they\nprint are not the answers here: measure them.",
          "All exercises use **a fixture of your own**, made like notebook 04's: `SYSTEM`, "
-         "`QUESTION` and its two turns\n`HISTORY`. They are not the article's, so the figures "
-         "the other notebooks print are not your answers: measure yours."),
-        ("a\n235-byte budget (`GROW_BUDGET`)", f"a\n{v.grow_budget}-byte budget (`GROW_BUDGET`)"),
-        ("keeps **20** tokens for the reply", f"keeps **{v.window_reserve}** tokens for the reply"),
-        ("`The deadline is Friday.`", f"`{v.facts[-1].text}`"),
-        ("`PINNED` is notebook 05's scenario: its system message, its\ntwo turns and its next "
-         "question.", "`PINNED` is notebook 05's system message, first turn and next "
-         "question,\nwith a second turn of your own."),
+         "`QUESTION` and its\ntwo turns `HISTORY`. They are not the article's, so the figures "
+         "the other notebooks print are\nnot your answers: measure yours."),
+        (f"a\n{own.grow_budget}-byte budget (`GROW_BUDGET`)",
+         f"a\n{v.grow_budget}-byte budget (`GROW_BUDGET`)"),
+        (f"keeps **{own.window_reserve}** tokens for the reply",
+         f"keeps **{v.window_reserve}** tokens for the reply"),
+        (f"`{own.facts[-1].text}`", f"`{v.facts[-1].text}`"),
+        ("with a second turn of its own.", "with a second turn of your own."),
     )
 
 

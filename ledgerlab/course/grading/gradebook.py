@@ -85,24 +85,34 @@ def best_scores(scores: Mapping[str, list[int]]) -> dict[str, int]:
     return {file: max(values) for file, values in scores.items() if values}
 
 
-def canvas_csv(students: Mapping[str, Mapping[str, str]], scores: Mapping[str, int], most: int,
-               ids: Mapping[str, str], title: str = ASSIGNMENT_TITLE) -> str:
+def grade_cell(score: int | None) -> int | str:
+    """A grade as a gradebook's cell: blank for None, a student whose file could not be
+    graded. Canvas's import leaves a blank cell ungraded, and Moodle's skips a blank grade
+    (``process_import_grades`` in Moodle's ``mod/assign/feedback/offline/locallib.php``: "grade
+    has no value") and still takes the comment, which says why."""
+    return "" if score is None else score
+
+
+def canvas_csv(students: Mapping[str, Mapping[str, str]], scores: Mapping[str, int | None],
+               most: int, ids: Mapping[str, str], title: str = ASSIGNMENT_TITLE) -> str:
     """Canvas's gradebook CSV: one row per roster student (``students``: file name ->
-    {"name"}), their ``scores`` out of ``most``, Canvas's user id where ``ids`` has it, in a
-    column headed ``title`` (``canvas_column``)."""
+    {"name"}), their ``scores`` out of ``most`` (0 for a student ``scores`` does not have,
+    blank for None: ``grade_cell``), Canvas's user id where ``ids`` has it, in a column
+    headed ``title`` (``canvas_column``)."""
     rows: list[list[object]] = [[*CANVAS_COLUMNS, csv_safe(title)],
                                 ["Points Possible", "", "", "", "", most]]
     for file, entry in sorted(students.items(), key=lambda item: item[1]["name"]):
         rows.append([csv_safe(entry["name"]), ids.get(file, ""), "", "", "",
-                     scores.get(file, 0)])
+                     grade_cell(scores.get(file, 0))])
     return _csv(rows)
 
 
-def moodle_csv(students: Mapping[str, Mapping[str, str]], scores: Mapping[str, int], most: int,
-               ids: Mapping[str, str], comments: Mapping[str, str],
+def moodle_csv(students: Mapping[str, Mapping[str, str]], scores: Mapping[str, int | None],
+               most: int, ids: Mapping[str, str], comments: Mapping[str, str],
                now: float | None = None) -> tuple[str, list[str]]:
-    """Moodle's grading worksheet: one row per student with a participant id in ``ids``;
-    and the file names of the students without one, whom Moodle could not match."""
+    """Moodle's grading worksheet: one row per student with a participant id in ``ids``
+    (a score of None a blank grade, as ``canvas_csv``); and the file names of the students
+    without one, whom Moodle could not match."""
     modified = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
     rows: list[list[object]] = [list(MOODLE_COLUMNS)]
     missing = []
@@ -111,5 +121,6 @@ def moodle_csv(students: Mapping[str, Mapping[str, str]], scores: Mapping[str, i
             missing.append(file)
             continue
         rows.append([f"Participant {ids[file]}", csv_safe(entry["name"]),
-                     scores.get(file, 0), most, modified, csv_safe(comments.get(file, ""))])
+                     grade_cell(scores.get(file, 0)), most, modified,
+                     csv_safe(comments.get(file, ""))])
     return _csv(rows), missing

@@ -9,7 +9,7 @@ from ..feedback import Feedback
 
 @dataclass(frozen=True)
 class Graded:
-    """One submission's verdicts, and why it earned nothing if it could not run."""
+    """One submission's verdicts, and why none was made if it could not be graded."""
 
     submission: str
     verdicts: dict[str, Feedback]
@@ -24,6 +24,16 @@ class Graded:
     # worksheet, kept by collect): True or False, None where nothing says (Moodle's names
     # alone, a plain file, nothing handed in).
     late: bool | None = None
+    # False for the row of a student who handed nothing in: a failure that still scores 0.
+    handed_in: bool = True
+
+    @property
+    def has_score(self) -> bool:
+        """Whether it has a score: it was graded, or nothing was handed in (0 by the course's
+        rule). A file that could not be graded (not a notebook, malformed, damaged in the
+        download, a run that stopped before any answer came back) has none: its grade is left
+        blank wherever a teacher reads or imports it, never a 0 for answers no one judged."""
+        return not self.failure or not self.handed_in
 
     def score(self, points: dict[str, int]) -> dict[str, int]:
         return {name: points[name] * bool(self.verdicts[name]) for name in points}

@@ -81,7 +81,7 @@ def hand_out(build: Path, out: Path, wheel: Path | None = None) -> list[Path]:
         folders = {file: (entry["name"], build / "students" / file)
                    for file, entry in students.items()}
     else:
-        folders = {"student": ("the article's fixture", build / "student")}
+        folders = {"student": ("the self-paced edition's", build / "student")}
     lacking = [file for file, (_, folder) in folders.items()
                if not (folder / EXERCISES_NOTEBOOK).is_file()]
     if lacking:  # counted, not named: the build is the teacher's to look at

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ledgerlab import InvalidText
 
-from ..exercises import ARTICLE, GRADED, Variant, variant
+from ..exercises import GRADED, SELF_PACED, Variant, variant
 from ..exercises.variants import KEY
 from ..feedback import Feedback, wrong
 from ..written import collect_written
@@ -55,7 +55,7 @@ NOT_ON_ROSTER = ("not filed under a name on the roster (each student's notebook 
                  "<their file name>.ipynb, the name of their folder in students/): not graded")
 
 
-def judge(name: str, answers: dict, fixture: Variant = ARTICLE, why_missing=None) -> Feedback:
+def judge(name: str, answers: dict, fixture: Variant = SELF_PACED, why_missing=None) -> Feedback:
     """The verdict on one exercise's plain answers, by the learner's own checks, on the
     variant of the student the submission is filed under. ``why_missing(name, variable)``
     ends the sentence that says an answer variable is missing (``missing_reasons``)."""
@@ -141,9 +141,10 @@ def grade_submission(path: Path, names: list[str], *, cell_timeout: int = CELL_T
                      keys: dict[str, str] | None = None) -> Graded:
     """Run one submission in the sandbox and judge the answers it hands back: on the variant
     ``keys`` gives the name it is filed under (the file name without .ipynb), or on the
-    article's fixture for an assignment built without a roster."""
+    self-paced edition's for an assignment built without a roster (its notebook calls no
+    ``use_variant``)."""
     started = time.monotonic()
-    fixture = ARTICLE
+    fixture = SELF_PACED
     if keys is not None:  # "Ada Lovelace.ipynb", as a course site may rename it, is ada-lovelace
         filed = filed_as(path, keys)
         if filed not in keys:
@@ -288,10 +289,11 @@ def _with_roster_notes(results: list[Graded], paths: list[Path], keys: dict[str,
              if name in twice else result for result, name in zip(results, filed)]
     missing = []
     for file in sorted(set(keys) - set(filed)):
-        why = NOTHING_HANDED_IN
-        if file in (unreadable or {}):
+        why, handed_in = NOTHING_HANDED_IN, file in (unreadable or {})
+        if handed_in:
             why = (f"the file handed in could not be read from the platform's download "
                    f"({unreadable[file]}): ask for it again; not graded")
         missing.append(Graded(f"{file}.ipynb", {name: Feedback("unanswered", why)
-                                                for name in names}, why, 0.0, failure=why))
+                                                for name in names}, why, 0.0, failure=why,
+                              handed_in=handed_in))
     return noted + missing

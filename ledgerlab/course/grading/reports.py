@@ -17,6 +17,7 @@ import csv
 import hashlib
 import html
 import io
+import itertools
 import os
 import re
 import unicodedata
@@ -92,9 +93,8 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path,
     answers in words) and ``<stem>-written-scores.csv``, and the ``extra`` pages (path ->
     text): all of them, or none (``write_all``). The feedback folder holds this run's pages only: an
     earlier run's are replaced with it."""
-    rows = [{"submission": csv_safe(result.submission),
-             "score": sum(result.score(points).values()), "max": sum(points.values()),
-             **result.score(points), "late": LATE_SHOWN[result.late],
+    rows = [{"submission": csv_safe(result.submission), **scores_shown(result, points),
+             "max": sum(points.values()), "late": LATE_SHOWN[result.late],
              "note": printable(result.note)} for result in results]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=["submission", "score", "max", *points, "late",
@@ -105,12 +105,25 @@ def write_grades(results: list[Graded], points: dict[str, int], out: Path,
              for name, page in ((feedback_name(result.submission), feedback_page(result, points)),
                                 (feedback_name(result.submission, ".html"),
                                  feedback_html(result, points)))}
-    answers = [(result.submission, result.written) for result in results]
-    written = written_page(answers) + scoring_section(answers)
+    # A submission not graded is named once on the written page, not as unanswered eleven
+    # times; unless its answers in words were read (a run that stopped: its notebook was read).
+    unread = [result.submission for result in results if result.failure and not result.written]
+    answers = [(result.submission, result.written) for result in results
+               if not (result.failure and not result.written)]
+    written = written_page(answers, unread) + scoring_section(answers)
     # grades.csv last: renamed into place once everything beside it is.
     write_all({**(extra or {}), summary_path(out): summary_page(results, points, notes),
                written_path(out): written, teacher_file(out, "written scores"): scores_csv(answers),
                out: buffer.getvalue()}, {feedback_folder(out): pages})
+
+
+def scores_shown(result: Graded, points: dict[str, int]) -> dict[str, int | str]:
+    """grades.csv's score and exercise cells of a row: blank for a file that could not be
+    graded (``Graded.has_score``), whose note says why, so that no one reads a 0 for it."""
+    scores = result.score(points)
+    if not result.has_score:
+        return {"score": "", **{name: "" for name in scores}}
+    return {"score": sum(scores.values()), **scores}
 
 
 # grades.csv's late column: as the platform marked the file (Canvas's LATE, Moodle's
@@ -183,12 +196,13 @@ def markdown_text(text: str) -> str:
 def feedback_blocks(result: Graded, points: dict[str, int]) -> list[tuple[str, list]]:
     """The student's feedback, each exercise's verdict and the note in the student's words
     (``notes.for_student``: a classmate whose key the notebook holds is not named), as blocks
-    ("h1", "h2" or "p", [(style, text)], style "text", "strong" or "code"), which
+    ("h1", "h2" or "p", [(style, text)], style "text", "strong", "code" (a file name) or
+    "term" (code in the course's words, ``course_text``)), which
     ``feedback_page`` writes as Markdown and ``feedback_html`` as HTML."""
     scores = result.score(points)
-    blocks: list[tuple[str, list]] = [
-        ("h1", [("text", "Feedback: "), ("code", result.submission)]),
-        ("p", [("text", f"Score: {sum(scores.values())} / {sum(points.values())}")])]
+    blocks: list[tuple[str, list]] = [("h1", [("text", "Feedback: "), ("code", result.submission)])]
+    if result.has_score:  # a file that could not be graded has none, and says why below
+        blocks.append(("p", [("text", f"Score: {sum(scores.values())} / {sum(points.values())}")]))
     note = [("p", [("text", f"Note: {for_student(result.note)}.")])] if result.note else []
     if result.failure:  # said once, as what it is: no exercise was left unanswered by choice
         blocks.append(("p", [("strong", NOT_GRADED),
@@ -198,17 +212,30 @@ def feedback_blocks(result: Graded, points: dict[str, int]) -> list[tuple[str, l
     blocks += note
     for name, verdict in result.verdicts.items():
         exercise = GRADED[name]
-        blocks += [("h2", [("text", f"Exercise {exercise.number}: {exercise.title}")]),
+        blocks += [("h2", course_text(f"Exercise {exercise.number}: {exercise.title}")),
                    ("p", [("strong", Feedback.LABELS[verdict.status]),
-                          ("text", f" ({scores[name]} / {points[name]}): {verdict.message}")])]
+                          *course_text(f" ({scores[name]} / {points[name]}): {verdict.message}")])]
     return blocks
+
+
+# A code span in the course's own words (an exercise's title: "what Java's `String.length()`
+# reports"): code on the page, never its backticks shown, nor wrapped in another code span.
+COURSE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def course_text(text: str) -> list[tuple[str, str]]:
+    """The course's words (a title, a verdict) as parts: its code spans "term", the rest
+    "text"."""
+    parts = [("term" if odd else "text", piece)
+             for odd, piece in zip(itertools.cycle((False, True)), COURSE_CODE.split(text))]
+    return [part for part in parts if part[1]]
 
 
 def feedback_page(result: Graded, points: dict[str, int]) -> str:
     """The student's page in Markdown (``feedback_blocks``), nothing in it live and nothing
     escaped (``markdown_text``)."""
     shown = {"text": markdown_text, "strong": lambda text: f"**{markdown_text(text)}**",
-             "code": markdown_name}
+             "code": markdown_name, "term": lambda text: code_span(printable(text))}
     heading = {"h1": "# ", "h2": "## ", "p": ""}
     lines = []
     for kind, parts in feedback_blocks(result, points):
@@ -221,7 +248,8 @@ def feedback_html(result: Graded, points: dict[str, int]) -> str:
     browser and copied, it pastes into Moodle's feedback comments or Canvas's rich content
     editor with its headings and bold, and into a plain comment box (SpeedGrader's) as clean
     text, with no Markdown or entity in it."""
-    tags = {"text": "{}", "strong": "<strong>{}</strong>", "code": "<code>{}</code>"}
+    tags = {"text": "{}", "strong": "<strong>{}</strong>", "code": "<code>{}</code>",
+            "term": "<code>{}</code>"}
     body = [f"<{kind}>" + "".join(tags[style].format(html.escape(printable(text)))
                                    for style, text in parts) + f"</{kind}>"
             for kind, parts in feedback_blocks(result, points)]
@@ -344,18 +372,25 @@ def quoted(text: str) -> str:
                      for line, following in zip(lines, [*lines[1:], ""]))
 
 
-def written_page(rows: Iterable[tuple[str, Mapping[str, str]]]) -> str:
+def written_page(rows: Iterable[tuple[str, Mapping[str, str]]],
+                 not_graded: Iterable[str] = ()) -> str:
     """The teacher's page: per question, its prompt, the model answer, then each
     submission's answer quoted (``quoted``), or that it was not answered. An ``Answer``
-    whose ``cut`` is set is followed by the grader's note that it was cut."""
+    whose ``cut`` is set is followed by the grader's note that it was cut. The submissions
+    ``not_graded`` (names) are named once, as not graded, not as unanswered."""
     rows = list(rows)
     for row in rows:
         if not (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], str)
                 and isinstance(row[1], Mapping)):
             raise TypeError("each row is (submission name, {question id: text})")
-    lines = [f"# Written answers: {len(rows)} submission{'' if len(rows) == 1 else 's'}", "",
+    not_graded = [markdown_name(name) for name in not_graded]
+    count = len(rows) + len(not_graded)
+    lines = [f"# Written answers: {count} submission{'' if count == 1 else 's'}", "",
              "Read by the teacher, not scored. Each answer is quoted as it was written, escaped "
              "so that nothing in it is formatted or live.", ""]
+    if not_graded:
+        lines += [f"*Not graded, so not read here* (the summary says why): "
+                  f"{', '.join(not_graded)}.", ""]
     for question in WRITTEN:
         answered = [(name, answers[question.id]) for name, answers in rows
                     if isinstance(answers.get(question.id), str)]

@@ -4,10 +4,11 @@
 student's variant key from the name and the teacher's secret (``exercises.variant_key``),
 and records the keys in ``autograder/roster.json``: grading needs that file, not the secret.
 A key whose variant has an answer the course's saved outputs show (a figure an earlier
-notebook prints, or the article's own answer) is passed over for the name's next one, so
-no student finds an answer by scrolling. Each student's notebooks go to
-``students/<file name>/``, and a submission is graded on the variant of the file name it is
-handed in under, ``<file name>.ipynb``, whatever key the notebook itself holds.
+notebook prints, the article's own answer, or the self-paced edition's, which 14-solutions
+prints) is passed over for the name's next one, so no student finds an answer by scrolling.
+Each student's notebooks go to ``students/<file name>/``, and a submission is graded on the
+variant of the file name it is handed in under, ``<file name>.ipynb``, whatever key the
+notebook itself holds.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import unicodedata
 from functools import cache
 from pathlib import Path
 
-from ..exercises import ARTICLE, Variant, variant, variant_key
+from ..exercises import ARTICLE, SELF_PACED, Variant, variant, variant_key
 from ..exercises.boundary import grow_answer, java_gap, requests_full, window_figures
 from ..exercises.memory import summary_figures
 from ..exercises.reasoning import reasoned_figures
@@ -187,18 +188,22 @@ def expected(v: Variant) -> dict[str, tuple]:
 
 
 @cache
-def _article_answers() -> dict[str, tuple]:
-    return expected(ARTICLE)  # a journal opened and requests made: once per process
+def _published_answers() -> tuple[dict[str, tuple], ...]:
+    """The answers anyone can read: the article's (what the lessons' figures lead to) and the
+    self-paced edition's (14-solutions prints them). A journal opened and requests made:
+    once per process."""
+    return expected(ARTICLE), expected(SELF_PACED)
 
 
 def shown_answers(v: Variant, shown: set[int]) -> list[str]:
     """The exercises of ``v`` whose answer a learner could read instead of work out: the
-    article's own answer (what the course's figures lead to), or for an answer of three
-    digits or more a number the course prints. Small counts (turns, smileys) are printed
-    everywhere, so for them only the article's own is avoided."""
-    article, answers = _article_answers(), expected(v)
+    article's or the self-paced edition's own answer, or for an answer of three digits or
+    more a number the course prints. Small counts (turns, smileys) are printed everywhere,
+    so for them only the published answers are avoided."""
+    answers = expected(v)
     return [name for name, right in answers.items()
-            if right == article[name] or any(value >= 100 and value in shown for value in right)]
+            if any(right == published[name] for published in _published_answers())
+            or any(value >= 100 and value in shown for value in right)]
 
 
 def _keys(secret: bytes, name: str):
@@ -235,7 +240,7 @@ def write_roster(autograder: Path, students: dict[str, dict[str, str]]) -> None:
 
 def read_students(autograder: Path) -> dict[str, dict[str, str]] | None:
     """file name -> {"name", "key"} from an assignment's roster, or None for an assignment
-    built without one (every submission is graded on the article's fixture)."""
+    built without one (every submission is graded on the self-paced edition's variant)."""
     path = path_argument(autograder, "autograder") / ROSTER_FILE
     try:
         data = read_regular(path, MAX_ROSTER_JSON_BYTES)

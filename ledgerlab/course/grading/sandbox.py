@@ -83,11 +83,16 @@ def check_bwrap() -> None:
                                  f"{probe.stderr.strip()[-300:] or probe.returncode}")
 
 
-def _bwrap(work: Path) -> list[str]:
-    """The bwrap command line: bind only what the kernel needs, read-only."""
+def _package() -> str:
+    """The folder of the ledgerlab package this grader runs."""
     import ledgerlab
 
-    package = str(Path(ledgerlab.__file__).resolve().parent)
+    return str(Path(ledgerlab.__file__).resolve().parent)
+
+
+def _bwrap(work: Path) -> list[str]:
+    """The bwrap command line: bind only what the kernel needs, read-only."""
+    package = _package()
     # Found on the grader's PATH: bwrap itself runs with BWRAP_ENV's.
     command = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
                "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
@@ -109,8 +114,12 @@ def _bwrap(work: Path) -> list[str]:
                 "--size", str(TMPFS_BYTES // 4), "--tmpfs", "/dev/shm"]
     for path in sorted({sys.base_prefix, sys.prefix, package}):
         command += ["--ro-bind", path, path]
+    # The runner and the kernel import the package the grader runs, the one bound above, first:
+    # else the venv's own finder chooses (an editable install of another checkout is not bound,
+    # and a wheel in site-packages may be another version). Its folder holds nothing else there.
     command += ["--ro-bind", str(work), "/submission",
-                "--clearenv", "--setenv", "HOME", HOME, "--setenv", "LANG", "C.UTF-8",
+                "--clearenv", "--setenv", "PYTHONPATH", str(Path(package).parent),
+                "--setenv", "HOME", HOME, "--setenv", "LANG", "C.UTF-8",
                 "--setenv", "PATH", f"{Path(PYTHON).parent}:/usr/bin:/bin",
                 "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
                 "--chdir", HOME, "--remount-ro", "/dev", "--remount-ro", "/"]
@@ -129,7 +138,10 @@ def run(notebook: bytes, names: list[str], *, cell_timeout: int, notebook_timeou
                  "/submission/submission.ipynb" if sandboxed else str(work / "submission.ipynb"),
                  str(write), str(cell_timeout), "sandboxed" if sandboxed else "unsafe", *names]
         command = [*_bwrap(work), *inner] if sandboxed else inner
-        env = BWRAP_ENV if sandboxed else {**os.environ, "HOME": str(work)}
+        # Outside the sandbox too, the runner and the kernel import the grader's package first.
+        env = BWRAP_ENV if sandboxed else {
+            **os.environ, "HOME": str(work), "PYTHONPATH": os.pathsep.join(filter(None, [
+                str(Path(_package()).parent), os.environ.get("PYTHONPATH")]))}
         try:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

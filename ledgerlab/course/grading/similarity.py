@@ -22,7 +22,7 @@ submissions of one group are paired. A group of more than ``MAX_PAIRED`` submiss
 answer the class has in common: it is listed, with who holds it, but it pairs no one (it
 would pair everyone with everyone, and point at no one). The page lists the
 ``MAX_PAIRS_SHOWN`` pairs that weigh most, and says how many more there are. Exercises are
-listed in their order (1, 2, ..., 10, 11), then the written questions in the course's.
+listed by number (2 before 10), then the written questions in the course's.
 """
 
 from __future__ import annotations

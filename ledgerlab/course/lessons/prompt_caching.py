@@ -429,8 +429,9 @@ LOW_WATERS = (0.5, 0.55, 0.65, 0.7, 0.75, 0.8)  # not select's default, 0.6: a n
 
 @lru_cache(maxsize=256)
 def exercise_inputs(key: str) -> CacheExercise:
-    """The conversation exercise 12 asks about: the self-paced course's (``key`` ""), or a
-    student's own, whose texts, budget and low_water are drawn from their variant's key."""
+    """The conversation exercise 12 asks about on the variant of ``key``: its texts, budget and
+    low_water drawn from the key (the self-paced edition's variant, ``SELF_PACED``, as a
+    student's), or for the article's fixture (``key`` ""), a budget and low_water of its own."""
     seed = f"exercise:{key}"
     system, turns = conversation(seed, EXERCISE_CALLS)
     if not key:

@@ -69,6 +69,17 @@ def chart_redrawn(page: Page, chart: Locator, before: str) -> None:
                            arg=chart.element_handle())
 
 
+def open_rendered(page, url: str) -> None:
+    """Open ``url`` and wait until every saved widget view and explorer is rendered and
+    repaired by the site's script (editions/book/site/ledgerlab.js)."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function("""() =>
+        document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')
+            .length === document.querySelectorAll('.widget-subarea').length &&
+        document.querySelectorAll('.ledgerlab-explorer:not(.ledgerlab-static)').length === 0""")
+
+
 def serious_violations(page: Page, context: dict | None = None) -> list[str]:
     """axe-core over the page, or over ``context`` (axe's include/exclude): each critical or
     serious violation, as its rule and the element it is on."""

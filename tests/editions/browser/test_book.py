@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, missing, serve_folder
 from docutils import nodes
 from docutils.utils import new_document
-from frontend import expect  # playwright, or a skip outside CI when it is missing
+from frontend import expect, open_rendered  # playwright, or a skip outside CI when it is missing
 
 sys.path.insert(0, str(ROOT / "editions" / "book"))
 import build  # noqa: E402  (editions/book/build.py)
@@ -53,17 +53,6 @@ def boundary_page() -> str:
 
 def site_pages() -> list[str]:
     return sorted(p.name for p in SITE.glob("*.html"))
-
-
-def open_rendered(page, url: str) -> None:
-    """Open ``url`` and wait until every saved widget view and explorer is rendered and
-    repaired by the site's script (editions/book/site/ledgerlab.js)."""
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    page.wait_for_function("""() =>
-        document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')
-            .length === document.querySelectorAll('.widget-subarea').length &&
-        document.querySelectorAll('.ledgerlab-explorer:not(.ledgerlab-static)').length === 0""")
 
 
 def watch_console(page) -> list[str]:
@@ -161,14 +150,16 @@ def test_figures_carry_their_text_descriptions(page, site_url, outside, artifact
     page.goto(site_url + boundary_page())
     # The notebook's figures, not widgets' images: a Chart is an HTML figure with a caption.
     figures = page.locator(".cell_output img.ledgerlab-figure-image, .cell_output > img")
-    expect(figures.first).to_be_visible()
+    # (A figure that answers a prediction is folded, hidden until clicked: the rest show.)
+    expect(figures.filter(visible=True).first).to_be_visible()
     page.screenshot(path=artifacts / "book-figures.png", full_page=True)
     for alt in [figures.nth(i).get_attribute("alt") for i in range(figures.count())]:
         assert alt and alt.strip(), "a figure without alt text"
         assert not alt.startswith("<Figure size"), f"a default repr, not a description: {alt}"
         assert not alt.endswith(".png"), f"only the file name: {alt}"
     captions = page.locator(".cell_output figure.ledgerlab-figure figcaption")
-    expect(captions.first).to_be_visible()  # the description is on the page, not only in alt
+    # The description is on the page, not only in alt.
+    expect(captions.filter(visible=True).first).to_be_visible()
     assert captions.count() == page.locator(".cell_output img.ledgerlab-figure-image").count()
     assert outside == []
 
