@@ -81,10 +81,10 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     # the whole budget, and the bytes two held calls share, have words of their own.
     ("12", "predict12_model"): (r"haiku[^.]*(reads|caches|writes) nothing", r"nothing is read"),
     ("12", "predict12_cuts"): (r"cachecharts\.\w+\(", r"CacheExplorer\(",
-                               r"moved at \d+ (calls|of them)", r"cuts\(stable\)"),
-    ("12", "predict12_slider"): (r"CacheExplorer\(\s*(low_water\s*=\s*)?1\.0",
-                                 r"whole-turn rule again", r"send the same bytes"),
-    ("12", "predict12_prefix"): (r"last two bytes", r"first_difference\(held"),
+                               r"moved at \d+ (calls|of them)"),
+    ("12", "predict12_slider"): (r"CacheExplorer\(", r"whole-turn rule again",
+                                 r"send the same bytes"),
+    ("12", "predict12_prefix"): (r"last two bytes",),
     ("12", "quiz[4]"): (r"evidence_after_turns=True\)? (sends|leaves|puts)",),
     (EXERCISES, "q12"): (rf"(?<![\d,]){cache_figures(exercises.SELF_PACED.key)['answer']:,}"
                          rf"(?![\d,])|(?<!\d){cache_figures(exercises.SELF_PACED.key)['answer']}"
