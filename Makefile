@@ -102,7 +102,7 @@ test: lint $(if $(shell command -v npm 2>/dev/null),$(SLIDES_NPM))
 	$(BIN)/python -m pytest $(ALONE)
 
 # Re-run the course in place after a change to what it shows (strict nbval compares outputs):
-# 13-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
+# 14-solutions is generated from ledgerlab.course.exercises first. Each explorer's widget
 # state goes to editions/book/widget-state, where the course site takes it from. Then
 # learner/ is written again: the same notebooks with no outputs, what learners open.
 notebooks: $(DEV)
@@ -222,7 +222,7 @@ stress: $(DEV)
 	$(BIN)/python -m pytest -m long -n 2 tests/library
 
 # Side-by-side timings, one run: select, the article's loop, LangChain's trim_messages and the
-# journal (bench_select, which writes notebook 12's results); many facts under a token limit;
+# journal (bench_select, which writes notebook 13's results); many facts under a token limit;
 # the speed target (issue 44), cold: select on turns it has never seen at most 3.0x one gson
 # dumps of the body it returns, at 10,000 and 100,000 turns, 64 and 512 KiB, in the three
 # dialects, on tool and reasoning turns, each row marked within or OVER (bench_tools, with

@@ -16,7 +16,7 @@ Every ratio below compares timings measured in this one run, on this machine:
   a journal filled to the 4 MiB cap against reading the file and hashing its payloads.
 
 Results go to ledgerlab/course/data/results.json and select-scaling.png there: package
-data, because notebook 12 shows them, in a checkout and in an install alike.
+data, because notebook 13 shows them, in a checkout and in an install alike.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ledgerlab.tokens import PER_MESSAGE, REPLY_PRIMING, encoding
 from ledgerlab import ENCODERS, messages
 
 HERE = Path(__file__).resolve().parent
-# Where notebook 12 reads them (ledgerlab.course.paths.DATA): this checkout's package data.
+# Where notebook 13 reads them (ledgerlab.course.paths.DATA): this checkout's package data.
 OUT = HERE.parent / "ledgerlab" / "course" / "data"
 SYSTEM = "Use only the supplied conversation."
 QUESTION = "Explain the next step."

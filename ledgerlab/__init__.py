@@ -39,7 +39,7 @@ from .memory_sections import CoverNotInHistory, OriginNotInHistory
 from .selector import (BudgetError, Selection, byte_breakdown, cache_stable_rule,
                        request_tokens, select, select_reference, whole_turn_rule)
 from .prompt_cache import (BilledRequest, Difference, UnreadableRequest, cheapest_starts,
-                           first_difference, request_parts, simulate_bill)
+                           first_difference, provider_cache, request_parts, simulate_bill)
 from .tokens import PER_MESSAGE, REPLY_PRIMING, image_tokens, text_tokens, tool_tokens
 from .steps import AssistantText, ProviderItem, Reasoning, ToolCall, ToolResult
 from .turns import Fact, ProviderTool, Tool, Turn, fact_line
@@ -110,6 +110,7 @@ __all__ = [
     "get_encoder",
     "image_tokens",
     "messages",
+    "provider_cache",
     "request_body",
     "request_bytes",
     "request_parts",

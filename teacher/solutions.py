@@ -1,7 +1,7 @@
 """The worked solutions: the teacher's file, not part of the installed package.
 
 A checkout of the course (the self-paced edition) has it, so ``solution()`` answers and
-``make notebooks`` generates 13-solutions from it; a student's install of the package
+``make notebooks`` generates 14-solutions from it; a student's install of the package
 (the graded edition) does not carry it, and neither does the grader's sandbox. Each entry
 is code that sets the exercise's answer variables and ends with its check. It is read as
 data (``ast.literal_eval``), never imported.
@@ -96,6 +96,18 @@ SOLUTIONS = {
         '                                    dialect="openai-responses",\n'
         '                                    tools=[fixtures.LOOKUP_TOOL]))\n'
         'q11.check(reasoned_budget)'
+    ),
+    'q12': (
+        'system, turns = CONVERSATION\n'
+        'schedule = []   # each call passes the one before as previous=: the cache-stable rule\n'
+        'for call in range(len(turns)):   # call n sends turns[:n] and turns[n].question\n'
+        '    schedule.append(select(system, turns[:call], turns[call].question, CACHE_BUDGET,\n'
+        '                           previous=schedule[-1] if schedule else None,\n'
+        '                           low_water=CACHE_LOW_WATER, cache_breakpoints=True,\n'
+        '                           dialect="anthropic-messages"))   # marks: Anthropic caches up to them\n'
+        'bill = simulate_bill([(request.payload, 30.0) for request in schedule], "claude-opus-4-8")\n'
+        'cached_tokens = sum(call.cached for call in bill)\n'
+        'q12.check(cached_tokens)'
     ),
     'exercise02': (
         'def my_select(system, history, current, max_bytes):\n'

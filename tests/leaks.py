@@ -19,11 +19,12 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from ledgerlab.course import exercises, questions
+from ledgerlab.course import exercises, questions, syllabus
 from ledgerlab.course.exercises.memory import summary_figures
 from ledgerlab.course.exercises.reasoning import reasoned_figures
 from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
 from ledgerlab.course.grading.editions import SOLUTIONS_NOTEBOOK
+from ledgerlab.course.lessons.prompt_caching import cache_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENTS = "00"
@@ -37,6 +38,7 @@ def course_notebooks(folder: str = "learner") -> list[Path]:
 # The notebooks whose questions are tested, by number: all but 00 and the solutions.
 NOTEBOOKS = [path.name[:2] for path in course_notebooks()
              if path.name[:2] != CONTENTS and path.name != SOLUTIONS_NOTEBOOK]
+EXERCISES = f"{syllabus.EXERCISES.number:02}"  # the exercises notebook's number
 
 # The words that state each answer, by notebook and question ("predict04", "quiz[2]", "q7").
 # Regular expressions, matched case-insensitively. A live explorer is named here too: above
@@ -64,8 +66,7 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("09", "predict09_forget"): (r"derived_from\(", r"deletes? (the summar\w*|every summar\w*)",
                                  r"goes with"),
     ("10", "predict10"): (r"one message is enough", r"without `?R1`?,? the slice starts"),
-    **{(number, "q10"): (rf"(?<!\d){summary_figures(exercises.SELF_PACED)['answer']}(?!\d)",)
-       for number in ("12",)},
+    (EXERCISES, "q10"): (rf"(?<!\d){summary_figures(exercises.SELF_PACED)['answer']}(?!\d)",),
     ("11", "predict11_loop"): (r"(takes|taken) \w+ as mandatory input", r"paid first", r"never trimmed",
                                r"current question and its tool rounds",  # BudgetError's words
                                r"mandatory input\*\*:[^\n]*tool loop in progress",
@@ -75,8 +76,19 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     ("11", "predict11_reasoning"): (r"reasoning_bytes\(", r"(thinking )?block adds? \d+"),
     ("11", "quiz[3]"): (r"reasoning_bytes\(\s*(reasoning\.RESPONSES|.openai-responses)",
                         r"item adds? \d+"),
-    **{(number, "q11"): (rf"(?<!\d){reasoned_figures(exercises.SELF_PACED)['answer']}(?!\d)",)
-       for number in ("12",)},
+    (EXERCISES, "q11"): (rf"(?<!\d){reasoned_figures(exercises.SELF_PACED)['answer']}(?!\d)",),
+    # 12: a chart or an explorer of the schedules answers how often the rule cuts; the cut to
+    # the whole budget, and the bytes two held calls share, have words of their own.
+    ("12", "predict12_model"): (r"haiku[^.]*(reads|caches|writes) nothing", r"nothing is read"),
+    ("12", "predict12_cuts"): (r"cachecharts\.\w+\(", r"CacheExplorer\(",
+                               r"moved at \d+ (calls|of them)"),
+    ("12", "predict12_slider"): (r"CacheExplorer\(", r"whole-turn rule again",
+                                 r"send the same bytes"),
+    ("12", "predict12_prefix"): (r"last two bytes",),
+    ("12", "quiz[4]"): (r"evidence_after_turns=True\)? (sends|leaves|puts)",),
+    (EXERCISES, "q12"): (rf"(?<![\d,]){cache_figures(exercises.SELF_PACED.key)['answer']:,}"
+                         rf"(?![\d,])|(?<!\d){cache_figures(exercises.SELF_PACED.key)['answer']}"
+                         rf"(?!\d)",),
 }
 # Phrases of REVEALS that name code: a live explorer or a call that shows the result. Above a
 # question the learner has run them; below it, not yet, so there they state nothing.
@@ -107,9 +119,13 @@ REVIEWED_IN_A_BROWSER: dict[tuple[str, str, str], str] = {
         "170-byte commits a 1,000-byte cap takes",
 }
 # Cells reviewed and found harmless for a question: (notebook, question, cell) -> why, for
-# text a learner reads before answering that a six-word run of a model answer matches.
+# text a learner reads before answering that a six-word run of a model answer matches, or
+# that holds an answer's number as the number of something else.
 # docs/leaks.md lists the same.
 REVIEWED_ON_SCREEN: dict[tuple[str, str, str], str] = {
+    ("03", "quiz[1]", "00 · 3"):
+        "14 is the number of the solutions notebook, 14 · Solutions, in the series table; the "
+        "quiz asks the UTF-8 bytes of 继续🙂👍",
     ("05", "quiz[3]", "00 · 10"):
         "a recall question by design: its first half asks what 'fails closed' means, and the "
         "glossary defines the word in the model answer's words",

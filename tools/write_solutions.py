@@ -1,10 +1,10 @@
-"""Write notebooks/13-solutions.ipynb, every exercise answered, and run it: ``make notebooks``.
+"""Write notebooks/14-solutions.ipynb, every exercise answered, and run it: ``make notebooks``.
 
 Each cell comes from ``ledgerlab.course.exercises``, the worked answers from
 ``teacher/solutions.py``: a maintainer's tool, since only a checkout has that file
 (tests/course/test_grading.py fails while the committed notebook is not what this makes).
 
-    python tools/write_solutions.py                 # notebooks/13-solutions.ipynb
+    python tools/write_solutions.py                 # notebooks/14-solutions.ipynb
     python tools/write_solutions.py OTHER.ipynb
 """
 
@@ -23,12 +23,12 @@ from ledgerlab.course.grading import editions
 
 NOTEBOOKS = ROOT / "notebooks"
 
-SOLUTIONS = syllabus.lesson(13)
+SOLUTIONS = syllabus.SOLUTIONS
 SOLUTIONS_HEAD = f"""# {SOLUTIONS.heading}
 
 **What you'll learn**
 
-- one worked answer for every exercise of {syllabus.lesson(12).link()}, with its check passing
+- one worked answer for every exercise of {syllabus.EXERCISES.link()}, with its check passing
 - one for the optional exercise of {syllabus.lesson(2).link()}: the whole-turn rule, written
   again and checked against `select`
 
@@ -62,6 +62,8 @@ SOLUTIONS_RECAP = f"""## Recap
   that holds the three, measured whole (exercise 10).
 - A turn's reasoning item travels with it: the smallest budget that keeps the turn is the request
   that holds it whole, in the dialect the item belongs to (exercise 11).
+- The cache-stable rule needs each call's Selection passed to the next as `previous=`; billed by
+  the provider's rule, its calls read the whole of the call before but at each cut (exercise 12).
 - Walking back from the newest turn and stopping at the first that does not fit keeps the same
   turns as dropping the oldest until the request fits: the two ways `select` and
   `select_reference` are written (02's optional exercise).
@@ -83,15 +85,17 @@ def solutions_notebook():
     answers = [f"q{e.number}.check({', '.join(e.answers)})" for e in EXERCISES]
     cells = [
         cell("markdown", SOLUTIONS_HEAD, "solutions-head"),
-        cell("code", "from ledgerlab import Journal, Turn, byte_breakdown, request_bytes, "
-                     "request_tokens, select\n"
+        cell("code", "from ledgerlab import (Journal, Turn, byte_breakdown, request_bytes, "
+                     "request_tokens, select,\n"
+                     "                       simulate_bill)\n"
                      "from ledgerlab.course import fixtures\n"
-                     "from ledgerlab.course.exercises import (EVIDENCE, EXERCISE_FACTS, GROW_BUDGET,\n"
-                     "                                        HISTORY, MEMORY, PINNED, QUESTION,\n"
-                     "                                        REASONED, SUMMARY, SYSTEM,\n"
+                     "from ledgerlab.course.exercises import (CACHE_BUDGET, CACHE_LOW_WATER,\n"
+                     "                                        CONVERSATION, EVIDENCE, EXERCISE_FACTS,\n"
+                     "                                        GROW_BUDGET, HISTORY, MEMORY, PINNED,\n"
+                     "                                        QUESTION, REASONED, SUMMARY, SYSTEM,\n"
                      "                                        WINDOW_RESERVE, grown_question,\n"
                      "                                        torn_journal, q1, q2, q3, q4, q5, q6,\n"
-                     "                                        q7, q8, q9, q10, q11, exercise02)",
+                     "                                        q7, q8, q9, q10, q11, q12, exercise02)",
              "solutions-imports"),
     ]
     for exercise in EXERCISES:
@@ -101,7 +105,7 @@ def solutions_notebook():
     cells.append(cell("markdown", "## Every check at once", "all-title"))
     cells.append(cell("code", "results = [" + ",\n           ".join(answers) + "]\n"
                               "[bool(result) for result in results]", "all-checks"))
-    for number, optional in OPTIONAL.items():  # a lesson's, graded nowhere: after 12's tally
+    for number, optional in OPTIONAL.items():  # a lesson's, graded nowhere: after 13's tally
         for exercise in optional:
             cells.append(cell("markdown", f"## The optional exercise of "
                                           f"{syllabus.lesson(number).link()}: {exercise.title}",

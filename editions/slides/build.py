@@ -1,6 +1,7 @@
 """Build the slides: ``python editions/slides/build.py`` (what ``make slides`` runs).
 
-One reveal.js deck per session, ``build/slides/NN-name.slides.html`` for notebooks 01-11,
+One reveal.js deck per session, ``build/slides/NN-name.slides.html`` for each lesson (01-12,
+``ledgerlab.course.syllabus.sessions()``),
 and ``build/slides/index.html`` listing them. Each deck is made from the notebook as
 committed, with its outputs (strict nbval checks them, so nothing is run again), by
 nbconvert's SlidesExporter with the template in ``template/`` beside this file. Slide
@@ -50,6 +51,8 @@ import nbformat
 from nbconvert import SlidesExporter
 from traitlets.config import Config
 
+from ledgerlab.course import syllabus
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -60,7 +63,9 @@ REVEAL = HERE / "node_modules" / "reveal.js"  # npm ci --prefix editions/slides
 REVEAL_FILES = ("dist/reveal.js", "dist/reveal.css", "dist/theme/white.css",
                 "dist/plugin/notes.js", "LICENSE")
 REVEAL_DIR = "reveal.js"  # in the output folder, beside the decks
-SESSIONS = re.compile(r"^(0[1-9]|1[01])-[\w-]+\.ipynb$")  # 01-11: 00 is contents, 12-13 exercises
+# The lessons (01-12), one deck each: not the contents, the exercises or their solutions.
+SESSIONS = frozenset(lesson.file for lesson in syllabus.sessions())
+SESSION_RANGE = f"{syllabus.sessions()[0].number:02}-{syllabus.sessions()[-1].number:02}"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # How much fits on one 1280 x 720 slide, in lines of 24 px text (32 px with its spacing),
@@ -120,8 +125,8 @@ class Deck:
 
 
 def session_notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
-    """Notebooks 01-11 in file-name order: one deck per session."""
-    return sorted(path for path in folder.glob("*.ipynb") if SESSIONS.match(path.name))
+    """The lessons' notebooks in file-name order: one deck per session."""
+    return sorted(path for path in folder.glob("*.ipynb") if path.name in SESSIONS)
 
 
 # --- Reading a notebook ---------------------------------------------------------------------
@@ -483,10 +488,10 @@ def build(out: Path = OUT, notebooks: list[Path] | None = None,
                           "npm ci --prefix editions/slides --ignore-scripts (make slides does)")
     paths = session_notebooks() if notebooks is None else list(notebooks)
     if not paths:
-        raise SlidesError("no session notebook (01-11) to build")
-    strays = [path.name for path in paths if not SESSIONS.match(path.name)]
+        raise SlidesError(f"no session notebook ({SESSION_RANGE}) to build")
+    strays = [path.name for path in paths if path.name not in SESSIONS]
     if strays:
-        raise SlidesError(f"not a session notebook (01-11): {strays[0]}")
+        raise SlidesError(f"not a session notebook ({SESSION_RANGE}): {strays[0]}")
     names = {path.stem for path in paths}
     slides = exporter()
     decks = [make_deck(path, names, slides) for path in paths]  # every check before a write
@@ -508,7 +513,7 @@ def build(out: Path = OUT, notebooks: list[Path] | None = None,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path,
-                        help="session notebooks to build (default: notebooks/01-11)")
+                        help=f"session notebooks to build (default: notebooks/{SESSION_RANGE})")
     parser.add_argument("--out", type=Path, default=OUT, help="output folder (build/slides)")
     args = parser.parse_args(argv)
     try:

@@ -1,4 +1,4 @@
-"""The benchmark notebook 12 shows: its last results, shipped with the package.
+"""The benchmark notebook 13 shows: its last results, shipped with the package.
 
 ``make bench`` (``benchmarks/bench_select.py``) measures select, the article's loop and
 LangChain's trim_messages side by side and writes ``results.json`` and

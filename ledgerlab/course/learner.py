@@ -29,7 +29,7 @@ import nbformat
 
 from . import paths
 
-PATTERN = "[0-9][0-9]-*.ipynb"  # the course's notebooks: 00-contents ... 13-solutions
+PATTERN = "[0-9][0-9]-*.ipynb"  # the course's notebooks: 00-contents ... 14-solutions
 
 
 def course_notebooks(folder: Path) -> list[Path]:

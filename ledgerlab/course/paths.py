@@ -1,11 +1,11 @@
 """Where the course finds what is not a module, and what happens when it is not there.
 
 This is the one module that names folders. The package itself ships ``data/``: the
-benchmark results and chart that notebook 12 shows, so they are there in every install.
+benchmark results and chart that notebook 13 shows, so they are there in every install.
 A checkout of the repository (the self-paced edition) has three folders more, which no
 install carries: ``teacher/`` (the worked solutions, ``teacher/solutions.py``),
 ``notebooks/`` (the course executed: what strict nbval, the site, the graded edition and
-13-solutions are built from) and ``learner/`` (the same notebooks with no outputs, what
+14-solutions are built from) and ``learner/`` (the same notebooks with no outputs, what
 learners open: ``ledgerlab.course.learner`` writes it).
 
 A wheel install, JupyterLite, and the grader's sandbox (which binds the package alone)

@@ -40,7 +40,7 @@ class Lesson:
 
 
 LESSONS = (
-    Lesson(0, "00-contents.ipynb", "Contents", 11,
+    Lesson(0, "00-contents.ipynb", "Contents", 13,
            "The question the course answers, how to run it, and the glossary."),
     Lesson(1, "01-storage-vs-context.ipynb", "Storage vs context", 19,
            "The ledger on disk and the request in a call: what each holds, and why a projection "
@@ -80,17 +80,33 @@ LESSONS = (
     Lesson(11, "11-images-loops-and-reasoning.ipynb", "Images, tool loops and reasoning", 28,
            "An image's bytes against its tokens; a tool loop in progress under a tight budget; "
            "reasoning between tool calls, which a trimmer may not drop or edit."),
-    Lesson(12, "12-exercises.ipynb", "Exercises", 75,
-           "Eleven exercises: the article's own, in two parts, four more, 07's token window, 08's "
-           "pinned facts, 10's tool messages, 09's summary and 11's turn with its reasoning, each "
-           "with `check()`, `hint()` and `solution()`."),
-    Lesson(13, "13-solutions.ipynb", "Solutions", 9,
+    Lesson(12, "12-prompt-caching.ipynb", "Prompt caching: a prefix the provider can keep", 36,
+           "What a provider's prompt cache keeps (the literal byte prefix) and bills; a trim that "
+           "moves the first kept turn rewrites the history at the write price, the cache-stable "
+           "rule (`previous=`, `low_water=`) holds it; a `low_water` slider, and `ledgerlab prefix`: "
+           "why a request missed."),
+    Lesson(13, "13-exercises.ipynb", "Exercises", 83,
+           "Twelve exercises: the article's own, in two parts, four more, 07's token window, 08's "
+           "pinned facts, 10's tool messages, 09's summary, 11's turn with its reasoning and 12's "
+           "cache-stable schedule, each with `check()`, `hint()` and `solution()`."),
+    Lesson(14, "14-solutions.ipynb", "Solutions", 10,
            "Every exercise answered, every check passing."),
 )
 
 
+# The notebooks that are not a lesson: the contents first, the exercises and their solutions
+# last. Every other notebook is a lesson (a session, with its questions and its slide deck).
+CONTENTS, EXERCISES, SOLUTIONS = LESSONS[0], LESSONS[-2], LESSONS[-1]
+
+
+def sessions() -> tuple[Lesson, ...]:
+    """The lessons themselves, each a session: every notebook but the contents, the exercises
+    and the solutions."""
+    return LESSONS[1:-2]
+
+
 def lesson(number: int) -> Lesson:
-    """The lesson numbered ``number`` (0 to 13)."""
+    """The notebook numbered ``number`` (0 to the solutions')."""
     found = [each for each in LESSONS if each.number == number]
     if not found:
         raise KeyError(f"the course has no notebook {number!r}: they are 0 to {len(LESSONS) - 1}")
@@ -125,7 +141,7 @@ def navigation(number: int) -> str:
 
 
 def table(first: int = 0, folder: str = "") -> str:
-    """The table of notebooks ``first`` to 13 (the README's and ``00-contents``'), each linked
+    """The table of notebooks from ``first`` to the last (the README's and ``00-contents``'), each linked
     from ``folder``."""
     rows = [f"| {each.link(folder)} | {each.minutes} | {each.teaches} |"
             for each in LESSONS if each.number >= first]

@@ -27,12 +27,13 @@ from traitlets import Any, TraitError, validate
 from ledgerlab import (BudgetError, ENCODERS, Fact, InvalidText, Selection, Turn, check_text,
                        request_bytes, request_tokens, select)
 
-from . import charts, fixtures, measures
+from . import cachecharts, charts, fixtures, measures
 from .charts import Chart
 from .display import PlainText, facts, join_labels, turns
+from .lessons import prompt_caching
 from .measures import slice_problems
 
-__all__ = ["BudgetExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
+__all__ = ["BudgetExplorer", "CacheExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
            "TwoLimitsExplorer", "PlainText", "join_labels", "slice_problems"]
 
 # Room to the right of the largest request, so the slider shows that a budget above it
@@ -57,6 +58,18 @@ class BudgetSlider(widgets.IntSlider):
     @validate("value")
     def _validate_value(self, proposal: dict) -> int:
         return check_in_range(proposal["value"], self.min, self.max, self.description)
+
+
+class ShareSlider(widgets.FloatSlider):
+    """A FloatSlider that refuses a value outside its range instead of clamping it."""
+
+    @validate("value")
+    def _validate_value(self, proposal: dict) -> float:
+        value = proposal["value"]
+        if not self.min <= value <= self.max:
+            raise TraitError(f"{self.description} {value} is outside this slider's range, "
+                             f"{self.min} to {self.max}: for another, call select() with it")
+        return value
 
 
 class _AnyButNone(Any):
@@ -426,3 +439,32 @@ class FactsExplorer(Explorer):
             self.system, self.history, self.current, self.pinned,
             range(100, self.budget_slider.max + 1), max_fact_bytes=self.cap_slider.value,
             budget=self.budget_slider.value, encoder=self.encoder)
+
+
+class CacheExplorer(Explorer):
+    """Notebook 12's conversation billed under the cache-stable rule as ``low_water`` moves,
+    beside the whole-turn rule every call (``lessons.prompt_caching``: its settings, its
+    schedules and their bills)."""
+
+    def __init__(self, low_water: float = prompt_caching.SLIDER["value"]) -> None:
+        settings = prompt_caching.SLIDER
+        options = slider_options("low_water")
+        options["step"] = settings["step"]
+        if not settings["min"] <= low_water <= settings["max"]:  # before the slider clamps it
+            raise TraitError(f"low_water {low_water} is outside this slider's range, "
+                             f"{settings['min']} to {settings['max']}")
+        self.slider = ShareSlider(value=low_water, min=settings["min"], max=settings["max"],
+                                  readout_format=".2f", **options)
+        super().__init__([self.slider])
+
+    def _compute(self) -> None:
+        # Rounded to the slider's step: 0.6000000000000001 is the same schedule as 0.6.
+        self.low_water = round(self.slider.value, 2)
+        self.whole, self.stable = prompt_caching.run(), prompt_caching.run(self.low_water)
+
+    @property
+    def summary(self) -> PlainText:
+        return prompt_caching.summary(self.stable, self.whole)
+
+    def _chart(self) -> Chart:
+        return cachecharts.cache_bill_chart(self.whole, self.stable)

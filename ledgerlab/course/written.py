@@ -24,6 +24,7 @@ import nbformat
 
 from .feedback import Discussion, Questionnaire
 from .questions import NOTEBOOK_QUESTIONS
+from . import syllabus
 
 CELL_ID = "written-answers"
 PLACEHOLDER = "*Your answer:*"
@@ -102,7 +103,7 @@ def written_cell(notebook: int):
              f"{PLACEHOLDER} with your answer and press Shift+Enter to show it. Nothing checks "
              f"them: for a model answer to compare with, add a cell below (Esc, then B) and run "
              f"{_solutions(questions)} in it. In a "
-             "graded course, write them at the end of [12 · Exercises](12-exercises.ipynb): "
+             f"graded course, write them at the end of {syllabus.EXERCISES.link()}: "
              "that copy is the one your teacher reads."]
     for question in questions:
         lines += ["", f"**{question.number}.** {question.prompt}", "", PLACEHOLDER]

@@ -32,7 +32,7 @@ WORDS = "zero one two three four five six seven eight nine ten eleven twelve thi
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
 NUMBER = r"\d{1,2}|" + "|".join(WORDS)
 
-# The lessons: every notebook between the contents and the exercises (01 to 11 today).
+# The lessons: every notebook between the contents and the exercises (01 to 12 today).
 NOT_LESSONS = {LESSONS[0].file, EXERCISES_NOTEBOOK, SOLUTIONS_NOTEBOOK}
 TAUGHT = [lesson for lesson in LESSONS if lesson.file not in NOT_LESSONS]
 COUNTS = {"exercises": len(EXERCISES), "notebooks": len(LESSONS), "lessons": len(TAUGHT),
@@ -77,7 +77,7 @@ def test_each_range_of_the_whole_course_spans_its_notebooks_or_its_lessons():
 
 
 def test_each_notebook_named_by_its_file_carries_its_number():
-    """`12-exercises`, `13-solutions`, `00-contents`, with or without .ipynb: a course
+    """`13-exercises`, `14-solutions`, `00-contents`, with or without .ipynb: a course
     notebook renumbered fails here wherever its old number is written."""
     numbers = {lesson.file.removesuffix(".ipynb")[3:]: lesson.file[:2] for lesson in LESSONS}
     named = [(name, match) for name, text in TEXTS.items()
@@ -86,7 +86,7 @@ def test_each_notebook_named_by_its_file_carries_its_number():
     wrong = [f"{name}: {match.group()} (it is {numbers[match[2]]}-{match[2]})"
              for name, match in named if match[1] != numbers[match[2]]]
     # Canvas's example name ends with the student's file, after an underscore: lovelaceada_
-    # LATE_101_9001_12-exercises.ipynb.
+    # LATE_101_9001_13-exercises.ipynb.
     canvas = [(name, match[1]) for name, text in TEXTS.items()
               for match in re.finditer(r"_\d+_\d+_(\d\d)-exercises\b", text)]
     assert named and not wrong, wrong

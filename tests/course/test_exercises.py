@@ -38,7 +38,7 @@ def run_solution(exercise):
     """Run a solution's code as a learner would paste it; return the last line's value."""
     namespace = {name: getattr(ledgerlab, name) for name in ledgerlab.__all__}
     namespace.update({name: getattr(exercises, name) for name in exercises.__all__},
-                     fixtures=fixtures)  # what notebook 12 imports
+                     fixtures=fixtures)  # what notebook 13 imports
     *body, last = exercise.solution_code.splitlines()
     exec("\n".join(body), namespace)
     return eval(last.split("#")[0], namespace)
@@ -90,7 +90,7 @@ def test_every_solution_passes_its_check_and_the_hidden_test(exercise):
     assert feedback and repr(feedback).startswith("Correct: "), repr(feedback)
     namespace = {name: getattr(ledgerlab, name) for name in ledgerlab.__all__}
     namespace.update({name: getattr(exercises, name) for name in exercises.__all__},
-                     fixtures=fixtures)  # what notebook 12 imports
+                     fixtures=fixtures)  # what notebook 13 imports
     exec(exercise.solution_code, namespace)
     assert exercise.grade(*(namespace[name] for name in exercise.answers))
 

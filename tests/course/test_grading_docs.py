@@ -28,6 +28,6 @@ def test_the_questions_answered_in_words_are_the_courses():
 
 
 def test_every_notebook_named_as_handed_in_is_the_exercises_notebook():
-    """Before, an example download named a 10-exercises notebook; students hand in 12."""
+    """Before, an example download named a 10-exercises notebook; students hand in 13."""
     handed_in = set(re.findall(r"(\d{2})-exercises", DOC))
     assert handed_in == {EXERCISES_NOTEBOOK[:2]}

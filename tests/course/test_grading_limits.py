@@ -16,7 +16,7 @@ CELL_TIMEOUT = 20  # seconds: as tests/course/test_grading.py
 # hog needs 1.8 GiB of this machine's memory, not more than the real 4 GiB.
 TOTAL_MEMORY = 1024**3
 IMPORTS = ("from ledgerlab import (Journal, Turn, byte_breakdown, request_bytes, "
-           "request_tokens, select)\n"
+           "request_tokens, select, simulate_bill)\n"
            "from ledgerlab.course import fixtures\n"  # as 11's import cell: exercise 11 uses it
            "from ledgerlab.course.exercises import *")
 SOLVED = [exercise.solution_code for exercise in EXERCISES]

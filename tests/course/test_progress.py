@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerlab.course import contents, exercises, feedback, progress, questions
+from ledgerlab.course import contents, exercises, feedback, progress, questions, syllabus
 from ledgerlab.course.feedback import Question, Questionnaire
 
 from sentences import says, saying
@@ -91,7 +91,7 @@ def test_the_table_lists_every_checked_item_and_what_was_answered(in_a_kernel):
     assert rows[("04 · The boundary table", "quiz 3")] == ("yes", "yes")
     assert rows[("04 · The boundary table", "quiz 2")] == ("yes", "not yet")
     assert rows[("04 · The boundary table", "quiz 1")] == ("no", "")
-    assert rows[("12 · Exercises", "exercise 2")] == ("yes", "not yet")
+    assert rows[(syllabus.EXERCISES.heading, "exercise 2")] == ("yes", "not yet")
     shown = contents.progress_table()
     assert shown.summary.startswith("3 of ") and ", 1 right" in shown.summary
     assert "<td>not yet</td>" in shown._repr_html_() and "quiz 2" in repr(shown)
@@ -195,7 +195,7 @@ def test_a_hint_or_a_solution_shown_is_recorded_and_the_table_says_so(in_a_kerne
     rows = {(row[0], row[1]): row[2:] for row in contents.progress_table().rows}
     assert rows[("04 · The boundary table", "quiz 3")] == ("yes", "yes", "yes", "")
     assert rows[("04 · The boundary table", "prediction 1")] == ("no", "", "", "yes")
-    assert rows[("12 · Exercises", "exercise 2")] == ("no", "", "yes", "yes")
+    assert rows[(syllabus.EXERCISES.heading, "exercise 2")] == ("no", "", "yes", "yes")
     shown = contents.progress_table()
     says(shown.summary, 1, "answered", 1, "right", 2, "hint", 2, "solution", in_order=True)
     assert "<th>hint?</th>" in shown._repr_html_() and "solution?" in repr(shown)

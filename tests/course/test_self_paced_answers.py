@@ -1,14 +1,14 @@
 """The self-paced exercises have answers of their own: none is in an earlier notebook (issue 48).
 
-The lessons teach with the article's fixture and print its figures, so 12-exercises asks the
+The lessons teach with the article's fixture and print its figures, so 13-exercises asks the
 self-paced learner about ``SELF_PACED``, a variant made as a student's is. For each exercise
 the test computes that answer from its worked solution and looks for every number of 10 or
 more in it (``FEW``: smaller counts are printed everywhere) in what a learner has read before
-answering: notebooks 00 to 11 whole (each learner copy's source, 00's glossary among it, and
-each executed notebook's outputs) and 12 above the exercise's cell. No exercise's answer is a
+answering: notebooks 00 to 12 whole (each learner copy's source, 00's glossary among it, and
+each executed notebook's outputs) and 13 above the exercise's cell. No exercise's answer is a
 word. Exercises 3 and 9 are answered by a function, the same code on every variant: no figure
 to read off (exercise 3's test texts include exercise 4's mandatory request, whose UTF-16 units
-are exercise 4's answer, looked for there). Exercise 7's token count is looked for too: 12
+are exercise 4's answer, looked for there). Exercise 7's token count is looked for too: 13
 states the reserve, so the tokens are the answer but for one addition (the article's 65 was
 07's 45 tokens and a 20-token reserve).
 
@@ -38,8 +38,8 @@ from ledgerlab.course.grading.roster import expected
 from solved import solve
 
 ROOT = Path(__file__).resolve().parents[2]
-EXERCISES_NOTEBOOK = editions.EXERCISES_NOTEBOOK[:2]  # "12"
-LESSONS = [f"{number:02d}" for number in range(int(EXERCISES_NOTEBOOK))]  # 00 to 11, before it
+EXERCISES_NOTEBOOK = editions.EXERCISES_NOTEBOOK[:2]  # "13"
+LESSONS = [f"{number:02d}" for number in range(int(EXERCISES_NOTEBOOK))]  # 00 to 12, before it
 # Exercise 1's history is the learner's own, and its budget follows from that history: only
 # its prediction is an answer.
 LEARNERS_OWN = {"q1": ("history", "budget")}
@@ -70,7 +70,7 @@ def shown(cell: dict) -> str:
 
 @lru_cache(maxsize=None)
 def earlier() -> dict[str, str]:
-    """The lessons (00 to 11) as a learner has read them by the exercises: sources and
+    """The lessons (00 to 12) as a learner has read them by the exercises: sources and
     outputs, by cell."""
     read = {}
     for number in LESSONS:

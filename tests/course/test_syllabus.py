@@ -35,8 +35,15 @@ def test_the_manifest_lists_the_course_notebooks_in_order():
         path.name for path in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
     assert [lesson.number for lesson in LESSONS] == list(range(len(LESSONS)))
     assert all(lesson.file.startswith(f"{lesson.number:02}-") for lesson in LESSONS)
-    with pytest.raises(KeyError, match="0 to 13"):
-        syllabus.lesson(14)
+    last = len(LESSONS) - 1
+    with pytest.raises(KeyError, match=f"0 to {last}"):
+        syllabus.lesson(last + 1)
+    # The contents first, the exercises and their solutions last, and the lessons between.
+    assert (syllabus.CONTENTS, syllabus.EXERCISES, syllabus.SOLUTIONS) == (
+        LESSONS[0], syllabus.lesson(last - 1), syllabus.lesson(last))
+    assert [lesson.title for lesson in (syllabus.EXERCISES, syllabus.SOLUTIONS)] == [
+        "Exercises", "Solutions"]
+    assert [lesson.number for lesson in syllabus.sessions()] == list(range(1, last - 1))
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: f"{lesson.number:02}")
@@ -53,7 +60,7 @@ def test_the_links_run_through_the_course_in_order():
         "Previous: [04 · The boundary table](04-the-boundary-table.ipynb) · "
         "[Contents](00-contents.ipynb) · Next: [06 · The costs of a ledger]"
         "(06-the-costs-of-a-ledger.ipynb)")
-    assert syllabus.navigation(13).endswith("· [Contents](00-contents.ipynb)")
+    assert syllabus.navigation(len(LESSONS) - 1).endswith("· [Contents](00-contents.ipynb)")
 
 
 def every_text():
@@ -110,8 +117,9 @@ def test_readme_and_contents_give_one_total_the_sum_and_say_how_it_is_measured()
 
 
 def test_the_questions_take_their_titles_from_the_manifest():
-    assert list(questions.NOTEBOOK_QUESTIONS) == [heading(number) for number in range(1, 12)]
-    for number in range(1, 12):
+    numbers = [lesson.number for lesson in syllabus.sessions()]
+    assert list(questions.NOTEBOOK_QUESTIONS) == [heading(number) for number in numbers]
+    for number in numbers:
         quiz = getattr(questions, f"quiz{number:02}")
         assert quiz.title == heading(number)
         assert repr(quiz).splitlines()[0] == f"Check your understanding: {heading(number)}"
@@ -185,8 +193,8 @@ def test_the_generator_mends_a_copy_that_differs():
 # --- The figures the docs give, against the course ----------------------------------------
 
 NUMBER_WORDS = {word: number for number, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
-    .split())}
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen".split())}
 DOCS = {path.name: path.read_text(encoding="utf-8")
         for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]}
 
@@ -210,7 +218,7 @@ def test_the_docs_count_the_exercises_there_are():
 def test_grading_lists_the_questions_answered_in_words():
     """docs/grading.md's list, written from the quizzes: "01 quiz[3], ... 07 quiz[2] and [3], ..."."""
     listed = []
-    for number in range(1, 12):
+    for number in (lesson.number for lesson in syllabus.sessions()):
         quiz = getattr(questions, f"quiz{number:02}")
         asked = [str(n) for n, item in enumerate(quiz.questions, start=1)
                  if isinstance(item, Discussion)]

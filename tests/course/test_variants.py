@@ -61,6 +61,7 @@ def test_a_key_makes_the_same_variant_on_every_python():
     assert (answers["q2"], answers["q5"], answers["q6"], answers["q7"], answers["q8"]) == (
         (18,), (970,), (2, 696), (130,), (436,))
     assert (answers["q4"], v.grow_budget, v.window_reserve) == ((333,), 509, 8)
+    assert answers["q12"] == (79072,)  # exercise 12's conversation, drawn by SHA-256 too
     assert v.facts[-1].text == "The deadline is Friday."
 
 
@@ -166,7 +167,7 @@ def class_build(tmp_path_factory):
 
 
 def course_outputs():
-    """The notebooks of a student's course: 13-solutions is not one (it prints the self-paced
+    """The notebooks of a student's course: 14-solutions is not one (it prints the self-paced
     edition's figures; its answers are avoided as the article's are, by value)."""
     return [nbformat.read(path, as_version=4) for path in sorted(paths.notebooks().glob("*.ipynb"))
             if path.name != editions.SOLUTIONS_NOTEBOOK]

@@ -27,7 +27,7 @@ written_cells = tool("written_cells")  # tools/written_cells.py puts the cell in
 add_written_cells = written_cells.add_written_cells
 
 NOTEBOOKS = paths.notebooks()
-IDS = ["01-3", "02-3", "05-3", "06-3", "07-2", "07-3", "08-4", "11-2"]
+IDS = ["01-3", "02-3", "05-3", "06-3", "07-2", "07-3", "08-4", "11-2", "12-3", "12-4"]
 
 
 def course_notebook(number: int) -> Path:

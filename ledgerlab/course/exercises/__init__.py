@@ -13,12 +13,14 @@ cells are named by each checker's parameters, and ``ledgerlab.course.grading`` b
 solutions notebook and the graded edition from it. The exercises are split by the
 fixture they use: ``boundary`` (1 to 5, and 7), ``scenario`` (6 and 8), ``pairing``
 (9, notebook 10's tool turns), ``memory`` (10, notebook 09's summary and evidence) and
-``reasoning`` (11, notebook 11's reasoning between tool calls); every
-name a notebook or the grader uses is importable from here. ``rule`` holds notebook 02's
+``reasoning`` (11, notebook 11's reasoning between tool calls); exercise 12's checker, its
+conversation and its hint are its lesson's (``lessons.prompt_caching``), and ``q12`` is made
+here, where the variant in use is (a lesson's module does not import this package, which
+imports it). Every name a notebook or the grader uses is importable from here. ``rule`` holds notebook 02's
 optional exercise (``exercise02``: write the whole-turn rule, checked against ``select``),
 which is in ``OPTIONAL``, not in ``EXERCISES``: nothing grades it.
 
-What exercises 1 to 8, 10 and 11 ask about is a ``variants.Variant``: the self-paced edition's
+What exercises 1 to 8 and 10 to 12 ask about is a ``variants.Variant``: the self-paced edition's
 (``SELF_PACED``, not the article's fixture the lessons teach with, whose figures they print), or
 in a graded class each student's own (``use_variant``). ``SYSTEM``, ``QUESTION``, ``HISTORY`` and
 the other names below that depend on it are read from the variant in use when they are
@@ -27,6 +29,9 @@ imported, so the graded notebook calls ``use_variant`` before its imports.
 
 from __future__ import annotations
 
+from ..feedback import Exercise
+from ..lessons.prompt_caching import (EXERCISE_HINT, EXERCISE_TITLE, check_cached_tokens,
+                                      exercise_inputs)
 from .boundary import (HIDDEN_JAVA_TEXTS, JAVA_TEXTS, MUCH_LARGER, SMILE, WINDOW_TOKENIZER,
                        grown_question, q1, q2, q3, q4, q5, q7, unit_mistake)
 from .memory import EVIDENCE, MEMORY_IDS, q10
@@ -37,11 +42,13 @@ from .scenario import q6, q8, reopened, torn_journal
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
                        variant_key)
 
-EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11)
+q12 = Exercise(12, EXERCISE_TITLE, check_cached_tokens, fixture=active, hint=EXERCISE_HINT)
+
+EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12)
 # What the graded edition grades, by the names its answers are reported under.
 GRADED = {exercise.name: exercise for exercise in EXERCISES}
-# Each lesson's optional exercises, by its number: in the lesson, not in 12, and graded
-# nowhere (their worked solutions are in 13 all the same).
+# Each lesson's optional exercises, by its number: in the lesson, not in 13, and graded
+# nowhere (their worked solutions are in 14 all the same).
 OPTIONAL = {2: (exercise02,)}
 
 # The names a notebook imports that are the variant's: name -> how the variant gives it.
@@ -52,6 +59,9 @@ _FROM_VARIANT = {
     "PINNED": lambda v: v.pinned, "EXERCISE_FACTS": lambda v: v.facts,
     "MEMORY": lambda v: v.memory, "SUMMARY": lambda v: v.summary,
     "REASONED": reasoned,
+    "CONVERSATION": lambda v: (exercise_inputs(v.key).system, exercise_inputs(v.key).turns),
+    "CACHE_BUDGET": lambda v: exercise_inputs(v.key).budget,
+    "CACHE_LOW_WATER": lambda v: exercise_inputs(v.key).low_water,
 }
 
 
@@ -61,12 +71,13 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["ARTICLE", "EVIDENCE", "EXERCISES", "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
+__all__ = ["ARTICLE", "CACHE_BUDGET", "CACHE_LOW_WATER", "CONVERSATION", "EVIDENCE", "EXERCISES",
+           "EXERCISE_FACTS", "GRADED", "GROW_BUDGET",
            "HIDDEN_JAVA_TEXTS", "HISTORY", "JAVA_TEXTS", "MEMORY", "MEMORY_IDS", "MUCH_LARGER",
            "OPTIONAL", "PINNED", "QUESTION", "REASONED", "SELF_PACED", "SLICED_MESSAGES", "SMILE",
            "SUMMARY", "SYSTEM",
            "TOOL_MESSAGES", "TORN_AFTER", "Variant",
            "VariantError", "WINDOW_RESERVE", "WINDOW_TOKENIZER", "active", "exercise02",
            "grown_question", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11",
-           "reopened",
+           "q12", "reopened",
            "torn_journal", "unit_mistake", "use_variant", "variant", "variant_key"]

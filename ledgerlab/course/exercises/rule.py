@@ -11,7 +11,7 @@ that rule's mistake.
 
 The histories are the exercise's own, not the article's fixture nor a student's variant,
 so the feedback is the same in every edition. It is optional and graded nowhere: it is not
-in ``EXERCISES``, so notebook 12's exercises and their points are what the graded edition
+in ``EXERCISES``, so notebook 13's exercises and their points are what the graded edition
 grades.
 """
 

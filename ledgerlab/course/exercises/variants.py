@@ -6,7 +6,7 @@ about a *variant*: other texts, budgets, turns and facts, made from a key. A gra
 one per student, whose key comes from the student's name and a secret the teacher keeps
 (HMAC-SHA256), so a classmate cannot make another's variant, and the same roster and secret
 always give the same variants. The self-paced edition gets one too (``SELF_PACED``), made the
-same way from a secret published below: no one's secret, so 13-solutions can answer it.
+same way from a secret published below: no one's secret, so 14-solutions can answer it.
 
 The student's notebook holds their key (``use_variant(key)``, before anything else is
 imported); ``check()`` then checks against it, and the grader checks each submission

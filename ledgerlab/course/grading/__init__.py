@@ -3,7 +3,7 @@
 One job per module, in the order a teacher meets them:
 
 - ``editions``: the student's and the teacher's copy of the exercises, and the assignment
-  folder built from them (the 13-solutions notebook is the maintainer's
+  folder built from them (the 14-solutions notebook is the maintainer's
   ``tools/write_solutions.py``);
 - ``roster``: a class's names, each student's variant key, and where each is filed;
 - ``sandbox``: each submission run in bubblewrap, handing back only its answers, and the

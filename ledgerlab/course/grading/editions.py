@@ -19,15 +19,15 @@ from pathlib import Path
 
 import nbformat
 
-from .. import paths
+from .. import paths, syllabus
 from ..exercises import GRADED, SELF_PACED, Variant, variant
 from ..learner import clean
 from ..written import written_section
 from . import atomic, roster
 from .sandbox import CELL_TIMEOUT, NOTEBOOK_TIMEOUT
 
-EXERCISES_NOTEBOOK = "12-exercises.ipynb"
-SOLUTIONS_NOTEBOOK = "13-solutions.ipynb"
+EXERCISES_NOTEBOOK = syllabus.EXERCISES.file  # 13-exercises.ipynb
+SOLUTIONS_NOTEBOOK = syllabus.SOLUTIONS.file  # 14-solutions.ipynb
 
 
 # --- The notebooks --------------------------------------------------------------------

@@ -4,7 +4,7 @@
 student's variant key from the name and the teacher's secret (``exercises.variant_key``),
 and records the keys in ``autograder/roster.json``: grading needs that file, not the secret.
 A key whose variant has an answer the course's saved outputs show (a figure an earlier
-notebook prints, the article's own answer, or the self-paced edition's, which 13-solutions
+notebook prints, the article's own answer, or the self-paced edition's, which 14-solutions
 prints) is passed over for the name's next one, so no student finds an answer by scrolling.
 Each student's notebooks go to ``students/<file name>/``, and a submission is graded on the
 variant of the file name it is handed in under, ``<file name>.ipynb``, whatever key the
@@ -27,6 +27,7 @@ from ..exercises.memory import summary_figures
 from ..exercises.reasoning import reasoned_figures
 from ..exercises.scenario import facts_figures, reopened, torn_journal
 from ..exercises.variants import normalized
+from ..lessons.prompt_caching import cache_figures
 from .files import FileTooLarge, NotRegularFile, path_argument, read_regular
 
 ROSTER_FILE = "roster.json"
@@ -183,13 +184,13 @@ def expected(v: Variant) -> dict[str, tuple]:
     return {"q2": (grow_answer(v),), "q4": (java_gap(v).start,), "q5": (requests_full(v),),
             "q6": reopened(torn_journal(v)), "q7": (window_figures(v)["answer"],),
             "q8": (facts_figures(v)["answer"],), "q10": (summary_figures(v)["answer"],),
-            "q11": (reasoned_figures(v)["answer"],)}
+            "q11": (reasoned_figures(v)["answer"],), "q12": (cache_figures(v.key)["answer"],)}
 
 
 @cache
 def _published_answers() -> tuple[dict[str, tuple], ...]:
     """The answers anyone can read: the article's (what the lessons' figures lead to) and the
-    self-paced edition's (13-solutions prints them). A journal opened and requests made:
+    self-paced edition's (14-solutions prints them). A journal opened and requests made:
     once per process."""
     return expected(ARTICLE), expected(SELF_PACED)
 

@@ -42,6 +42,18 @@ RUBRICS: dict[str, tuple[str, ...]] = {
              "model call again",
              "stored turns can be dropped whole and brought back; the round in progress cannot, "
              "and when it does not fit the honest answer is BudgetError"),
+    "12-3": ("an entry lives only its lifetime from its last use: a call half an hour later finds "
+             "nothing cached, whatever its prefix",
+             "holding the first kept turn then saves nothing, and after a cut the model sees "
+             "fewer turns for no gain",
+             "so a low_water close to 1.0 (or the longer lifetime, if the calls come within "
+             "it)"),
+    "12-4": ("the cache key is the byte prefix: evidence that changes with each question "
+             "changes every byte after it",
+             "so the turns after it are written again on every call, whatever turn is kept "
+             "first",
+             "after the turns (evidence_after_turns=True) it leaves the system and the turns as "
+             "the last call sent them, read from the cache; the evidence itself is not cached"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Predictions and check-your-understanding questions for notebooks 01 to 11.
+"""Predictions and check-your-understanding questions for the lessons, notebooks 01 to 12.
 
 A notebook asks before it shows: the learner writes an answer in place of ``...``
 and ``check(answer)`` says whether it is right. Every expected answer is computed
@@ -10,7 +10,7 @@ reveal; the feedback names it without giving the answer, which only
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
 here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``memory`` 09's,
-``tools`` 10's and 11's.
+``tools`` 10's and 11's, and 12's are in its lesson's module (``lessons.prompt_caching``).
 The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()`` followed by the
 rubrics (``grading.rubrics.teacher_key``). Nothing here
 draws: the questions measure with ``ledgerlab.course.measures`` (and ``toolturns``) and
@@ -20,6 +20,8 @@ never load matplotlib.
 from __future__ import annotations
 
 from ..feedback import Discussion, Question, Questionnaire
+from ..lessons.prompt_caching import (predict12_cuts, predict12_model, predict12_prefix,
+                                      predict12_slider, quiz12)
 from ..syllabus import heading
 from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide, predict06,
                      predict07, predict07_tokens, predict08, predict08_turns, quiz05, quiz06,
@@ -38,7 +40,8 @@ __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict07", "predict07_tokens", "quiz07", "predict08", "predict08_turns", "quiz08",
            "predict09", "predict09_room", "predict09_forget", "quiz09",
            "predict10", "predict10_tools", "predict10_dialect", "predict10_extra", "quiz10",
-           "predict11_image", "predict11_loop", "predict11_reasoning", "quiz11"]
+           "predict11_image", "predict11_loop", "predict11_reasoning", "quiz11",
+           "predict12_model", "predict12_cuts", "predict12_slider", "predict12_prefix", "quiz12"]
 
 
 def _name_for_progress() -> None:
@@ -75,6 +78,8 @@ NOTEBOOK_QUESTIONS = {  # each notebook's heading, from the course's manifest (s
                  ("Predict", predict10_dialect), ("Predict", predict10_extra), ("Quiz", quiz10)),
     heading(11): (("Predict", predict11_image), ("Predict", predict11_loop),
                  ("Predict", predict11_reasoning), ("Quiz", quiz11)),
+    heading(12): (("Predict", predict12_model), ("Predict", predict12_cuts),
+                  ("Predict", predict12_slider), ("Predict", predict12_prefix), ("Quiz", quiz12)),
 }
 
 
@@ -95,7 +100,7 @@ def answer_key() -> str:
              "For teachers. Generated from `ledgerlab/course/questions/` by "
              "`python tools/answer_key.py`; every answer is computed from the library, and "
              "`make test` fails if this file drifts from it. Exercise answers are in "
-             "`notebooks/13-solutions.ipynb`.", ""]
+             "`notebooks/14-solutions.ipynb`.", ""]
     for notebook, parts in NOTEBOOK_QUESTIONS.items():
         lines += [f"## {notebook}", "", "| where | question | answer |", "|---|---|---|"]
         for label, part in parts:

@@ -18,6 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from ledgerlab.course import syllabus
+
 ROOT = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("slides_build",
                                                ROOT / "editions" / "slides" / "build.py")
@@ -236,14 +238,14 @@ def test_bad_input_is_refused_and_writes_nothing(reveal, tmp_path):
     with pytest.raises(slides.SlidesError, match="have not been run"):
         slides.build(out, [slides.NOTEBOOKS / DECKS[1], path], reveal)
     with pytest.raises(slides.SlidesError, match="not a session notebook"):
-        slides.build(out, [slides.NOTEBOOKS / "12-exercises.ipynb"], reveal)
+        slides.build(out, [slides.NOTEBOOKS / syllabus.EXERCISES.file], reveal)
     assert not out.exists()
 
 
 def test_an_exercise_check_is_projected_without_its_not_answered_yet():
     # No reveal.js needed: slide_cells is what the deck is made of. The lessons send their
-    # exercises to 12 (practised once), so 12's cells stand in for a deck with an exercise.
-    notebook = nbformat.read(ROOT / "notebooks" / "12-exercises.ipynb", as_version=4)
+    # exercises to 13 (practised once), so 13's cells stand in for a deck with an exercise.
+    notebook = nbformat.read(ROOT / "notebooks" / syllabus.EXERCISES.file, as_version=4)
     checks = [cell for cell in notebook.cells if cell.cell_type == "code"
               and "q7.check(" in cell.source]
     assert checks and "Not answered yet" in str(checks[0].outputs)  # as committed
