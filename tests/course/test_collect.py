@@ -36,7 +36,7 @@ def students():
     ("lovelace--ada-late_101_9001_10-exercises.ipynb", "ada-lovelace"),
     # Moodle: the full name, the participant id, the plugin; flat, or a folder a student.
     ("Zoë Ní Bhriain_555_assignsubmission_file_10-exercises.ipynb", "zoe-ni-bhriain"),
-    ("Grace Hopper_556_assignsubmission_file/12-exercises.ipynb", "grace-hopper"),
+    ("Grace Hopper_556_assignsubmission_file/13-exercises.ipynb", "grace-hopper"),
     # As the roster files it, or as a course site renames it.
     ("ada-lovelace.ipynb", "ada-lovelace"), ("Zoe Ni Bhriain.ipynb", "zoe-ni-bhriain"),
 ])
@@ -69,7 +69,7 @@ def test_collect_copies_each_match_keeps_the_latest_upload_and_lists_the_rest(st
     with zipfile.ZipFile(export, "w") as archive:
         archive.writestr("lovelaceada_101_9001_first.ipynb", notebook_bytes("first"))
         archive.writestr("lovelaceada_101_9100_second.ipynb", notebook_bytes("second"))
-        archive.writestr("Grace Hopper_556_assignsubmission_file/sub/12-exercises.ipynb",
+        archive.writestr("Grace Hopper_556_assignsubmission_file/sub/13-exercises.ipynb",
                          notebook_bytes("grace"))
         archive.writestr("hoppergrace_102_9002_report.pdf", b"%PDF")
     out = tmp_path / "submissions"
@@ -79,7 +79,7 @@ def test_collect_copies_each_match_keeps_the_latest_upload_and_lists_the_rest(st
     assert b"grace" in (out / "grace-hopper.ipynb").read_bytes()
     saved = json.loads((out / collect.COLLECTED_FILE).read_text(encoding="utf-8"))
     assert saved["students"]["grace-hopper"] == {
-        "source": "Grace Hopper_556_assignsubmission_file/sub/12-exercises.ipynb",
+        "source": "Grace Hopper_556_assignsubmission_file/sub/13-exercises.ipynb",
         "platform": "moodle", "id": "556", "late": None}
     assert {entry["source"]: entry["why"] for entry in saved["unmatched"]} == {
         "lovelaceada_101_9001_first.ipynb": "another file of ada-lovelace's, an earlier one: not used",
@@ -160,10 +160,10 @@ def test_a_damaged_entry_is_listed_by_name_and_costs_no_one_else(students, tmp_p
 
     export = tmp_path / "export.zip"
     names = {"ada": "lovelaceada_101_9001_first.ipynb", "ada later": "lovelaceada_101_9100_second.ipynb",
-             "grace": "hoppergrace_102_9002_12-exercises.ipynb",
-             "zoe": "bhriainzoëní_103_9003_12-exercises.ipynb",
-             "mary": "obrienmary_105_9005_12-exercises.ipynb",
-             "bruce": "李小龙_104_9004_12-exercises.ipynb"}
+             "grace": "hoppergrace_102_9002_13-exercises.ipynb",
+             "zoe": "bhriainzoëní_103_9003_13-exercises.ipynb",
+             "mary": "obrienmary_105_9005_13-exercises.ipynb",
+             "bruce": "李小龙_104_9004_13-exercises.ipynb"}
     with zipfile.ZipFile(export, "w") as archive:
         for who, name in names.items():
             method = zipfile.ZIP_STORED if who in ("ada later", "mary") else zipfile.ZIP_DEFLATED
@@ -312,11 +312,11 @@ def grades_rows(out):
 
 
 @pytest.mark.parametrize("name, late", [
-    ("hoppergrace_LATE_102_9002_12-exercises.ipynb", True),
-    ("lovelace--ada-late_101_9001_12-exercises.ipynb", True),  # Canvas before 2020
-    ("lovelaceada_101_9001_12-exercises.ipynb", False),
-    ("Grace Hopper_556_assignsubmission_file_12-exercises.ipynb", None),  # Moodle never says
-    ("Grace Hopper_556_assignsubmission_file/12-exercises.ipynb", None),
+    ("hoppergrace_LATE_102_9002_13-exercises.ipynb", True),
+    ("lovelace--ada-late_101_9001_13-exercises.ipynb", True),  # Canvas before 2020
+    ("lovelaceada_101_9001_13-exercises.ipynb", False),
+    ("Grace Hopper_556_assignsubmission_file_13-exercises.ipynb", None),  # Moodle never says
+    ("Grace Hopper_556_assignsubmission_file/13-exercises.ipynb", None),
     ("grace-hopper.ipynb", None),
 ])
 def test_a_platforms_name_says_whether_the_file_was_late(name, late):
@@ -332,9 +332,9 @@ def test_lateness_is_kept_in_collected_json_grades_csv_and_the_summary(students,
     autograder = autograder_for(students, tmp_path)
     export = tmp_path / "export.zip"
     with zipfile.ZipFile(export, "w") as archive:
-        archive.writestr("hoppergrace_LATE_102_9002_12-exercises.ipynb", notebook_bytes("x = 1"))
-        archive.writestr("lovelaceada_101_9001_12-exercises.ipynb", notebook_bytes("x = 1"))
-        archive.writestr("Zoë Ní Bhriain_555_assignsubmission_file_12-exercises.ipynb",
+        archive.writestr("hoppergrace_LATE_102_9002_13-exercises.ipynb", notebook_bytes("x = 1"))
+        archive.writestr("lovelaceada_101_9001_13-exercises.ipynb", notebook_bytes("x = 1"))
+        archive.writestr("Zoë Ní Bhriain_555_assignsubmission_file_13-exercises.ipynb",
                          notebook_bytes("x = 1"))
     submissions = tmp_path / "submissions"
     code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
@@ -373,9 +373,9 @@ def test_a_flat_download_graded_without_collect_keeps_each_students_id_and_laten
     autograder = autograder_for(students, tmp_path)
     folder = tmp_path / "download"
     folder.mkdir()
-    for name in ("lovelaceada_101_9001_12-exercises.ipynb",
-                 "hoppergrace_LATE_102_9002_12-exercises.ipynb",
-                 "Zoë Ní Bhriain_555_assignsubmission_file_12-exercises.ipynb"):
+    for name in ("lovelaceada_101_9001_13-exercises.ipynb",
+                 "hoppergrace_LATE_102_9002_13-exercises.ipynb",
+                 "Zoë Ní Bhriain_555_assignsubmission_file_13-exercises.ipynb"):
         (folder / name).write_bytes(notebook_bytes("x = 1"))
     monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome({}, "", 0.0))
     out = tmp_path / "out" / "grades.csv"
@@ -387,8 +387,8 @@ def test_a_flat_download_graded_without_collect_keeps_each_students_id_and_laten
     moodle = reports.teacher_file(out, "moodle").read_text(encoding="utf-8")
     assert "Participant 555,Zoë Ní Bhriain," in moodle
     rows = grades_rows(out)
-    assert rows["hoppergrace_LATE_102_9002_12-exercises.ipynb"]["late"] == "yes"
-    assert rows["lovelaceada_101_9001_12-exercises.ipynb"]["late"] == "no"
+    assert rows["hoppergrace_LATE_102_9002_13-exercises.ipynb"]["late"] == "yes"
+    assert rows["lovelaceada_101_9001_13-exercises.ipynb"]["late"] == "no"
 
 
 WORKSHEET = ("\ufeffIdentifier,Full name,Email address,Status,Grade,Maximum Grade\r\n"
@@ -407,9 +407,9 @@ def test_moodles_worksheet_says_which_of_its_files_were_late(students, tmp_path,
     assert collect.moodle_lateness(worksheet) == {"555": True, "556": False, "557": None}
     export = tmp_path / "export.zip"
     with zipfile.ZipFile(export, "w") as archive:
-        for name in ("Zoë Ní Bhriain_555_assignsubmission_file/12-exercises.ipynb",
-                     "Grace Hopper_556_assignsubmission_file/12-exercises.ipynb",
-                     "Ada Lovelace_557_assignsubmission_file/12-exercises.ipynb"):
+        for name in ("Zoë Ní Bhriain_555_assignsubmission_file/13-exercises.ipynb",
+                     "Grace Hopper_556_assignsubmission_file/13-exercises.ipynb",
+                     "Ada Lovelace_557_assignsubmission_file/13-exercises.ipynb"):
             archive.writestr(name, notebook_bytes("x = 1"))
     out = tmp_path / "submissions"
     code, printed, _ = run_main(cli.main, "collect", export, "--autograder", autograder,
@@ -455,9 +455,9 @@ def test_an_info_zip_export_keeps_lateness_and_a_non_ascii_name(students, tmp_pa
     file, the non-ASCII name and the on-time file each come out right."""
     folder = tmp_path / "download"
     folder.mkdir()
-    names = {"bhriainzoëní_LATE_103_9003_12-exercises.ipynb": ("zoe-ni-bhriain", True),
-             "李小龙_104_9004_12-exercises.ipynb": ("李小龙", False),
-             "lovelaceada_101_9001_12-exercises.ipynb": ("ada-lovelace", False)}
+    names = {"bhriainzoëní_LATE_103_9003_13-exercises.ipynb": ("zoe-ni-bhriain", True),
+             "李小龙_104_9004_13-exercises.ipynb": ("李小龙", False),
+             "lovelaceada_101_9001_13-exercises.ipynb": ("ada-lovelace", False)}
     for name in names:
         (folder / name).write_bytes(notebook_bytes("x = 1"))
     export = tmp_path / "export.zip"

@@ -81,7 +81,7 @@ def a_graded_class(tmp_path, monkeypatch):
     folder = tmp_path / "download"
     folder.mkdir()
     notebook = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]))
-    (folder / "lovelaceada_101_9001_12-exercises.ipynb").write_text(notebook, encoding="utf-8")
+    (folder / "lovelaceada_101_9001_13-exercises.ipynb").write_text(notebook, encoding="utf-8")
     monkeypatch.setattr(judge.sandbox, "run", lambda *a, **k: sandbox.Outcome({}, "", 0.0))
     return folder, autograder, tmp_path / "out" / "grades.csv"
 

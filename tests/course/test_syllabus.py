@@ -200,7 +200,7 @@ DOCS = {path.name: path.read_text(encoding="utf-8")
 
 
 def test_every_notebook_file_the_docs_name_is_the_courses():
-    # A platform's file name ends with the student's own: lovelaceada_101_9001_12-exercises.ipynb.
+    # A platform's file name ends with the student's own: lovelaceada_101_9001_13-exercises.ipynb.
     named = {(name, file) for name, text in {**DOCS, **every_text()}.items()
              for file in re.findall(r"(\d\d-[a-z0-9-]+\.ipynb)", text)}
     files = {lesson.file for lesson in LESSONS}
