@@ -30,6 +30,7 @@ from ledgerlab import (BudgetError, ENCODERS, Fact, InvalidText, Selection, Turn
 from . import charts, fixtures, measures
 from .charts import Chart
 from .display import PlainText, facts, join_labels, turns
+from .lessons.bad_slice_vs_whole_turn import SLICE_EXPLORER
 from .measures import slice_problems
 
 __all__ = ["BudgetExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
@@ -192,12 +193,13 @@ class Explorer:
 
 
 class SliceExplorer(Explorer):
-    """Bad slice vs whole-turn slice as the budget moves."""
+    """Bad slice vs whole-turn slice as the budget moves: notebook 02's explorer, which starts
+    as its lesson says (``lessons.bad_slice_vs_whole_turn.SLICE_EXPLORER``)."""
 
-    def __init__(self, system: str = fixtures.SLICE_SYSTEM,
-                 history: Sequence[Turn] = fixtures.SLICE_HISTORY,
-                 current: str = fixtures.SLICE_QUESTION, budget: int = 175,
-                 *, encoder: str = "gson") -> None:
+    def __init__(self, system: str = SLICE_EXPLORER["system"],
+                 history: Sequence[Turn] = SLICE_EXPLORER["history"],
+                 current: str = SLICE_EXPLORER["current"], budget: int = SLICE_EXPLORER["budget"],
+                 *, encoder: str = SLICE_EXPLORER["encoder"]) -> None:
         self.system, self.history, self.current = system, tuple(history), current
         self.encoder = encoder
         sizes = measures.suffix_sizes(system, self.history, current, encoder=encoder)

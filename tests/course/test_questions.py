@@ -14,6 +14,7 @@ from ledgerlab.course import measures
 from ledgerlab.course.grading.rubrics import teacher_key
 from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Question,
                                        Questionnaire)
+from ledgerlab.course.lessons import bad_slice_vs_whole_turn
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
@@ -495,7 +496,7 @@ def derived_figures():
     them: (numerals, counts in words)."""
     projection, ledger = questions.projection, questions.ledger
     pinned, facts = ledger.PINNED, fixtures.PINNED_FACTS
-    slice_sizes = measures.suffix_sizes(*projection.SLICE)
+    slice_sizes = measures.suffix_sizes(*bad_slice_vs_whole_turn.SLICE)
     mandatory_facts = request_tokens(pinned[0], [], pinned[2], facts=facts)
     tiles = (-(-1365 // 512), -(-768 // 512))  # the screenshot scaled to 1365x768
     wide = [turn for _, turn in fixtures.SCENARIO_TURNS] + [
@@ -505,7 +506,7 @@ def derived_figures():
                                measures.suffix_sizes(*projection.BOUNDARY)[1]}, set()),
         questions.predict08_turns: ({len(request_bytes(pinned[0], [], pinned[2]))}, set()),
         questions.quiz01[2]: (set(), {len(fixtures.SLICE_HISTORY),
-                                      select(*projection.SLICE, 250).kept}),
+                                      select(*bad_slice_vs_whole_turn.SLICE, 250).kept}),
         questions.quiz02[1]: ({*slice_sizes[:3], slice_sizes[1] - slice_sizes[0]}, {2}),
         questions.quiz03[1]: ({len(fixtures.BOUNDARY_QUESTION.encode())}, set()),
         questions.quiz03[3]: ({projection._requests_mandatory(fixtures.BOUNDARY_QUESTION)

@@ -27,12 +27,12 @@ imported, so the graded notebook calls ``use_variant`` before its imports.
 
 from __future__ import annotations
 
+from ..lessons.bad_slice_vs_whole_turn import exercise02
 from .boundary import (HIDDEN_JAVA_TEXTS, JAVA_TEXTS, MUCH_LARGER, SMILE, WINDOW_TOKENIZER,
                        grown_question, q1, q2, q3, q4, q5, q7, unit_mistake)
 from .memory import EVIDENCE, MEMORY_IDS, q10
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
-from .rule import exercise02
 from .scenario import q6, q8, reopened, torn_journal
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
                        variant_key)
