@@ -31,6 +31,7 @@ from . import charts, fixtures, measures
 from .charts import Chart
 from .display import PlainText, facts, join_labels, turns
 from .lessons.bad_slice_vs_whole_turn import SLICE_EXPLORER
+from .lessons.the_length_trap import TEXT_EXPLORER
 from .measures import slice_problems
 
 __all__ = ["BudgetExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
@@ -296,10 +297,11 @@ class TextExplorer(Explorer):
     """Type a text, see its lengths: UTF-16 units, code points, UTF-8 and JSON bytes.
 
     A text UTF-8 cannot encode (a lone surrogate) gets a message, not a traceback:
-    no request could carry it.
+    no request could carry it. Notebook 03's explorer, which starts as its lesson says
+    (``lessons.the_length_trap.TEXT_EXPLORER``).
     """
 
-    def __init__(self, text: str = fixtures.BOUNDARY_QUESTION) -> None:
+    def __init__(self, text: str = TEXT_EXPLORER["text"]) -> None:
         self.text = widgets.Text(value=text, description="text", continuous_update=False,
                                  style={"description_width": "initial"})
         super().__init__([self.text])

@@ -14,7 +14,7 @@ from ledgerlab.course import measures
 from ledgerlab.course.grading.rubrics import teacher_key
 from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Question,
                                        Questionnaire)
-from ledgerlab.course.lessons import bad_slice_vs_whole_turn
+from ledgerlab.course.lessons import bad_slice_vs_whole_turn, the_length_trap
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
@@ -509,8 +509,9 @@ def derived_figures():
                                       select(*bad_slice_vs_whole_turn.SLICE, 250).kept}),
         questions.quiz02[1]: ({*slice_sizes[:3], slice_sizes[1] - slice_sizes[0]}, {2}),
         questions.quiz03[1]: ({len(fixtures.BOUNDARY_QUESTION.encode())}, set()),
-        questions.quiz03[3]: ({projection._requests_mandatory(fixtures.BOUNDARY_QUESTION)
-                               - projection._requests_mandatory(projection.NO_EMOJI)}, set()),
+        questions.quiz03[3]: ({the_length_trap._requests_mandatory(fixtures.BOUNDARY_QUESTION)
+                               - the_length_trap._requests_mandatory(the_length_trap.NO_EMOJI)},
+                              set()),
         questions.quiz04[2]: ({len(fixtures.BOUNDARY_SYSTEM),
                                len(fixtures.BOUNDARY_SYSTEM.encode())},
                               {len(projection.NO_FULL_STOP)}),  # the other characters

@@ -8,10 +8,11 @@ checked is ``ledgerlab.course.feedback``; what the package says about them all i
 
 from __future__ import annotations
 
-from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select, utf16_units
+from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select
 
 from .. import fixtures, measures
 from ..feedback import Question, Questionnaire
+from ..lessons.the_length_trap import unit_mistakes
 from ..syllabus import heading
 
 # --- What the answers are computed from ------------------------------------------------
@@ -34,119 +35,13 @@ def number_word(count: int) -> str:
     return NUMBER_WORDS[count] if 0 <= count < len(NUMBER_WORDS) else str(count)
 
 
-def _mandatory_body() -> str:
-    return request_bytes(fixtures.BOUNDARY_SYSTEM, [], fixtures.BOUNDARY_QUESTION).decode("utf-8")
-
-
-def _unit_mistakes(text: str) -> dict[int, str]:
-    """What a count of UTF-16 units or code points of ``text`` gets wrong, bytes being right."""
-    return {utf16_units(text): "that counts UTF-16 units (Java's length()); the budget "
-                               "counts UTF-8 bytes.",
-            len(text): "that counts code points (Python's len()); the budget counts "
-                       "UTF-8 bytes."}
-
-
-def _extra_bytes(text: str, width: int) -> int:
-    """What the characters of ``text`` that take ``width`` UTF-8 bytes add to its UTF-16
-    units: 2 per Chinese character (3 bytes, 1 unit), 2 per emoji (4 bytes, 2 units)."""
-    return sum(width - utf16_units(char) for char in text if len(char.encode("utf-8")) == width)
-
-
-def _length_trap_mistakes() -> dict[int, str]:
-    """predict03's sums from Java's units that leave a character out or count one twice."""
-    body = _mandatory_body()
-    units, chinese, emoji = utf16_units(body), _extra_bytes(body, 3), _extra_bytes(body, 4)
-    named: dict[int, list[str]] = {}
-    for total, message in (
-            (units + chinese, "that adds 2 bytes for each Chinese character but nothing for the "
-             "emoji, which UTF-8 writes with more bytes than its UTF-16 units."),
-            (units + chinese + emoji - 2, "that leaves out one Chinese character: the full stop "
-             "。 is one too, 3 bytes for its 1 unit."),
-            (units + chinese + 4, "that adds the emoji's 4 bytes on top of its 2 UTF-16 units; "
-             "the 4 bytes replace them, 2 more than Java counts.")):
-        named.setdefault(total, []).append(message)
-    # Two slips can give the same sum (here both the emoji and 。 forgotten): both are named.
-    return {total: " Or ".join(messages) for total, messages in named.items()}
-
-
 # The what-ifs the quizzes ask about: each changes one thing the notebook showed.
-TWO_EMOJI = fixtures.BOUNDARY_QUESTION + "👍"                  # 03: a second emoji
-NO_EMOJI = fixtures.BOUNDARY_QUESTION.replace("🙂", "")        # 03: the emoji removed
 NO_FULL_STOP = fixtures.BOUNDARY_SYSTEM.removesuffix("。")     # 04: the system's full stop gone
 LONGER_OLDER = (Turn("hello", "world, and more"), fixtures.BOUNDARY_HISTORY[1])  # 04
 MORE = " more" * 24                                              # 04: 120 bytes
 LONGER_NEWER = (fixtures.BOUNDARY_HISTORY[0],
                 Turn(fixtures.BOUNDARY_HISTORY[1].question,
                      fixtures.BOUNDARY_HISTORY[1].answer + MORE))             # 04
-
-
-def _requests_mandatory(question: str) -> int:
-    return len(request_bytes(fixtures.BOUNDARY_SYSTEM, [], question, encoder="requests"))
-
-
-# --- 03 · The length trap ----------------------------------------------------------------
-
-predict03 = Question(
-    "Java's body.length() says the mandatory request is 114. How many bytes go over the wire?",
-    lambda: len(_mandatory_body().encode("utf-8")),
-    explanation="each Chinese character is 1 UTF-16 unit but 3 UTF-8 bytes, and the emoji is "
-                "2 units but 4 bytes: the wire carries bytes.",
-    hint="Java's 114 counts UTF-16 units: 1 per ASCII or Chinese character, 2 for the emoji. "
-         "The wire counts UTF-8 bytes: 1 per ASCII character, 3 per Chinese character, 4 for "
-         "the emoji. How many Chinese characters (the full stop 。 is one) does the body hold?",
-    mistakes=lambda: {**_unit_mistakes(_mandatory_body()),
-                      40: "that is the raw text's UTF-8 bytes; the request adds the JSON "
-                          "envelope and escaping.",
-                      2 * utf16_units(_mandatory_body()): "that is two bytes per UTF-16 unit, "
-                      "how Java holds the string in memory. The wire carries UTF-8: 1 byte for "
-                      "ASCII, 3 for a Chinese character, 4 for the emoji.",
-                      fixtures.REJECTED_BUDGET: "that is the budget the article rejects, not "
-                      "the request's size: count the body's UTF-8 bytes.",
-                      **_length_trap_mistakes()},
-)
-
-quiz03 = Questionnaire(heading(3), [
-    Question(f"The question gets a second emoji: {TWO_EMOJI}. How many UTF-8 bytes is it?",
-             lambda: len(TWO_EMOJI.encode("utf-8")),
-             explanation="10 bytes for 继续🙂, and 4 more: 👍 is outside the Basic Multilingual "
-                         "Plane (BMP), like 🙂.",
-             hint="count by character: how many UTF-8 bytes does a Chinese character take, and "
-                  "an emoji outside the BMP?",
-             mistakes=lambda: {**_unit_mistakes(TWO_EMOJI),
-                               len(fixtures.BOUNDARY_QUESTION.encode("utf-8")): "that is the "
-                               "question before the second emoji.",
-                               len(TWO_EMOJI.encode("utf-8")) - 1: "that counts 3 bytes for "
-                               "the new emoji, as for a Chinese character; a character outside "
-                               "the BMP takes 4 UTF-8 bytes."}),
-    Question(f"How many UTF-16 units (Java's length()) is {TWO_EMOJI}?",
-             lambda: utf16_units(TWO_EMOJI),
-             explanation="1 unit per Chinese character, 2 per emoji: each is outside the BMP, "
-                         "a surrogate pair.",
-             hint="a character outside the BMP is a surrogate pair in UTF-16.",
-             mistakes=lambda: {len(TWO_EMOJI.encode("utf-8")): "that counts UTF-8 bytes; "
-                               "Java's length() counts UTF-16 units.",
-                               len(TWO_EMOJI): "that counts code points; a character outside "
-                               "the BMP takes two UTF-16 units.",
-                               utf16_units(TWO_EMOJI) - 1: "that counts one emoji as a single "
-                               "unit: every character outside the BMP is a surrogate pair."}),
-    Question(f"Under requests, how many bytes is the mandatory request if the question is "
-             f"{NO_EMOJI} (the emoji removed)?",
-             lambda: _requests_mandatory(NO_EMOJI),
-             explanation="under requests the emoji is written as a surrogate pair of \\uXXXX "
-                         "escapes, 12 bytes; without it the body is that much shorter.",
-             hint="how does requests write 🙂 in JSON? Section 'One text, four numbers' shows "
-                  "the question's JSON string under requests.",
-             mistakes=lambda: {_requests_mandatory(fixtures.BOUNDARY_QUESTION): "that is the "
-                               "request with the emoji still in it.",
-                               _requests_mandatory(fixtures.BOUNDARY_QUESTION) - 4: "that "
-                               "removes the emoji's 4 UTF-8 bytes; requests does not send "
-                               "them raw, it writes \\uXXXX escapes.",
-                               len(request_bytes(fixtures.BOUNDARY_SYSTEM, [], NO_EMOJI)): "that "
-                               "is what gson and httpx send; requests escapes non-ASCII and "
-                               "adds spaces.",
-                               len(_mandatory_body().encode("utf-8")): "that is gson's "
-                               "mandatory request, emoji included."}),
-])
 
 
 # --- 04 · The boundary table -------------------------------------------------------------
@@ -283,7 +178,7 @@ quiz04 = Questionnaire(heading(4), [
                                "bytes count.",
                                measures.suffix_sizes(*BOUNDARY)[0] - 1: "that removes one byte; "
                                "'。' is one character, but how many UTF-8 bytes?",
-                               **_unit_mistakes(request_bytes(NO_FULL_STOP, [], BOUNDARY[2])
+                               **unit_mistakes(request_bytes(NO_FULL_STOP, [], BOUNDARY[2])
                                                 .decode("utf-8"))}),
     Question("The older turn's answer grows from 'world' to 'world, and more' (10 more ASCII "
              "bytes). At a 308-byte budget, how many turns does select keep?",
