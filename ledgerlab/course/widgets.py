@@ -31,6 +31,7 @@ from . import charts, fixtures, measures
 from .charts import Chart
 from .display import PlainText, facts, join_labels, turns
 from .lessons.bad_slice_vs_whole_turn import SLICE_EXPLORER
+from .lessons.the_boundary_table import BUDGET_EXPLORER
 from .lessons.the_length_trap import TEXT_EXPLORER
 from .measures import slice_problems
 
@@ -254,13 +255,15 @@ class BudgetExplorer(Explorer):
     """The whole-turn rule over a fixture: a budget slider and an encoder choice.
 
     The slider runs from 100 bytes to 60 past the largest request any encoder makes
-    (399 + 60 = 459 for the boundary fixture); a budget outside that is refused.
+    (399 + 60 = 459 for the boundary fixture); a budget outside that is refused. Notebook 04's
+    explorer (03's too), which starts as its lesson says
+    (``lessons.the_boundary_table.BUDGET_EXPLORER``).
     """
 
-    def __init__(self, system: str = fixtures.BOUNDARY_SYSTEM,
-                 history: Sequence[Turn] = fixtures.BOUNDARY_HISTORY,
-                 current: str = fixtures.BOUNDARY_QUESTION, budget: int = 235,
-                 *, encoder: str = "gson") -> None:
+    def __init__(self, system: str = BUDGET_EXPLORER["system"],
+                 history: Sequence[Turn] = BUDGET_EXPLORER["history"],
+                 current: str = BUDGET_EXPLORER["current"], budget: int = BUDGET_EXPLORER["budget"],
+                 *, encoder: str = BUDGET_EXPLORER["encoder"]) -> None:
         self.system, self.history, self.current = system, tuple(history), current
         largest = max(measures.suffix_sizes(system, self.history, current, encoder=name)[-1]
                       for name in ENCODERS)

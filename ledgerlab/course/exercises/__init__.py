@@ -27,15 +27,35 @@ imported, so the graded notebook calls ``use_variant`` before its imports.
 
 from __future__ import annotations
 
+from ..lessons import the_boundary_table
 from ..lessons.bad_slice_vs_whole_turn import exercise02
-from .boundary import (HIDDEN_JAVA_TEXTS, JAVA_TEXTS, MUCH_LARGER, SMILE, WINDOW_TOKENIZER,
-                       grown_question, q1, q2, q3, q4, q5, q7, unit_mistake)
+from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERCISE5,
+                                          HIDDEN_JAVA_TEXTS, MUCH_LARGER, SMILE, exercise3,
+                                          java_texts, unit_mistake)
+from .boundary import WINDOW_TOKENIZER, q7
 from .memory import EVIDENCE, MEMORY_IDS, q10
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
 from .scenario import q6, q8, reopened, torn_journal
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
                        variant_key)
+
+# A lesson's exercise is an Exercise but its variant (a partial): each is given here the variant
+# in use, which ``variants`` holds (a lesson's module does not import this package, which
+# imports it).
+q1 = EXERCISE1(fixture=active)
+q2 = EXERCISE2(fixture=active)
+JAVA_TEXTS = java_texts(SELF_PACED)  # exercise 3's texts: two are the self-paced variant's
+q3 = exercise3(JAVA_TEXTS)(fixture=active)
+q4 = EXERCISE4(fixture=active)
+q5 = EXERCISE5(fixture=active)
+
+
+def grown_question(count: int, v: Variant | None = None) -> str:
+    """Exercise 2's question with ``count`` more smileys, on the variant in use unless ``v``
+    is given."""
+    return the_boundary_table.grown_question(count, v or active())
+
 
 EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11)
 # What the graded edition grades, by the names its answers are reported under.

@@ -17,8 +17,8 @@ from ledgerlab import (PER_MESSAGE, REPLY_PRIMING, Fact, Journal, JournalFull, T
 
 from .. import fixtures, measures, scenario
 from ..feedback import Discussion, Question, Questionnaire
+from ..lessons.the_boundary_table import BOUNDARY
 from ..syllabus import heading
-from .projection import BOUNDARY
 
 # --- What the answers are computed from ------------------------------------------------
 ONE_MORE = ("four", "One more question.", "One more answer.")  # 06's refused, then retained turn
