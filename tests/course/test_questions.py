@@ -14,7 +14,8 @@ from ledgerlab.course import measures
 from ledgerlab.course.grading.rubrics import teacher_key
 from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Question,
                                        Questionnaire)
-from ledgerlab.course.lessons import bad_slice_vs_whole_turn, the_boundary_table, the_length_trap
+from ledgerlab.course.lessons import (bad_slice_vs_whole_turn, the_boundary_table, the_ledger,
+                                      the_length_trap)
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
@@ -517,7 +518,7 @@ def derived_figures():
                               {len(the_boundary_table.NO_FULL_STOP)}),  # the other characters
         questions.quiz05[1]: (set(), {select(fixtures.SCENARIO_SYSTEM, wide, fixtures.WIDE_QUESTION,
                                              479).kept}),
-        questions.quiz05[2]: (set(), {ledger._journal_after_torn_tail(100)[0]}),
+        questions.quiz05[2]: (set(), {the_ledger._journal_after_torn_tail(100)[0]}),
         questions.quiz07[1]: (set(), {2}),  # the mandatory input's two messages
         questions.quiz08[1]: ({select(*pinned, 1_000, facts=facts[1:]).fact_bytes,
                                select(*pinned, 1_000, facts=facts).fact_bytes}, set()),

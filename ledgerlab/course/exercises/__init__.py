@@ -28,15 +28,17 @@ imported, so the graded notebook calls ``use_variant`` before its imports.
 from __future__ import annotations
 
 from ..lessons import the_boundary_table
+from ..lessons import the_ledger
 from ..lessons.bad_slice_vs_whole_turn import exercise02
 from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERCISE5,
                                           HIDDEN_JAVA_TEXTS, MUCH_LARGER, SMILE, exercise3,
                                           java_texts, unit_mistake)
+from ..lessons.the_ledger import EXERCISE6, reopened
 from .boundary import WINDOW_TOKENIZER, q7
 from .memory import EVIDENCE, MEMORY_IDS, q10
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
-from .scenario import q6, q8, reopened, torn_journal
+from .scenario import q8
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
                        variant_key)
 
@@ -49,12 +51,18 @@ JAVA_TEXTS = java_texts(SELF_PACED)  # exercise 3's texts: two are the self-pace
 q3 = exercise3(JAVA_TEXTS)(fixture=active)
 q4 = EXERCISE4(fixture=active)
 q5 = EXERCISE5(fixture=active)
+q6 = EXERCISE6(fixture=active)
 
 
 def grown_question(count: int, v: Variant | None = None) -> str:
     """Exercise 2's question with ``count`` more smileys, on the variant in use unless ``v``
     is given."""
     return the_boundary_table.grown_question(count, v or active())
+
+
+def torn_journal(v: Variant | None = None) -> bytes:
+    """Exercise 6's journal bytes, on the variant in use unless ``v`` is given."""
+    return the_ledger.torn_journal(v or active())
 
 
 EXERCISES = (q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11)

@@ -1,85 +1,16 @@
-"""Exercises 6 and 8, on the projection scenario's turns (notebooks 05 and 08).
-
-A journal whose third line a crash tore (what does opening it leave?), and the smallest
-budget for notebook 08's pinned facts, a third one added, and the newest turn. Each checker
+"""Exercise 8, on the projection scenario's turns (notebook 08): the smallest
+budget for notebook 08's pinned facts, a third one added, and the newest turn. The checker
 is given the variant it checks against first (``variants``); ``ledgerlab.course.exercises``
 says how every exercise is checked.
 """
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
-from ledgerlab import BudgetError, Journal, encode_record, fact_line, request_bytes, select
+from ledgerlab import BudgetError, fact_line, request_bytes, select
 
 from ..display import turns as count_turns
-from ..feedback import (NEGATIVE, Exercise, Feedback, as_budget, as_integral, correct, not_whole,
-                        wrong)
+from ..feedback import Exercise, Feedback, as_budget, correct, wrong
 from .variants import Variant, active
-
-# --- 6. A torn tail in the journal ---------------------------------------------------
-
-
-def torn_journal(v: Variant | None = None) -> bytes:
-    """Journal bytes: two complete turns, then a third line torn by a crash (the scenario's
-    turns one and two in the article's fixture)."""
-    v = v or active()
-    lines = [encode_record(turn_id, turn.question, turn.answer)
-             for turn_id, turn in v.journal_turns]
-    third = encode_record("three", v.torn_turn.question, v.torn_turn.answer)
-    return b"".join(lines) + third[:v.torn_after]
-
-
-def reopened(data: bytes) -> tuple[int, int]:
-    """Turns and file bytes after a real Journal opens a file holding ``data``."""
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "torn.log"
-        path.write_bytes(data)
-        with Journal(path) as journal:
-            return len(journal), path.stat().st_size
-
-
-def _check_torn(v: Variant, turns_after_open: object, file_bytes_after_open: object) -> Feedback:
-    turns, size = as_integral(turns_after_open), as_integral(file_bytes_after_open)
-    if turns is None:
-        return not_whole(turns_after_open, "turns")
-    if size is None:
-        return not_whole(file_bytes_after_open, "bytes")
-    if turns < 0 or size < 0:
-        return wrong(NEGATIVE)
-    data = torn_journal(v)
-    kept, good = reopened(data)  # the truth: what a real journal does with the file
-    if (turns, size) == (good, kept):
-        return wrong("your two answers look swapped: check() takes the turns first, then the "
-                     "file's bytes.")
-    if turns == 0 or size == 0:
-        return wrong("the journal does not refuse this file: the bytes after the last newline "
-                     "were never acknowledged, so they are a crash's trace, not corruption.")
-    if turns < kept and size == good:
-        return wrong(f"{count_turns(turns)}, but your file size keeps more complete lines than "
-                     f"that: every complete line (newline included) is an acknowledged turn; "
-                     f"only the bytes after the last newline are cut.")
-    if turns != kept:
-        return wrong(f"{count_turns(turns)}: the last line was cut short, and a line is a turn "
-                     f"only if all of it, newline included, reached the disk.")
-    if size == len(data):
-        return wrong(f"{size} bytes is the file before opening: the journal does not keep the "
-                     f"torn tail behind its turns.")
-    if size != good:
-        return wrong(f"{size} bytes: after open the file holds exactly the complete lines, "
-                     f"each with its newline.")
-    return correct(f"{kept} turns and {good} bytes: the {len(data) - good}-byte torn tail is "
-                   f"cut (and the cut synced); the third turn was never acknowledged.")
-
-
-q6 = Exercise(
-    6, "a torn tail in the journal", _check_torn, fixture=active,
-    hint="Write the bytes to a file in a temporary directory (tempfile.TemporaryDirectory) "
-         "and open a Journal on it: len(journal) and the file's size afterwards. "
-         "ledgerlab.journal.examine(data) shows each line's offset, length and problem.",
-)
-
 
 # --- 8. Notebook 08's exercise: the smallest budget for three pinned facts and a turn -------
 
