@@ -22,13 +22,13 @@ from __future__ import annotations
 from ..feedback import Discussion, Question, Questionnaire
 from ..lessons.bad_slice_vs_whole_turn import predict02, predict02_count, quiz02
 from ..lessons.storage_vs_context import predict01, quiz01
+from ..lessons.the_costs_of_a_ledger import predict06, quiz06
 from ..lessons.the_boundary_table import (predict04, predict04_first, predict04_second,
                                          quiz04)
 from ..lessons.the_ledger import predict05, predict05_narrow, predict05_torn, predict05_wide, quiz05
 from ..lessons.the_length_trap import predict03, quiz03
 from ..syllabus import heading
-from .ledger import (predict06, predict07, predict07_tokens, predict08, predict08_turns, quiz06,
-                     quiz07, quiz08)
+from .ledger import predict07, predict07_tokens, predict08, predict08_turns, quiz07, quiz08
 from .memory import predict09, predict09_forget, predict09_room, quiz09
 from .tools import (predict10, predict10_dialect, predict10_extra, predict10_tools,
                     predict11_image,
