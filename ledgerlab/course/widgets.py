@@ -33,6 +33,7 @@ from .display import PlainText, facts, join_labels, turns
 from .lessons.bad_slice_vs_whole_turn import SLICE_EXPLORER
 from .lessons.the_boundary_table import BUDGET_EXPLORER
 from .lessons.the_length_trap import TEXT_EXPLORER
+from .lessons.two_limits import TWO_LIMITS_EXPLORER
 from .measures import slice_problems
 
 __all__ = ["BudgetExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
@@ -335,13 +336,16 @@ class TextExplorer(Explorer):
 
 class TwoLimitsExplorer(Explorer):
     """A byte budget and a token limit over one fixture, with a reserve for the reply:
-    which limit binds."""
+    which limit binds. Notebook 07's explorer, which starts as its lesson says
+    (``lessons.two_limits.TWO_LIMITS_EXPLORER``)."""
 
-    def __init__(self, system: str = fixtures.BOUNDARY_SYSTEM,
-                 history: Sequence[Turn] = fixtures.BOUNDARY_HISTORY,
-                 current: str = fixtures.BOUNDARY_QUESTION, budget: int = 308,
-                 max_tokens: int = 60, *, reserve_tokens: int = 20,
-                 tokenizer: str = "o200k_base") -> None:
+    def __init__(self, system: str = TWO_LIMITS_EXPLORER["system"],
+                 history: Sequence[Turn] = TWO_LIMITS_EXPLORER["history"],
+                 current: str = TWO_LIMITS_EXPLORER["current"],
+                 budget: int = TWO_LIMITS_EXPLORER["budget"],
+                 max_tokens: int = TWO_LIMITS_EXPLORER["max_tokens"], *,
+                 reserve_tokens: int = TWO_LIMITS_EXPLORER["reserve_tokens"],
+                 tokenizer: str = TWO_LIMITS_EXPLORER["tokenizer"]) -> None:
 
         self.system, self.history, self.current = system, tuple(history), current
         self.reserve_tokens, self.tokenizer = reserve_tokens, tokenizer

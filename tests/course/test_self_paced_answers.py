@@ -31,10 +31,10 @@ from ledgerlab import request_bytes
 from ledgerlab.course.exercises import (ARTICLE, EXERCISES, GRADED, JAVA_TEXTS, SELF_PACED,
                                         variant, variant_key)
 from ledgerlab.course.exercises import variants
-from ledgerlab.course.exercises.boundary import window_figures
 from ledgerlab.course.feedback import FEW
 from ledgerlab.course.grading import editions
 from ledgerlab.course.grading.roster import expected
+from ledgerlab.course.lessons.two_limits import window_figures
 from solved import solve
 
 ROOT = Path(__file__).resolve().parents[2]

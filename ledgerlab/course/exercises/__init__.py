@@ -34,7 +34,7 @@ from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERC
                                           HIDDEN_JAVA_TEXTS, MUCH_LARGER, SMILE, exercise3,
                                           java_texts, unit_mistake)
 from ..lessons.the_ledger import EXERCISE6, reopened
-from .boundary import WINDOW_TOKENIZER, q7
+from ..lessons.two_limits import EXERCISE7, WINDOW_TOKENIZER
 from .memory import EVIDENCE, MEMORY_IDS, q10
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
@@ -52,6 +52,7 @@ q3 = exercise3(JAVA_TEXTS)(fixture=active)
 q4 = EXERCISE4(fixture=active)
 q5 = EXERCISE5(fixture=active)
 q6 = EXERCISE6(fixture=active)
+q7 = EXERCISE7(fixture=active)
 
 
 def grown_question(count: int, v: Variant | None = None) -> str:

@@ -27,8 +27,9 @@ from ..lessons.the_boundary_table import (predict04, predict04_first, predict04_
                                          quiz04)
 from ..lessons.the_ledger import predict05, predict05_narrow, predict05_torn, predict05_wide, quiz05
 from ..lessons.the_length_trap import predict03, quiz03
+from ..lessons.two_limits import predict07, predict07_tokens, quiz07
 from ..syllabus import heading
-from .ledger import predict07, predict07_tokens, predict08, predict08_turns, quiz07, quiz08
+from .ledger import predict08, predict08_turns, quiz08
 from .memory import predict09, predict09_forget, predict09_room, quiz09
 from .tools import (predict10, predict10_dialect, predict10_extra, predict10_tools,
                     predict11_image,
