@@ -27,10 +27,11 @@ from traitlets import Any, TraitError, validate
 from ledgerlab import (BudgetError, ENCODERS, Fact, InvalidText, Selection, Turn, check_text,
                        request_bytes, request_tokens, select)
 
-from . import charts, fixtures, measures
+from . import charts, measures
 from .charts import Chart
 from .display import PlainText, facts, join_labels, turns
 from .lessons.bad_slice_vs_whole_turn import SLICE_EXPLORER
+from .lessons.pinned_facts import FACTS_EXPLORER
 from .lessons.the_boundary_table import BUDGET_EXPLORER
 from .lessons.the_length_trap import TEXT_EXPLORER
 from .lessons.two_limits import TWO_LIMITS_EXPLORER
@@ -394,15 +395,17 @@ class FactsExplorer(Explorer):
 
     The budget slider runs from 100 bytes to 60 past the request that keeps every fact
     and every turn; the facts cap from 0 to 60 past the bytes of every fact. The cap
-    starts where it keeps every fact, as no cap would.
+    starts where it keeps every fact, as no cap would. Notebook 08's explorer, which starts
+    as its lesson says (``lessons.pinned_facts.FACTS_EXPLORER``).
     """
 
-    def __init__(self, system: str = fixtures.SCENARIO_SYSTEM,
-                 history: Sequence[Turn] = fixtures.SCENARIO_HISTORY,
-                 current: str = fixtures.NEXT_STEP_QUESTION,
-                 pinned: Sequence[Fact] = fixtures.PINNED_FACTS,
-                 budget: int = 264, fact_cap: int | None = None, *,
-                 encoder: str = "gson") -> None:
+    def __init__(self, system: str = FACTS_EXPLORER["system"],
+                 history: Sequence[Turn] = FACTS_EXPLORER["history"],
+                 current: str = FACTS_EXPLORER["current"],
+                 pinned: Sequence[Fact] = FACTS_EXPLORER["pinned"],
+                 budget: int = FACTS_EXPLORER["budget"],
+                 fact_cap: int | None = FACTS_EXPLORER["fact_cap"], *,
+                 encoder: str = FACTS_EXPLORER["encoder"]) -> None:
         self.system, self.history, self.current = system, tuple(history), current
         self.pinned, self.encoder = tuple(pinned), encoder
         everything = select(system, self.history, current, 10**9, facts=self.pinned,

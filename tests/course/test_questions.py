@@ -14,8 +14,8 @@ from ledgerlab.course import measures
 from ledgerlab.course.grading.rubrics import teacher_key
 from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Question,
                                        Questionnaire)
-from ledgerlab.course.lessons import (bad_slice_vs_whole_turn, the_boundary_table, the_ledger,
-                                      the_length_trap)
+from ledgerlab.course.lessons import (bad_slice_vs_whole_turn, pinned_facts, the_boundary_table,
+                                      the_ledger, the_length_trap)
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
@@ -495,8 +495,7 @@ def count_words(text):
 def derived_figures():
     """Each explanation's figures that its prompt does not give, as the library computes
     them: (numerals, counts in words)."""
-    ledger = questions.ledger
-    pinned, facts = ledger.PINNED, fixtures.PINNED_FACTS
+    pinned, facts = pinned_facts.PINNED, fixtures.PINNED_FACTS
     slice_sizes = measures.suffix_sizes(*bad_slice_vs_whole_turn.SLICE)
     mandatory_facts = request_tokens(pinned[0], [], pinned[2], facts=facts)
     tiles = (-(-1365 // 512), -(-768 // 512))  # the screenshot scaled to 1365x768

@@ -1,26 +1,29 @@
-"""Predictions and quizzes for notebooks 05 to 08: the ledger and what a request takes from it.
+"""08 · Pinned facts: explicit origins and budgets: an early fact kept in every request.
 
-The ledger on a real journal (a torn tail, a rejected request), its costs (the cap, what a
-projection does not delete), the second limit (tokens) and pinned facts, on the
-projection scenario (and, for 07, the boundary fixture). How a question is asked and
-checked is ``ledgerlab.course.feedback``.
+The predictions and the quiz, on the projection scenario with pinned facts (``PINNED``,
+``fixtures.PINNED_FACTS``): what a fact costs with its origin, what it leaves of a budget, a
+facts cap, a token limit, and what retain deletes with a turn; the explorer's settings
+(``FACTS_EXPLORER``); and exercise 8, the smallest budget for three pinned facts and the
+newest turn, checked against a variant, which ``ledgerlab.course.exercises`` gives it
+(``q8``). ``ledgerlab.course.questions`` gathers the predictions and the quiz. How a question
+is asked and checked is ``ledgerlab.course.feedback``.
 """
 
 from __future__ import annotations
 
 import tempfile
+from functools import partial
 from pathlib import Path
 
-from ledgerlab import Fact, fact_line, get_encoder, select
+from ledgerlab import BudgetError, Fact, fact_line, get_encoder, request_bytes, select
 
 from .. import fixtures, scenario
-from ..feedback import Discussion, Question, Questionnaire
+from ..display import turns as count_turns
+from ..feedback import (Discussion, Exercise, Feedback, Question, Questionnaire, as_budget,
+                        correct, wrong)
 from ..syllabus import heading
 
 # --- What the answers are computed from ------------------------------------------------
-
-
-# --- 08 · Pinned facts: explicit origins and budgets ---------------------------------------
 
 PINNED = (fixtures.SCENARIO_SYSTEM, fixtures.SCENARIO_HISTORY, fixtures.NEXT_STEP_QUESTION)
 ROOM = 100_000  # a budget that holds every fact and turn of the fixture
@@ -66,6 +69,8 @@ def _facts_left_after_retain() -> int:
             journal.retain(last=1)
             return len(journal.facts())
 
+
+# --- The predictions and the quiz --------------------------------------------------------
 
 predict08 = Question(
     "Pin the fact 'The project code is ORCHID-17.' from turn one. How many bytes does it add "
@@ -144,3 +149,82 @@ quiz08 = Questionnaire(heading(8), [
                "turn stays on disk or in a request. The origin also tells the model, and a "
                "reader of the request, where the fact comes from."),
 ])
+
+
+# --- The explorer ------------------------------------------------------------------------
+# FactsExplorer's starting point (``ledgerlab.course.widgets`` takes its defaults from here):
+# the projection scenario with its two pinned facts, at the narrow budget of notebook 05 (264
+# bytes), with no facts cap (None: the cap starts where it keeps every fact), under gson.
+FACTS_EXPLORER = {"system": fixtures.SCENARIO_SYSTEM, "history": fixtures.SCENARIO_HISTORY,
+                  "current": fixtures.NEXT_STEP_QUESTION, "pinned": fixtures.PINNED_FACTS,
+                  "budget": 264, "fact_cap": None, "encoder": "gson"}
+
+
+# --- Exercise 8: the smallest budget for three pinned facts and the newest turn -------------
+# An Exercise but the variant it checks against, which ``ledgerlab.course.exercises`` gives
+# it (``q8``), as exercises 1 to 5 (``the_boundary_table``). The checker takes that variant,
+# ``v``, first.
+
+def facts_figures(v) -> dict[str, int]:
+    """The right answer and the sums a learner may add up instead."""
+    system, history, question = v.pinned
+    *first, third = v.facts
+    mandatory = len(request_bytes(system, [], question))
+    with_newest = len(request_bytes(system, history[-1:], question))
+    facts = select(system, history, question, 10**6, facts=v.facts).fact_bytes
+    two_facts = select(system, history, question, 10**6, facts=first).fact_bytes
+    alone = select(system, history, question, 10**6, facts=[third]).fact_bytes
+    line = len(fact_line(third).encode())
+    return {"answer": with_newest + facts, "mandatory": mandatory, "facts": facts,
+            "newest": with_newest - mandatory, "no_facts": with_newest,
+            "two_facts": with_newest + two_facts,
+            "no_separator": with_newest + two_facts + line,
+            "own_message": with_newest + two_facts + alone,
+            "lines_only": with_newest + sum(len(fact_line(f).encode()) for f in v.facts)}
+
+
+def _check_facts_budget(v, facts_budget: object) -> Feedback:
+    budget = as_budget(facts_budget)
+    if isinstance(budget, Feedback):
+        return budget
+    f = facts_figures(v)
+    known = {
+        f["no_facts"]: "that is the request with turn two and no fact (the projection "
+                       "scenario's narrow request). The facts are paid first, out of the same "
+                       "budget.",
+        f["two_facts"]: "that makes room for the two facts of section 3; the last of "
+                        "EXERCISE_FACTS is a third, pinned after them, and it costs bytes too.",
+        f["no_separator"]: "close: the facts share one message, one line each, and the lines "
+                           "are joined by a newline, which JSON writes as \\n (2 bytes).",
+        f["own_message"]: "that gives the third fact a message of its own. The facts share "
+                          "one system message: its envelope is paid once.",
+        f["lines_only"]: "that counts the facts' lines, origins included, but not the system "
+                         "message that carries them: its keys, quotes, braces, the comma "
+                         "before it and the newlines between the lines.",
+    }
+    if budget in known and budget != f["answer"]:  # on a variant a sum may happen to be right
+        return wrong(known[budget])
+    try:
+        chosen = select(*v.pinned, budget, facts=v.facts)
+    except BudgetError:
+        return wrong(f"{budget} bytes is below the mandatory input ({f['mandatory']} bytes): "
+                     f"select raises BudgetError.")
+    if chosen.facts_kept < len(v.facts) or chosen.kept == 0:
+        return wrong(f"at {budget} bytes select keeps {chosen.facts_kept} of "
+                     f"{len(v.facts)} facts and {count_turns(chosen.kept)}: the "
+                     f"exercise asks for every fact and the newest turn.")
+    if budget > f["answer"]:
+        return wrong(f"{budget} bytes keeps every fact and {count_turns(chosen.kept)}, but a "
+                     f"smaller budget does too: find the smallest.")
+    return correct(f"{budget} = {f['mandatory']} mandatory + {f['facts']} for the three facts "
+                   f"+ {f['newest']} for turn two. The facts' bytes are the same whatever "
+                   f"turns are kept, so the parts add up; one byte less and turn two is "
+                   f"dropped, never a fact.")
+
+
+EXERCISE8 = partial(
+    Exercise, 8, "the smallest budget for three pinned facts and the newest turn", _check_facts_budget,
+    hint="select(..., facts=EXERCISE_FACTS) returns fact_bytes, whatever the budget; the "
+         "request is the mandatory input + the facts + the kept turns. Measure each part, or "
+         "ask what one more fact adds to the facts message.",
+)
