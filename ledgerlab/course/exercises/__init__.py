@@ -31,12 +31,12 @@ from ..lessons import the_boundary_table
 from ..lessons import the_ledger
 from ..lessons.bad_slice_vs_whole_turn import exercise02
 from ..lessons.pinned_facts import EXERCISE8
+from ..lessons.summaries_and_evidence import EVIDENCE, EXERCISE10, MEMORY_IDS
 from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERCISE5,
                                           HIDDEN_JAVA_TEXTS, MUCH_LARGER, SMILE, exercise3,
                                           java_texts, unit_mistake)
 from ..lessons.the_ledger import EXERCISE6, reopened
 from ..lessons.two_limits import EXERCISE7, WINDOW_TOKENIZER
-from .memory import EVIDENCE, MEMORY_IDS, q10
 from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
@@ -54,6 +54,7 @@ q5 = EXERCISE5(fixture=active)
 q6 = EXERCISE6(fixture=active)
 q7 = EXERCISE7(fixture=active)
 q8 = EXERCISE8(fixture=active)
+q10 = EXERCISE10(fixture=active)
 
 
 def grown_question(count: int, v: Variant | None = None) -> str:

@@ -22,10 +22,10 @@ from functools import cache
 from pathlib import Path
 
 from ..exercises import ARTICLE, SELF_PACED, Variant, variant, variant_key
-from ..exercises.memory import summary_figures
 from ..exercises.reasoning import reasoned_figures
 from ..exercises.variants import normalized
 from ..lessons.pinned_facts import facts_figures
+from ..lessons.summaries_and_evidence import summary_figures
 from ..lessons.the_boundary_table import grow_answer, java_gap, requests_full
 from ..lessons.the_ledger import reopened, torn_journal
 from ..lessons.two_limits import window_figures

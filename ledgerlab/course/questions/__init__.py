@@ -23,6 +23,7 @@ from ..feedback import Discussion, Question, Questionnaire
 from ..lessons.bad_slice_vs_whole_turn import predict02, predict02_count, quiz02
 from ..lessons.pinned_facts import predict08, predict08_turns, quiz08
 from ..lessons.storage_vs_context import predict01, quiz01
+from ..lessons.summaries_and_evidence import predict09, predict09_forget, predict09_room, quiz09
 from ..lessons.the_costs_of_a_ledger import predict06, quiz06
 from ..lessons.the_boundary_table import (predict04, predict04_first, predict04_second,
                                          quiz04)
@@ -30,7 +31,6 @@ from ..lessons.the_ledger import predict05, predict05_narrow, predict05_torn, pr
 from ..lessons.the_length_trap import predict03, quiz03
 from ..lessons.two_limits import predict07, predict07_tokens, quiz07
 from ..syllabus import heading
-from .memory import predict09, predict09_forget, predict09_room, quiz09
 from .tools import (predict10, predict10_dialect, predict10_extra, predict10_tools,
                     predict11_image,
                     predict11_loop, predict11_reasoning, quiz10, quiz11)
