@@ -36,8 +36,8 @@ from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERC
                                           HIDDEN_JAVA_TEXTS, MUCH_LARGER, SMILE, exercise3,
                                           java_texts, unit_mistake)
 from ..lessons.the_ledger import EXERCISE6, reopened
+from ..lessons.tool_turns import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from ..lessons.two_limits import EXERCISE7, WINDOW_TOKENIZER
-from .pairing import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from .reasoning import q11, reasoned
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
                        variant_key)

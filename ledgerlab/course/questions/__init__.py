@@ -29,11 +29,11 @@ from ..lessons.the_boundary_table import (predict04, predict04_first, predict04_
                                          quiz04)
 from ..lessons.the_ledger import predict05, predict05_narrow, predict05_torn, predict05_wide, quiz05
 from ..lessons.the_length_trap import predict03, quiz03
+from ..lessons.tool_turns import (predict10, predict10_dialect, predict10_extra, predict10_tools,
+                                  quiz10)
 from ..lessons.two_limits import predict07, predict07_tokens, quiz07
 from ..syllabus import heading
-from .tools import (predict10, predict10_dialect, predict10_extra, predict10_tools,
-                    predict11_image,
-                    predict11_loop, predict11_reasoning, quiz10, quiz11)
+from .tools import predict11_image, predict11_loop, predict11_reasoning, quiz11
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
