@@ -30,6 +30,7 @@ from __future__ import annotations
 from ..lessons import the_boundary_table
 from ..lessons import the_ledger
 from ..lessons.bad_slice_vs_whole_turn import exercise02
+from ..lessons.images_loops_and_reasoning import EXERCISE11, reasoned
 from ..lessons.pinned_facts import EXERCISE8
 from ..lessons.summaries_and_evidence import EVIDENCE, EXERCISE10, MEMORY_IDS
 from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERCISE5,
@@ -38,7 +39,6 @@ from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERC
 from ..lessons.the_ledger import EXERCISE6, reopened
 from ..lessons.tool_turns import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from ..lessons.two_limits import EXERCISE7, WINDOW_TOKENIZER
-from .reasoning import q11, reasoned
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
                        variant_key)
 
@@ -55,6 +55,7 @@ q6 = EXERCISE6(fixture=active)
 q7 = EXERCISE7(fixture=active)
 q8 = EXERCISE8(fixture=active)
 q10 = EXERCISE10(fixture=active)
+q11 = EXERCISE11(fixture=active)
 
 
 def grown_question(count: int, v: Variant | None = None) -> str:

@@ -22,8 +22,8 @@ from functools import cache
 from pathlib import Path
 
 from ..exercises import ARTICLE, SELF_PACED, Variant, variant, variant_key
-from ..exercises.reasoning import reasoned_figures
 from ..exercises.variants import normalized
+from ..lessons.images_loops_and_reasoning import reasoned_figures
 from ..lessons.pinned_facts import facts_figures
 from ..lessons.summaries_and_evidence import summary_figures
 from ..lessons.the_boundary_table import grow_answer, java_gap, requests_full

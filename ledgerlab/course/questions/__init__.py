@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from ..feedback import Discussion, Question, Questionnaire
 from ..lessons.bad_slice_vs_whole_turn import predict02, predict02_count, quiz02
+from ..lessons.images_loops_and_reasoning import (predict11_image, predict11_loop,
+                                                  predict11_reasoning, quiz11)
 from ..lessons.pinned_facts import predict08, predict08_turns, quiz08
 from ..lessons.storage_vs_context import predict01, quiz01
 from ..lessons.summaries_and_evidence import predict09, predict09_forget, predict09_room, quiz09
@@ -33,7 +35,6 @@ from ..lessons.tool_turns import (predict10, predict10_dialect, predict10_extra,
                                   quiz10)
 from ..lessons.two_limits import predict07, predict07_tokens, quiz07
 from ..syllabus import heading
-from .tools import predict11_image, predict11_loop, predict11_reasoning, quiz11
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",
