@@ -1,5 +1,9 @@
 """Explorers for the notebooks: ipywidgets controls over ``select`` and the charts.
 
+The classes are generic; each one's defaults (the fixture it explores, its starting values)
+are the settings of the lesson that shows it (``ledgerlab.course.lessons``: ``SLICE_EXPLORER``
+in ``bad_slice_vs_whole_turn`` and so on). How far a slider runs follows from the fixture, here.
+
 Each explorer keeps its state in plain attributes (``slider``, ``selection``,
 ``error``, ``summary``, ``chart``) that a test or a notebook cell reads after
 setting a control's ``value``. The callback only recomputes that state and puts

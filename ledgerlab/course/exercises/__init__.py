@@ -10,13 +10,18 @@ answered yet".
 
 This package is the one source of truth for the exercises: the notebook's answer
 cells are named by each checker's parameters, and ``ledgerlab.course.grading`` builds the
-solutions notebook and the graded edition from it. The exercises are split by the
-fixture they use: ``boundary`` (1 to 5, and 7), ``scenario`` (6 and 8), ``pairing``
-(9, notebook 10's tool turns), ``memory`` (10, notebook 09's summary and evidence) and
-``reasoning`` (11, notebook 11's reasoning between tool calls); every
-name a notebook or the grader uses is importable from here. ``rule`` holds notebook 02's
-optional exercise (``exercise02``: write the whole-turn rule, checked against ``select``),
-which is in ``OPTIONAL``, not in ``EXERCISES``: nothing grades it.
+solutions notebook and the graded edition from it. Each exercise is written in the module of
+the lesson it practises (``ledgerlab.course.lessons``): 1 to 5, the article's own, in
+``the_boundary_table`` (04); 6 in ``the_ledger`` (05); 7 in ``two_limits``; 8 in
+``pinned_facts``; 9 in ``tool_turns`` (10's tool turns); 10 in ``summaries_and_evidence``
+(09's summary and evidence); 11 in ``images_loops_and_reasoning``. Every name a notebook or the
+grader uses is importable from here. An exercise that asks about a variant is there an
+``Exercise`` but its variant (``EXERCISE1`` and so on, a partial), and is made here, where the
+variants are (``q1 = EXERCISE1(fixture=active)``): a lesson's module does not import this
+package, which imports it. Exercise 9 asks about no variant and is whole in its lesson, as is
+notebook 02's optional exercise (``exercise02``: write the whole-turn rule, checked against
+``select``, in ``bad_slice_vs_whole_turn``), which is in ``OPTIONAL``, not in ``EXERCISES``:
+nothing grades it.
 
 What exercises 1 to 8, 10 and 11 ask about is a ``variants.Variant``: the self-paced edition's
 (``SELF_PACED``, not the article's fixture the lessons teach with, whose figures they print), or
@@ -27,24 +32,22 @@ imported, so the graded notebook calls ``use_variant`` before its imports.
 
 from __future__ import annotations
 
-from ..lessons import the_boundary_table
-from ..lessons import the_ledger
+from ..lessons import the_boundary_table, the_ledger
+# Each lesson's own, in the course's order: lessons/<name>.py, named for its notebook.
 from ..lessons.bad_slice_vs_whole_turn import exercise02
-from ..lessons.images_loops_and_reasoning import EXERCISE11, reasoned
-from ..lessons.pinned_facts import EXERCISE8
-from ..lessons.summaries_and_evidence import EVIDENCE, EXERCISE10, MEMORY_IDS
 from ..lessons.the_boundary_table import (EXERCISE1, EXERCISE2, EXERCISE4, EXERCISE5,
                                           HIDDEN_JAVA_TEXTS, MUCH_LARGER, SMILE, exercise3,
                                           java_texts, unit_mistake)
 from ..lessons.the_ledger import EXERCISE6, reopened
-from ..lessons.tool_turns import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from ..lessons.two_limits import EXERCISE7, WINDOW_TOKENIZER
+from ..lessons.pinned_facts import EXERCISE8
+from ..lessons.summaries_and_evidence import EVIDENCE, EXERCISE10, MEMORY_IDS
+from ..lessons.tool_turns import SLICED_MESSAGES, TOOL_MESSAGES, q9
+from ..lessons.images_loops_and_reasoning import EXERCISE11, reasoned
 from .variants import (ARTICLE, SELF_PACED, Variant, VariantError, active, use_variant, variant,
                        variant_key)
 
-# A lesson's exercise is an Exercise but its variant (a partial): each is given here the variant
-# in use, which ``variants`` holds (a lesson's module does not import this package, which
-# imports it).
+# Each lesson's exercise but its variant, given here the variant in use (``active``).
 q1 = EXERCISE1(fixture=active)
 q2 = EXERCISE2(fixture=active)
 JAVA_TEXTS = java_texts(SELF_PACED)  # exercise 3's texts: two are the self-paced variant's
