@@ -6,7 +6,8 @@
 - ``measures``: what the charts, explorers and quizzes measure (no matplotlib);
 - ``charts`` and ``widgets``: the figures and the explorers, built on ``measures``;
 - ``toolturns`` and ``toolcharts``: what notebook 10 measures (no matplotlib), and its figure;
-- ``feedback``, ``questions``, ``exercises``: the checks, hints and solutions;
+- ``feedback``: the checks, hints and solutions; ``lessons``: one module per lesson, its
+  questions, explorer settings and exercise, which ``questions`` and ``exercises`` gather;
 - ``benchmark``: the benchmark results notebook 12 shows (package data);
 - ``grading``: the graded edition and its autograder;
 - ``paths``: the one place that names folders of a checkout, and what an install does
