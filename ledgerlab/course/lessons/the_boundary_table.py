@@ -204,8 +204,8 @@ BUDGET_EXPLORER = {"system": fixtures.BOUNDARY_SYSTEM, "history": fixtures.BOUND
 
 # --- Exercises 1 to 5: the article's own -------------------------------------------------
 # Each is an Exercise but the variant it checks against, which ``ledgerlab.course.exercises``
-# gives it (``q1`` to ``q5``): there are the variants, and a lesson's module does not import the
-# package that imports it. Each checker takes that variant, ``v``, first.
+# gives it (``q1`` to ``q5``): that package holds the variants, and a lesson's module does not
+# import the package that imports it. Each checker takes that variant, ``v``, first.
 
 SMILE = "🙂"
 MUCH_LARGER = 2  # exercise 1: the newest turn has at least twice the older turn's bytes
@@ -442,19 +442,19 @@ def _java_length_against(java_length: object, texts: tuple[str, ...]) -> Feedbac
                    f"exercise 4 is about that gap.")
 
 
-def exercise3(java_texts: tuple[str, ...]) -> partial:
-    """Exercise 3 but its variant, as ``EXERCISE1`` is, checked on ``java_texts`` (made by
-    ``java_texts``: ``exercises`` gives them, with the variant)."""
+def exercise3(texts: tuple[str, ...]) -> partial:
+    """Exercise 3 but its variant, as ``EXERCISE1`` is, checked on ``texts`` (``java_texts``'s,
+    which ``exercises`` makes and gives it, with the variant)."""
 
     def _check_java_length(v, java_length: object) -> Feedback:
-        return _java_length_against(java_length, java_texts)
+        return _java_length_against(java_length, texts)
 
     return partial(
         Exercise, 3, "what Java's `String.length()` reports", _check_java_length,
         hint="Java strings are UTF-16: length() counts 2-byte code units. Which Python codec "
              "writes UTF-16 without a byte-order mark?",
         hidden=lambda v, java_length: _java_length_against(java_length, HIDDEN_JAVA_TEXTS),
-        inputs=java_texts + HIDDEN_JAVA_TEXTS,
+        inputs=texts + HIDDEN_JAVA_TEXTS,
     )
 
 

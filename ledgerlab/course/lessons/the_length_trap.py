@@ -131,5 +131,5 @@ quiz03 = Questionnaire(heading(3), [
 
 # --- The explorer ------------------------------------------------------------------------
 # TextExplorer's starting text (``ledgerlab.course.widgets`` takes its default from here): the
-# boundary fixture's question, whose four lengths differ.
+# boundary fixture's question, Chinese characters and an emoji, whose lengths differ.
 TEXT_EXPLORER = {"text": fixtures.BOUNDARY_QUESTION}

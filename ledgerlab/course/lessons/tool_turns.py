@@ -224,6 +224,7 @@ quiz10 = Questionnaire(heading(10), [
 # --- Exercise 9: the messages a provider refuses for pairing ------------------------------
 # It checks no variant: the same message lists for everyone, so it is whole here.
 
+
 def orphans(messages: Sequence[dict]) -> list[int]:
     """The right answer: every ``tool`` message that answers no open call of the assistant
     message its run follows, and every assistant message whose calls are not all answered
