@@ -20,10 +20,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from ledgerlab.course import exercises, questions, syllabus
-from ledgerlab.course.exercises.memory import summary_figures
-from ledgerlab.course.exercises.reasoning import reasoned_figures
 from ledgerlab.course.feedback import FEW, Discussion, Exercise, Question
 from ledgerlab.course.grading.editions import SOLUTIONS_NOTEBOOK
+from ledgerlab.course.lessons.images_loops_and_reasoning import reasoned_figures
+from ledgerlab.course.lessons.summaries_and_evidence import summary_figures
 from ledgerlab.course.lessons.prompt_caching import cache_figures
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,9 +6,9 @@
 - ``measures``: what the charts, explorers and quizzes measure (no matplotlib);
 - ``charts`` and ``widgets``: the figures and the explorers, built on ``measures``;
 - ``toolturns`` and ``toolcharts``: what notebook 10 measures (no matplotlib), and its figure;
-- ``lessons``: one module per lesson, its questions, quiz, explorer settings and exercise
-  (``lessons.prompt_caching``, notebook 12's; ``cachecharts`` draws its figure);
-- ``feedback``, ``questions``, ``exercises``: the checks, hints and solutions;
+- ``feedback``: the checks, hints and solutions; ``lessons``: one module per lesson, its
+  questions, quiz, explorer settings and exercise, which ``questions`` and ``exercises``
+  gather (``cachecharts`` draws 12's figure);
 - ``benchmark``: the benchmark results notebook 13 shows (package data);
 - ``grading``: the graded edition and its autograder;
 - ``paths``: the one place that names folders of a checkout, and what an install does

@@ -1,5 +1,9 @@
 """Explorers for the notebooks: ipywidgets controls over ``select`` and the charts.
 
+The classes are generic; each one's defaults (the fixture it explores, its starting values)
+are the settings of the lesson that shows it (``ledgerlab.course.lessons``: ``SLICE_EXPLORER``
+in ``bad_slice_vs_whole_turn`` and so on). How far a slider runs follows from the fixture, here.
+
 Each explorer keeps its state in plain attributes (``slider``, ``selection``,
 ``error``, ``summary``, ``chart``) that a test or a notebook cell reads after
 setting a control's ``value``. The callback only recomputes that state and puts
@@ -27,10 +31,15 @@ from traitlets import Any, TraitError, validate
 from ledgerlab import (BudgetError, ENCODERS, Fact, InvalidText, Selection, Turn, check_text,
                        request_bytes, request_tokens, select)
 
-from . import cachecharts, charts, fixtures, measures
+from . import cachecharts, charts, measures
 from .charts import Chart
 from .display import PlainText, facts, join_labels, turns
+from .lessons.bad_slice_vs_whole_turn import SLICE_EXPLORER
 from .lessons import prompt_caching
+from .lessons.pinned_facts import FACTS_EXPLORER
+from .lessons.the_boundary_table import BUDGET_EXPLORER
+from .lessons.the_length_trap import TEXT_EXPLORER
+from .lessons.two_limits import TWO_LIMITS_EXPLORER
 from .measures import slice_problems
 
 __all__ = ["BudgetExplorer", "CacheExplorer", "FactsExplorer", "SliceExplorer", "TextExplorer",
@@ -205,12 +214,13 @@ class Explorer:
 
 
 class SliceExplorer(Explorer):
-    """Bad slice vs whole-turn slice as the budget moves."""
+    """Bad slice vs whole-turn slice as the budget moves: notebook 02's explorer, which starts
+    as its lesson says (``lessons.bad_slice_vs_whole_turn.SLICE_EXPLORER``)."""
 
-    def __init__(self, system: str = fixtures.SLICE_SYSTEM,
-                 history: Sequence[Turn] = fixtures.SLICE_HISTORY,
-                 current: str = fixtures.SLICE_QUESTION, budget: int = 175,
-                 *, encoder: str = "gson") -> None:
+    def __init__(self, system: str = SLICE_EXPLORER["system"],
+                 history: Sequence[Turn] = SLICE_EXPLORER["history"],
+                 current: str = SLICE_EXPLORER["current"], budget: int = SLICE_EXPLORER["budget"],
+                 *, encoder: str = SLICE_EXPLORER["encoder"]) -> None:
         self.system, self.history, self.current = system, tuple(history), current
         self.encoder = encoder
         sizes = measures.suffix_sizes(system, self.history, current, encoder=encoder)
@@ -264,13 +274,15 @@ class BudgetExplorer(Explorer):
     """The whole-turn rule over a fixture: a budget slider and an encoder choice.
 
     The slider runs from 100 bytes to 60 past the largest request any encoder makes
-    (399 + 60 = 459 for the boundary fixture); a budget outside that is refused.
+    (399 + 60 = 459 for the boundary fixture); a budget outside that is refused. Notebook 04's
+    explorer (03's too), which starts as its lesson says
+    (``lessons.the_boundary_table.BUDGET_EXPLORER``).
     """
 
-    def __init__(self, system: str = fixtures.BOUNDARY_SYSTEM,
-                 history: Sequence[Turn] = fixtures.BOUNDARY_HISTORY,
-                 current: str = fixtures.BOUNDARY_QUESTION, budget: int = 235,
-                 *, encoder: str = "gson") -> None:
+    def __init__(self, system: str = BUDGET_EXPLORER["system"],
+                 history: Sequence[Turn] = BUDGET_EXPLORER["history"],
+                 current: str = BUDGET_EXPLORER["current"], budget: int = BUDGET_EXPLORER["budget"],
+                 *, encoder: str = BUDGET_EXPLORER["encoder"]) -> None:
         self.system, self.history, self.current = system, tuple(history), current
         largest = max(measures.suffix_sizes(system, self.history, current, encoder=name)[-1]
                       for name in ENCODERS)
@@ -307,10 +319,11 @@ class TextExplorer(Explorer):
     """Type a text, see its lengths: UTF-16 units, code points, UTF-8 and JSON bytes.
 
     A text UTF-8 cannot encode (a lone surrogate) gets a message, not a traceback:
-    no request could carry it.
+    no request could carry it. Notebook 03's explorer, which starts as its lesson says
+    (``lessons.the_length_trap.TEXT_EXPLORER``).
     """
 
-    def __init__(self, text: str = fixtures.BOUNDARY_QUESTION) -> None:
+    def __init__(self, text: str = TEXT_EXPLORER["text"]) -> None:
         self.text = widgets.Text(value=text, description="text", continuous_update=False,
                                  style={"description_width": "initial"})
         super().__init__([self.text])
@@ -341,13 +354,16 @@ class TextExplorer(Explorer):
 
 class TwoLimitsExplorer(Explorer):
     """A byte budget and a token limit over one fixture, with a reserve for the reply:
-    which limit binds."""
+    which limit binds. Notebook 07's explorer, which starts as its lesson says
+    (``lessons.two_limits.TWO_LIMITS_EXPLORER``)."""
 
-    def __init__(self, system: str = fixtures.BOUNDARY_SYSTEM,
-                 history: Sequence[Turn] = fixtures.BOUNDARY_HISTORY,
-                 current: str = fixtures.BOUNDARY_QUESTION, budget: int = 308,
-                 max_tokens: int = 60, *, reserve_tokens: int = 20,
-                 tokenizer: str = "o200k_base") -> None:
+    def __init__(self, system: str = TWO_LIMITS_EXPLORER["system"],
+                 history: Sequence[Turn] = TWO_LIMITS_EXPLORER["history"],
+                 current: str = TWO_LIMITS_EXPLORER["current"],
+                 budget: int = TWO_LIMITS_EXPLORER["budget"],
+                 max_tokens: int = TWO_LIMITS_EXPLORER["max_tokens"], *,
+                 reserve_tokens: int = TWO_LIMITS_EXPLORER["reserve_tokens"],
+                 tokenizer: str = TWO_LIMITS_EXPLORER["tokenizer"]) -> None:
 
         self.system, self.history, self.current = system, tuple(history), current
         self.reserve_tokens, self.tokenizer = reserve_tokens, tokenizer
@@ -396,15 +412,17 @@ class FactsExplorer(Explorer):
 
     The budget slider runs from 100 bytes to 60 past the request that keeps every fact
     and every turn; the facts cap from 0 to 60 past the bytes of every fact. The cap
-    starts where it keeps every fact, as no cap would.
+    starts where it keeps every fact, as no cap would. Notebook 08's explorer, which starts
+    as its lesson says (``lessons.pinned_facts.FACTS_EXPLORER``).
     """
 
-    def __init__(self, system: str = fixtures.SCENARIO_SYSTEM,
-                 history: Sequence[Turn] = fixtures.SCENARIO_HISTORY,
-                 current: str = fixtures.NEXT_STEP_QUESTION,
-                 pinned: Sequence[Fact] = fixtures.PINNED_FACTS,
-                 budget: int = 264, fact_cap: int | None = None, *,
-                 encoder: str = "gson") -> None:
+    def __init__(self, system: str = FACTS_EXPLORER["system"],
+                 history: Sequence[Turn] = FACTS_EXPLORER["history"],
+                 current: str = FACTS_EXPLORER["current"],
+                 pinned: Sequence[Fact] = FACTS_EXPLORER["pinned"],
+                 budget: int = FACTS_EXPLORER["budget"],
+                 fact_cap: int | None = FACTS_EXPLORER["fact_cap"], *,
+                 encoder: str = FACTS_EXPLORER["encoder"]) -> None:
         self.system, self.history, self.current = system, tuple(history), current
         self.pinned, self.encoder = tuple(pinned), encoder
         everything = select(system, self.history, current, 10**9, facts=self.pinned,

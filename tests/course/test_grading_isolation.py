@@ -15,8 +15,9 @@ import nbformat
 import pytest
 from markdown_it import MarkdownIt
 
-from ledgerlab.course.exercises import EXERCISES, boundary
+from ledgerlab.course.exercises import EXERCISES, q3
 from ledgerlab.course.grading import answers, cli, judge, reports, sandbox
+from ledgerlab.course.lessons import the_boundary_table
 
 from sandbox_required import sandbox_or_skip
 
@@ -138,9 +139,9 @@ def test_the_graders_work_per_answer_is_bounded(monkeypatch):
     def grown_question(count, v):  # exercise 2's check builds the variant's QUESTION + 🙂 * count
         built.append(count)
         assert count <= 10**6, f"a question of {count} smileys"  # answers.MAX_INT
-        return v.question + boundary.SMILE * count
+        return v.question + the_boundary_table.SMILE * count
 
-    monkeypatch.setattr(boundary, "grown_question", grown_question)
+    monkeypatch.setattr(the_boundary_table, "grown_question", grown_question)
     verdict = judge.judge("q2", {"n": {"int": 5 * 10**7}})
     assert verdict.status == "incorrect"
     assert "an int of 8 digits, beyond the 1,000,000 the grader checks" in verdict.message
@@ -151,7 +152,7 @@ def test_the_graders_work_per_answer_is_bounded(monkeypatch):
 
 @pytest.mark.parametrize("variable, tagged", [
     ("java_budget", {"int": 10**4299}),  # 4,300 digits: as many as JSON carries
-    ("java_length", {"function": [{"int": -10**4000}] * len(boundary.q3.inputs)}),
+    ("java_length", {"function": [{"int": -10**4000}] * len(q3.inputs)}),
 ])
 def test_feedback_never_echoes_a_huge_answer(variable, tagged):
     name = "q4" if variable == "java_budget" else "q3"

@@ -4,8 +4,9 @@ is, and the grader's test counts the ones the learner's check() and the docs giv
 from pathlib import Path
 
 from ledgerlab.course import feedback
-from ledgerlab.course.exercises import ARTICLE, GRADED, boundary, pairing
+from ledgerlab.course.exercises import ARTICLE, GRADED, HIDDEN_JAVA_TEXTS, JAVA_TEXTS
 from ledgerlab.course.grading import judge, notes, reports
+from ledgerlab.course.lessons import tool_turns
 
 from sentences import says
 from solved import solve
@@ -53,9 +54,9 @@ def test_the_graders_test_counts_are_checks_and_the_docs_say_both():
     q3 = GRADED["q3"].grade(*answers["q3"], fixture=ARTICLE).message
     q9 = GRADED["q9"].grade(*answers["q9"], fixture=ARTICLE).message
     assert q3.startswith(GRADED["q3"].check(*answers["q3"]).message)
-    assert q3.startswith(f"all {len(boundary.JAVA_TEXTS)} test texts") and "hidden tests" in q3
-    assert q9.startswith(f"all {len(pairing.CASES)} test lists") and "hidden tests" in q9
+    assert q3.startswith(f"all {len(JAVA_TEXTS)} test texts") and "hidden tests" in q3
+    assert q9.startswith(f"all {len(tool_turns.CASES)} test lists") and "hidden tests" in q9
     docs = " ".join(DOCS.read_text(encoding="utf-8").split())
-    says(docs, "exercise 3", "check()", len(boundary.JAVA_TEXTS), "texts",
-         len(boundary.HIDDEN_JAVA_TEXTS), "exercise 9", len(pairing.CASES), "message lists",
-         len(pairing.HIDDEN_CASES), in_order=True)
+    says(docs, "exercise 3", "check()", len(JAVA_TEXTS), "texts",
+         len(HIDDEN_JAVA_TEXTS), "exercise 9", len(tool_turns.CASES), "message lists",
+         len(tool_turns.HIDDEN_CASES), in_order=True)

@@ -8,9 +8,9 @@ import pytest
 from ledgerlab import Journal, request_bytes, select
 from ledgerlab.course import fixtures, measures, scenario
 from ledgerlab.course.exercises import ARTICLE, EVIDENCE, MEMORY_IDS, q10, variant
-from ledgerlab.course.exercises.memory import summary_figures
+from ledgerlab.course.lessons import summaries_and_evidence as lesson
+from ledgerlab.course.lessons.summaries_and_evidence import summary_figures
 from ledgerlab.course.memorycharts import memory_split_chart
-from ledgerlab.course.questions import memory as questions
 from sentences import says
 
 FIXTURE = (fixtures.SCENARIO_SYSTEM, fixtures.MEMORY_HISTORY, fixtures.MEMORY_QUESTION)
@@ -24,15 +24,15 @@ def offered(budget, **caps):
 
 
 def test_the_summary_carries_orchid_17_back_beside_turn_three_and_not_beside_turn_two():
-    narrow = questions.newest_turns_budget(1)
-    assert (MANDATORY, narrow, questions.summary_bytes()) == (167, 272, 79)
+    narrow = lesson.newest_turns_budget(1)
+    assert (MANDATORY, narrow, lesson.summary_bytes()) == (167, 272, 79)
     assert b"ORCHID-17" not in select(*FIXTURE, narrow).payload
-    carried = questions.with_memory(narrow + questions.summary_bytes())
+    carried = lesson.with_memory(narrow + lesson.summary_bytes())
     assert (carried.kept, carried.summary_ids, b"ORCHID-17" in carried.payload) == \
         (1, ("early",), True)
-    wider = questions.with_memory(questions.newest_turns_budget(2))  # turns two and three fit
+    wider = lesson.with_memory(lesson.newest_turns_budget(2))  # turns two and three fit
     assert (wider.kept, wider.summary_ids, b"ORCHID-17" in wider.payload) == (2, (), False)
-    assert questions.sent_summary_line() == "[turns: one, two] Code ORCHID-17, Java 8 client."
+    assert lesson.sent_summary_line() == "[turns: one, two] Code ORCHID-17, Java 8 client."
 
 
 @pytest.mark.parametrize("budget", [167, 229, 230, 308, 309, 320, 321, 399, 400, 480, 504, 505,
@@ -90,31 +90,31 @@ def test_forget_leaves_no_orchid_17_in_any_file_and_no_summary(tmp_path):
 
 # --- The questions ----------------------------------------------------------------------
 
-QUESTIONS = [questions.predict09, questions.predict09_room, questions.predict09_forget,
-             *questions.quiz09.questions]
+QUESTIONS = [lesson.predict09, lesson.predict09_room, lesson.predict09_forget,
+             *lesson.quiz09.questions]
 
 
 def test_the_answers_are_computed_from_the_library():
     assert [question._answer() for question in QUESTIONS] == [79, 0, 0, 1, 1, 152]
-    assert questions.quiz09[3]._answer() == questions.with_memory(
-        10**5, summaries=(), evidence=(fixtures.TLS_EVIDENCE, questions.TLS_13_EVIDENCE)
+    assert lesson.quiz09[3]._answer() == lesson.with_memory(
+        10**5, summaries=(), evidence=(fixtures.TLS_EVIDENCE, lesson.TLS_13_EVIDENCE)
     ).evidence_bytes
 
 
 @pytest.mark.parametrize("question, answer, named", [
-    (questions.predict09, 30, "text alone"),
-    (questions.predict09, 48, "the summary's line"),
-    (questions.predict09, 78, "separators"),
-    (questions.predict09, 61, "leaves out the covers"),
-    (questions.predict09, 80, "off by one"),
-    (questions.predict09_room, 1, "not a turn"),
-    (questions.predict09_forget, 1, "deleted with any turn it covers"),
-    (questions.quiz09[1], 0, "over its summaries budget"),
-    (questions.quiz09[1], 2, "room for turns two and three"),
-    (questions.quiz09[2], 2, "covers the forgotten turn"),
-    (questions.quiz09[2], 0, "second one"),
-    (questions.quiz09[3], 181, "a message of its own"),
-    (questions.quiz09[3], 150, "newline"),
+    (lesson.predict09, 30, "text alone"),
+    (lesson.predict09, 48, "the summary's line"),
+    (lesson.predict09, 78, "separators"),
+    (lesson.predict09, 61, "leaves out the covers"),
+    (lesson.predict09, 80, "off by one"),
+    (lesson.predict09_room, 1, "not a turn"),
+    (lesson.predict09_forget, 1, "deleted with any turn it covers"),
+    (lesson.quiz09[1], 0, "over its summaries budget"),
+    (lesson.quiz09[1], 2, "room for turns two and three"),
+    (lesson.quiz09[2], 2, "covers the forgotten turn"),
+    (lesson.quiz09[2], 0, "second one"),
+    (lesson.quiz09[3], 181, "a message of its own"),
+    (lesson.quiz09[3], 150, "newline"),
 ])
 def test_each_mistake_is_named_without_the_answer(question, answer, named):
     feedback = question.check(answer)

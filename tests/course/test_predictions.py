@@ -184,19 +184,19 @@ def test_the_likely_mistakes_are_named(question, given, named):
 
 def test_the_named_mistakes_are_the_fixtures_sums_not_typed_numbers():
     # Each is the answer less what the learner forgot: computed from the fixture's parts.
-    from ledgerlab.course.questions import ledger, projection
+    from ledgerlab.course.lessons import the_ledger, the_length_trap
     from ledgerlab import utf16_units
 
-    body = projection._mandatory_body()
+    body = the_length_trap._mandatory_body()
     units = utf16_units(body)
     assert (units, questions.predict03._answer()) == (114, 140)
     chinese = sum(1 for char in body if len(char.encode()) == 3)
     assert chinese == 12 and "。" in body and "🙂" in body
-    assert set(projection._length_trap_mistakes()) == {units + 2 * chinese,
-                                                       units + 2 * chinese + 4}
-    before, now = ledger._scenario_parts(2), ledger._scenario_parts(4)
+    assert set(the_length_trap._length_trap_mistakes()) == {units + 2 * chinese,
+                                                            units + 2 * chinese + 4}
+    before, now = the_ledger._scenario_parts(2), the_ledger._scenario_parts(4)
     narrow = before["envelope"] + before["system"] + before["turns"][1] + before["question"]
-    wide = ledger._wide_mistakes()
+    wide = the_ledger._wide_mistakes()
     assert narrow + now["turns"][2] + now["question"] == 429 and 429 in wide
     assert sum(now["turns"]) + now["envelope"] + now["system"] == 420 and 420 in wide
     assert len(wide) == 10  # no two mistakes share a sum, so none hides another

@@ -14,6 +14,8 @@ from ledgerlab.course import measures
 from ledgerlab.course.grading.rubrics import teacher_key
 from ledgerlab.course.feedback import (FEW, NEGATIVE, OFF_BY_ONE, Discussion, Question,
                                        Questionnaire)
+from ledgerlab.course.lessons import (bad_slice_vs_whole_turn, pinned_facts, the_boundary_table,
+                                      the_ledger, the_length_trap)
 
 QUIZZES = [questions.quiz01, questions.quiz02, questions.quiz03, questions.quiz04,
            questions.quiz05, questions.quiz06, questions.quiz07, questions.quiz08,
@@ -495,29 +497,29 @@ def count_words(text):
 def derived_figures():
     """Each explanation's figures that its prompt does not give, as the library computes
     them: (numerals, counts in words)."""
-    projection, ledger = questions.projection, questions.ledger
-    pinned, facts = ledger.PINNED, fixtures.PINNED_FACTS
-    slice_sizes = measures.suffix_sizes(*projection.SLICE)
+    pinned, facts = pinned_facts.PINNED, fixtures.PINNED_FACTS
+    slice_sizes = measures.suffix_sizes(*bad_slice_vs_whole_turn.SLICE)
     mandatory_facts = request_tokens(pinned[0], [], pinned[2], facts=facts)
     tiles = (-(-1365 // 512), -(-768 // 512))  # the screenshot scaled to 1365x768
     wide = [turn for _, turn in fixtures.SCENARIO_TURNS] + [
         Turn(fixtures.NEXT_STEP_QUESTION, fixtures.LOCAL_FIXTURE_REPLY)]
     return {
         questions.predict04: ({len(fixtures.BOUNDARY_HISTORY),
-                               measures.suffix_sizes(*projection.BOUNDARY)[1]}, set()),
+                               measures.suffix_sizes(*the_boundary_table.BOUNDARY)[1]}, set()),
         questions.predict08_turns: ({len(request_bytes(pinned[0], [], pinned[2]))}, set()),
         questions.quiz01[2]: (set(), {len(fixtures.SLICE_HISTORY),
-                                      select(*projection.SLICE, 250).kept}),
+                                      select(*bad_slice_vs_whole_turn.SLICE, 250).kept}),
         questions.quiz02[1]: ({*slice_sizes[:3], slice_sizes[1] - slice_sizes[0]}, {2}),
         questions.quiz03[1]: ({len(fixtures.BOUNDARY_QUESTION.encode())}, set()),
-        questions.quiz03[3]: ({projection._requests_mandatory(fixtures.BOUNDARY_QUESTION)
-                               - projection._requests_mandatory(projection.NO_EMOJI)}, set()),
+        questions.quiz03[3]: ({the_length_trap._requests_mandatory(fixtures.BOUNDARY_QUESTION)
+                               - the_length_trap._requests_mandatory(the_length_trap.NO_EMOJI)},
+                              set()),
         questions.quiz04[2]: ({len(fixtures.BOUNDARY_SYSTEM),
                                len(fixtures.BOUNDARY_SYSTEM.encode())},
-                              {len(projection.NO_FULL_STOP)}),  # the other characters
+                              {len(the_boundary_table.NO_FULL_STOP)}),  # the other characters
         questions.quiz05[1]: (set(), {select(fixtures.SCENARIO_SYSTEM, wide, fixtures.WIDE_QUESTION,
                                              479).kept}),
-        questions.quiz05[2]: (set(), {ledger._journal_after_torn_tail(100)[0]}),
+        questions.quiz05[2]: (set(), {the_ledger._journal_after_torn_tail(100)[0]}),
         questions.quiz07[1]: (set(), {2}),  # the mandatory input's two messages
         questions.quiz08[1]: ({select(*pinned, 1_000, facts=facts[1:]).fact_bytes,
                                select(*pinned, 1_000, facts=facts).fact_bytes}, set()),

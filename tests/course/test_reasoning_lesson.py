@@ -11,7 +11,7 @@ import pytest
 from ledgerlab import Reasoning, request_bytes, select
 from ledgerlab.course import fixtures, reasoning
 from ledgerlab.course.exercises import ARTICLE, q11, variant
-from ledgerlab.course.exercises.reasoning import reasoned, reasoned_figures
+from ledgerlab.course.lessons.images_loops_and_reasoning import reasoned, reasoned_figures
 from ledgerlab.course.questions import predict11_reasoning, quiz11
 
 A, R = reasoning.ANTHROPIC, reasoning.RESPONSES

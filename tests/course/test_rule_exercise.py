@@ -1,5 +1,5 @@
 """Notebook 02's optional exercise: the learner's whole-turn rule, checked against ``select``
-on random histories (ledgerlab/course/exercises/rule.py). A right rule passes, written either
+on random histories (ledgerlab/course/lessons/bad_slice_vs_whole_turn.py). A right rule passes, written either
 way round; each kind of wrong rule is refused with feedback that names its mistake and the
 first history it differs on, in counts and sizes, never in text; and nothing grades it."""
 
@@ -15,8 +15,9 @@ import pytest
 import ledgerlab
 from ledgerlab import Turn, request_bytes, whole_turn_rule
 from ledgerlab.course import contents, exercises, syllabus
-from ledgerlab.course.exercises import OPTIONAL, SELF_PACED, active, exercise02, rule, use_variant
+from ledgerlab.course.exercises import OPTIONAL, SELF_PACED, active, exercise02, use_variant
 from ledgerlab.course.grading import editions
+from ledgerlab.course.lessons import bad_slice_vs_whole_turn as rule
 from sentences import says
 
 ROOT = Path(__file__).resolve().parents[2]

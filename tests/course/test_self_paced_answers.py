@@ -31,10 +31,10 @@ from ledgerlab import request_bytes
 from ledgerlab.course.exercises import (ARTICLE, EXERCISES, GRADED, JAVA_TEXTS, SELF_PACED,
                                         variant, variant_key)
 from ledgerlab.course.exercises import variants
-from ledgerlab.course.exercises.boundary import window_figures
 from ledgerlab.course.feedback import FEW
 from ledgerlab.course.grading import editions
 from ledgerlab.course.grading.roster import expected
+from ledgerlab.course.lessons.two_limits import window_figures
 from solved import solve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,7 +181,7 @@ def test_the_search_finds_the_articles_answers_where_the_lessons_print_them():
 def test_a_notebook_that_chooses_no_variant_checks_against_the_self_paced_one():
     # A fresh kernel, as 12 and 13 run: no use_variant, so SELF_PACED, not the article.
     program = ("from ledgerlab.course.exercises import SELF_PACED, active, q4\n"
-               "from ledgerlab.course.exercises.boundary import java_gap\n"
+               "from ledgerlab.course.lessons.the_boundary_table import java_gap\n"
                "print(active() is SELF_PACED, bool(q4.check(java_gap(SELF_PACED).start)),"
                " bool(q4.check(114)))")
     ran = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,

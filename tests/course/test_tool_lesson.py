@@ -12,8 +12,9 @@ import pytest
 from ledgerlab import (BudgetError, InvalidRequest, check_request, image_tokens, request_bytes,
                        select)
 from ledgerlab.course import fixtures, toolcharts, toolturns
-from ledgerlab.course.exercises import SLICED_MESSAGES, TOOL_MESSAGES, pairing, q9
+from ledgerlab.course.exercises import SLICED_MESSAGES, TOOL_MESSAGES, q9
 from ledgerlab.course.grading import answers, judge
+from ledgerlab.course.lessons import tool_turns
 from sentences import saying, says
 
 REQUEST = toolturns.TOOL_REQUEST
@@ -160,12 +161,12 @@ def find_orphans(messages):
     return sorted(found)
 
 
-ALL_CASES = pairing.CASES + pairing.HIDDEN_CASES
+ALL_CASES = tool_turns.CASES + tool_turns.HIDDEN_CASES
 
 
 @pytest.mark.parametrize("what, messages", ALL_CASES, ids=[what for what, _ in ALL_CASES])
 def test_the_truth_agrees_with_check_request(what, messages):
-    found = pairing.orphans(messages)
+    found = tool_turns.orphans(messages)
     if not messages:
         assert found == []
         return
@@ -178,38 +179,38 @@ def test_the_truth_agrees_with_check_request(what, messages):
 
 
 def test_the_example_lists_are_the_lessons():
-    assert pairing.orphans(TOOL_MESSAGES) == [] and pairing.orphans(SLICED_MESSAGES) == [1]
+    assert tool_turns.orphans(TOOL_MESSAGES) == [] and tool_turns.orphans(SLICED_MESSAGES) == [1]
     assert SLICED_MESSAGES == json.loads(toolturns.count_slice_under(*REQUEST, 700)[1])["messages"]
 
 
 def test_a_right_answer_passes_the_check_and_the_hidden_test():
     assert q9.check(find_orphans) and q9.grade(find_orphans)
-    assert q9.check(lambda messages: tuple(pairing.orphans(messages)))  # a tuple is a list too
+    assert q9.check(lambda messages: tuple(tool_turns.orphans(messages)))  # a tuple is a list too
 
 
-@pytest.mark.parametrize("rule, named", pairing.WRONG_RULES)
+@pytest.mark.parametrize("rule, named", tool_turns.WRONG_RULES)
 def test_each_known_wrong_rule_is_named(rule, named):
     feedback = q9.check(rule)
     assert feedback.status == "incorrect" and feedback.message == named
 
 
 def test_the_wrong_rules_differ_from_the_truth_and_from_each_other():
-    outputs = [[pairing.orphans(m) for _, m in pairing.CASES]]
-    outputs += [[rule(m) for _, m in pairing.CASES] for rule, _ in pairing.WRONG_RULES]
+    outputs = [[tool_turns.orphans(m) for _, m in tool_turns.CASES]]
+    outputs += [[rule(m) for _, m in tool_turns.CASES] for rule, _ in tool_turns.WRONG_RULES]
     assert len({json.dumps(o) for o in outputs}) == len(outputs)
 
 
 @pytest.mark.parametrize("answer, named", [
     (lambda m: None, "returned None"),
-    (lambda m: set(pairing.orphans(m)), "not a set"),
-    (lambda m: bool(pairing.orphans(m)), "not a bool"),
-    (lambda m: [m[i] for i in pairing.orphans(m)], "not the messages or their ids"),
-    (lambda m: [m[i].get("tool_call_id", "") for i in pairing.orphans(m)], "not the messages"),
+    (lambda m: set(tool_turns.orphans(m)), "not a set"),
+    (lambda m: bool(tool_turns.orphans(m)), "not a bool"),
+    (lambda m: [m[i] for i in tool_turns.orphans(m)], "not the messages or their ids"),
+    (lambda m: [m[i].get("tool_call_id", "") for i in tool_turns.orphans(m)], "not the messages"),
     (lambda m: 1 / 0, "raised ZeroDivisionError"),
-    (lambda m: pairing.orphans(m)[::-1], "each index once, in order"),
+    (lambda m: tool_turns.orphans(m)[::-1], "each index once, in order"),
     (lambda m: [], "misses message 1 (a tool message)"),
     (lambda m: [i for i, x in enumerate(m) if x["role"] == "tool"], "flags message 3"),
-    (lambda m: pairing.orphans(m) + [len(m)], "which is not in the list"),
+    (lambda m: tool_turns.orphans(m) + [len(m)], "which is not in the list"),
     ("find_orphans", "pass a function"),
 ])
 def test_wrong_answers_get_feedback_that_names_the_mistake(answer, named):
@@ -219,7 +220,7 @@ def test_wrong_answers_get_feedback_that_names_the_mistake(answer, named):
 
 def test_feedback_never_shows_the_conversation():
     texts = {m.get("content") for _, ms in ALL_CASES for m in ms if isinstance(m.get("content"), str)}
-    for rule, _ in pairing.WRONG_RULES:
+    for rule, _ in tool_turns.WRONG_RULES:
         message = q9.check(rule).message
         assert not any(text in message for text in texts if len(text) > 3)
     assert "ORCHID" not in q9.check(lambda m: []).message
@@ -241,7 +242,7 @@ def test_a_function_that_changes_its_argument_changes_no_other_list():
 
 
 def test_the_hidden_lists_catch_a_rule_that_fits_only_the_visible_ones():
-    visible = {json.dumps(m): pairing.orphans(m) for _, m in pairing.CASES}
+    visible = {json.dumps(m): tool_turns.orphans(m) for _, m in tool_turns.CASES}
     fitted = lambda messages: visible.get(json.dumps(messages), [])  # noqa: E731
     assert q9.check(fitted)
     graded = q9.grade(fitted)
@@ -253,8 +254,8 @@ def test_graded_from_plain_answers_as_the_sandbox_sends_them():
         return {"find_orphans": json.loads(json.dumps(answers.plain(function, q9.inputs)))}
 
     assert judge.judge("q9", sent(find_orphans))
-    wrong = judge.judge("q9", sent(pairing.WRONG_RULES[6][0]))
-    assert wrong.message == pairing.WRONG_RULES[6][1]
+    wrong = judge.judge("q9", sent(tool_turns.WRONG_RULES[6][0]))
+    assert wrong.message == tool_turns.WRONG_RULES[6][1]
     assert judge.judge("q9", {"find_orphans": {"missing": True}}).status == "unanswered"
 
 

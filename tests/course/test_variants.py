@@ -9,11 +9,12 @@ import pytest
 
 import ledgerlab
 from ledgerlab.course import exercises, feedback, fixtures, paths
-from ledgerlab.course.exercises import (ARTICLE, EXERCISES, SELF_PACED, VariantError, boundary,
-                                        scenario, use_variant, variant, variant_key)
+from ledgerlab.course.exercises import (ARTICLE, EXERCISES, SELF_PACED, VariantError, use_variant,
+                                        variant, variant_key)
 from ledgerlab.course.grading import cli as grading_cli
 from ledgerlab.course.grading import editions, judge, roster
 from ledgerlab.course.grading.roster import expected
+from ledgerlab.course.lessons import pinned_facts, two_limits
 
 from sentences import saying, says
 from solved import solve
@@ -98,9 +99,9 @@ def test_named_mistakes_are_named_on_a_variant_too():
     assert "full request's size under gson" in repr(exercises.q5.check(gson, fixture=v))
     turns, size = expected(v)["q6"]
     assert "swapped" in repr(exercises.q6.check(size, turns, fixture=v))
-    tokens = boundary.window_figures(v)["tokens"]
+    tokens = two_limits.window_figures(v)["tokens"]
     assert "reserve must fit" in repr(exercises.q7.check(tokens, fixture=v))
-    two = scenario.facts_figures(v)["two_facts"]
+    two = pinned_facts.facts_figures(v)["two_facts"]
     says(repr(exercises.q8.check(two, fixture=v)), "two facts", "section 3", in_order=True)
 
 

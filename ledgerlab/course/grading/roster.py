@@ -22,12 +22,14 @@ from functools import cache
 from pathlib import Path
 
 from ..exercises import ARTICLE, SELF_PACED, Variant, variant, variant_key
-from ..exercises.boundary import grow_answer, java_gap, requests_full, window_figures
-from ..exercises.memory import summary_figures
-from ..exercises.reasoning import reasoned_figures
-from ..exercises.scenario import facts_figures, reopened, torn_journal
 from ..exercises.variants import normalized
+from ..lessons.images_loops_and_reasoning import reasoned_figures
+from ..lessons.pinned_facts import facts_figures
 from ..lessons.prompt_caching import cache_figures
+from ..lessons.summaries_and_evidence import summary_figures
+from ..lessons.the_boundary_table import grow_answer, java_gap, requests_full
+from ..lessons.the_ledger import reopened, torn_journal
+from ..lessons.two_limits import window_figures
 from .files import FileTooLarge, NotRegularFile, path_argument, read_regular
 
 ROSTER_FILE = "roster.json"

@@ -21,13 +21,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from ledgerlab import (BilledRequest, Selection, Turn, first_difference, provider_cache, select,
                        simulate_bill)
 
 from ..display import PlainText
-from ..feedback import Discussion, Feedback, Question, Questionnaire, as_integral, correct, wrong
+from ..feedback import Discussion, Exercise, Feedback, Question, Questionnaire, as_integral, correct, wrong
 from ..syllabus import heading
 
 NUMBER = 12  # the lesson's notebook
@@ -506,9 +506,11 @@ def check_cached_tokens(v, cached_tokens: object) -> Feedback:
                  "simulate_bill and add up .cached.")
 
 
-EXERCISE_TITLE = "the tokens the cache-stable schedule reads from the cache"
 EXERCISE_HINT = (
     "call n sends turns[:n] and turns[n].question. Keep the last Selection and pass it as "
     "previous= to the next select (with low_water=CACHE_LOW_WATER, "
     "dialect='anthropic-messages' and cache_breakpoints=True), then simulate_bill the payloads, "
     "30.0 seconds apart, for 'claude-opus-4-8', and add up each BilledRequest's cached.")
+# Exercise 12 but its variant, which ``exercises`` gives it (as 7's and the others').
+EXERCISE12 = partial(Exercise, 12, "the tokens the cache-stable schedule reads from the cache",
+                     check_cached_tokens, hint=EXERCISE_HINT)

@@ -9,8 +9,8 @@ reveal; the feedback names it without giving the answer, which only
 ``solution()`` shows. The framework is ``ledgerlab.course.feedback``.
 
 ``predict02``, ``quiz04`` and so on are the objects the notebooks use, importable from
-here; ``projection`` holds notebooks 01 to 04's, ``ledger`` 05 to 08's, ``memory`` 09's,
-``tools`` 10's and 11's, and 12's are in its lesson's module (``lessons.prompt_caching``).
+here; each is defined in its lesson's module, ``ledgerlab.course.lessons.<name>``, named for
+its notebook (``the_boundary_table`` holds 04's), and gathered here.
 The teacher's answer key, ``teacher/answer-key.md``, is ``answer_key()`` followed by the
 rubrics (``grading.rubrics.teacher_key``). Nothing here
 draws: the questions measure with ``ledgerlab.course.measures`` (and ``toolturns``) and
@@ -23,15 +23,21 @@ from ..feedback import Discussion, Question, Questionnaire
 from ..lessons.prompt_caching import (predict12_cuts, predict12_model, predict12_prefix,
                                       predict12_slider, quiz12)
 from ..syllabus import heading
-from .ledger import (predict05, predict05_narrow, predict05_torn, predict05_wide, predict06,
-                     predict07, predict07_tokens, predict08, predict08_turns, quiz05, quiz06,
-                     quiz07, quiz08)
-from .memory import predict09, predict09_forget, predict09_room, quiz09
-from .projection import (predict01, predict02, predict02_count, predict03, predict04,
-                         predict04_first, predict04_second, quiz01, quiz02, quiz03, quiz04)
-from .tools import (predict10, predict10_dialect, predict10_extra, predict10_tools,
-                    predict11_image,
-                    predict11_loop, predict11_reasoning, quiz10, quiz11)
+
+# Each lesson's own, in the course's order: lessons/<name>.py, named for its notebook.
+from ..lessons.storage_vs_context import predict01, quiz01
+from ..lessons.bad_slice_vs_whole_turn import predict02, predict02_count, quiz02
+from ..lessons.the_length_trap import predict03, quiz03
+from ..lessons.the_boundary_table import predict04, predict04_first, predict04_second, quiz04
+from ..lessons.the_ledger import predict05, predict05_narrow, predict05_torn, predict05_wide, quiz05
+from ..lessons.the_costs_of_a_ledger import predict06, quiz06
+from ..lessons.two_limits import predict07, predict07_tokens, quiz07
+from ..lessons.pinned_facts import predict08, predict08_turns, quiz08
+from ..lessons.summaries_and_evidence import predict09, predict09_forget, predict09_room, quiz09
+from ..lessons.tool_turns import (predict10, predict10_dialect, predict10_extra, predict10_tools,
+                                  quiz10)
+from ..lessons.images_loops_and_reasoning import (predict11_image, predict11_loop,
+                                                  predict11_reasoning, quiz11)
 
 __all__ = ["answer_key", "NOTEBOOK_QUESTIONS",
            "predict01", "quiz01", "predict02", "predict02_count", "quiz02", "predict03", "quiz03",

@@ -1,20 +1,211 @@
-"""Exercises 1 to 5 and 7, on the boundary fixture (notebook 04's conversation).
+"""04 · The boundary table: the article's table built live, and the budget one byte too small.
 
-The article's exercise in two parts (a much larger newest turn; a question grown until it
-fails), what Java's ``String.length()`` reports and the budget it lets through, the same
-request under ``requests``, and notebook 07's token window. Each checker is given the
+The predictions and the quiz, on the boundary fixture (``BOUNDARY``: a Chinese system message,
+two turns, a question ending in an emoji) and the table's budgets; the budget explorer's
+settings (``BUDGET_EXPLORER``, which 03 opens too); and exercises 1 to 5, the article's own:
+its exercise in two parts (a much larger newest turn; a question grown until it
+fails), what Java's ``String.length()`` reports and the budget it lets through, and the same
+request under ``requests``. Each checker is given the
 variant it checks against first (``variants``: the self-paced edition's, or a student's own);
-``ledgerlab.course.exercises`` says how every exercise is checked.
+``ledgerlab.course.exercises`` says how every exercise is checked, and
+``ledgerlab.course.questions`` gathers the predictions and quizzes. How a question is asked
+and checked is ``ledgerlab.course.feedback``.
 """
 
 from __future__ import annotations
 
-from ledgerlab import (BudgetError, PER_MESSAGE, REPLY_PRIMING, Turn, byte_breakdown, request_bytes,
-                       request_tokens, select, text_tokens, utf16_units)
+from functools import partial
 
+from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select, utf16_units
+
+from .. import fixtures, measures
 from ..display import turns as count_turns
-from ..feedback import Exercise, Feedback, as_budget, as_integral, correct, not_whole, wrong
-from .variants import SELF_PACED, Variant, active
+from ..feedback import (Exercise, Feedback, Question, Questionnaire, as_budget, as_integral,
+                        correct, not_whole, wrong)
+from ..syllabus import heading
+from .the_length_trap import unit_mistakes
+
+# --- What the answers are computed from ------------------------------------------------
+
+BOUNDARY = (fixtures.BOUNDARY_SYSTEM, fixtures.BOUNDARY_HISTORY, fixtures.BOUNDARY_QUESTION)
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve")
+
+
+def number_word(count: int) -> str:
+    """A small count in words, as prose writes it ("the other nine"); digits beyond twelve."""
+    return NUMBER_WORDS[count] if 0 <= count < len(NUMBER_WORDS) else str(count)
+
+
+# The what-ifs the quizzes ask about: each changes one thing the notebook showed.
+NO_FULL_STOP = fixtures.BOUNDARY_SYSTEM.removesuffix("。")     # 04: the system's full stop gone
+LONGER_OLDER = (Turn("hello", "world, and more"), fixtures.BOUNDARY_HISTORY[1])  # 04
+MORE = " more" * 24                                              # 04: 120 bytes
+LONGER_NEWER = (fixtures.BOUNDARY_HISTORY[0],
+                Turn(fixtures.BOUNDARY_HISTORY[1].question,
+                     fixtures.BOUNDARY_HISTORY[1].answer + MORE))             # 04
+
+
+def _boundary_parts() -> dict:
+    """The boundary fixture's full request in parts: envelope, system, each turn, question."""
+    return byte_breakdown(*BOUNDARY)
+
+
+def _table_sent(budget: int) -> int:
+    return select(*BOUNDARY, budget).size
+
+
+def _without(part: str) -> int:
+    """The full request less one of its parts: what a learner who forgets that part adds up."""
+    parts = _boundary_parts()
+    return _table_sent(max(fixtures.BOUNDARY_BUDGETS)) - (
+        sum(parts["turns"]) if part == "turns" else parts[part])
+
+
+# 04's second prediction: three calls, the first one byte below the mandatory input. What a
+# learner who thinks select trims or exceeds there adds up is named (a number to work out, not
+# one of three words, which a single "Not yet" would halve).
+THREE_CALLS = (fixtures.REJECTED_BUDGET, *sorted(fixtures.BOUNDARY_BUDGETS)[:2])
+
+
+def _sent_in_all(below: str = "refuse") -> int:
+    """The bytes the three calls send together, if select does ``below`` at the first:
+    refuse (raises, sends nothing), trim (sends the budget) or exceed (sends the mandatory
+    input anyway). The answer is what select does."""
+    total = 0
+    for budget in THREE_CALLS:
+        try:
+            total += select(*BOUNDARY, budget).size
+        except BudgetError as error:
+            total += {"refuse": 0, "trim": budget, "exceed": error.mandatory_bytes}[below]
+    return total
+
+
+# --- The predictions and the quiz --------------------------------------------------------
+
+predict04_first = Question(
+    f"At the table's largest budget, {max(fixtures.BOUNDARY_BUDGETS)} bytes, how many bytes "
+    "does select send?",
+    lambda: _table_sent(max(fixtures.BOUNDARY_BUDGETS)),
+    explanation="both turns fit, so select keeps them, and the request is the sum of its parts: "
+                "a budget is a ceiling, not a target, and nothing is added to reach it.",
+    hint="add up every part of the full request (envelope, system, both turns, question): does "
+         "the sum fit the budget? select sends what it keeps, and nothing to fill the rest.",
+    mistakes=lambda: {max(fixtures.BOUNDARY_BUDGETS): "that is the budget. Is a budget a target "
+                      "to fill, or a ceiling the request must stay under?",
+                      select(*BOUNDARY, max(fixtures.BOUNDARY_BUDGETS)).kept: "that counts "
+                      "turns; the question asks for bytes.",
+                      **{_table_sent(max(fixtures.BOUNDARY_BUDGETS)) + off: "that is one byte "
+                         "off: a byte miscounted in one of the parts. Add up the envelope, the "
+                         "system message, both turns and the question again." for off in (-1, 1)},
+                      _without("turns") + _boundary_parts()["turns"][-1]: "that keeps only the "
+                      "newest turn. Does the older one fit as well?",
+                      _without("turns"): "that is the mandatory input alone. Do the stored turns "
+                      "fit as well?",
+                      _without("envelope"): "that leaves out the envelope (the model field, "
+                      "brackets and separators): it is sent too.",
+                      _without("system"): "that leaves out the system message: it is in every "
+                      "request.",
+                      _without("question"): "that leaves out the question: it is in every "
+                      "request.",
+                      sum(_boundary_parts()["turns"]): "that is the two turns alone: the "
+                      "request also carries the envelope, the system message and the question."},
+)
+
+predict04_second = Question(
+    f"At {fixtures.REJECTED_BUDGET} bytes the system message and the question "
+    f"({measures.suffix_sizes(*BOUNDARY)[0]} bytes) do not fit, and no stored turn is left to "
+    f"drop. A program calls select at {', '.join(map(str, THREE_CALLS[:-1]))} and "
+    f"{THREE_CALLS[-1]} bytes in turn, on the same history, and catches any error. How many "
+    "bytes do the three calls send in all?",
+    _sent_in_all,
+    explanation="the system message and the question are never cut, and the budget is never "
+                "exceeded: with no stored turn left to drop, the first call raises BudgetError, "
+                "which gives both sizes, sends nothing and changes nothing; the later calls send "
+                "their requests.",
+    hint="what may the whole-turn rule drop: whole stored turns, or parts of a message? And may "
+         "a request be larger than its budget? The table gives the other two calls' bytes.",
+    mistakes=lambda: {_sent_in_all("trim"): "that counts the first call as sending its "
+                      "budget: select would have to cut the system message or the question. "
+                      "Does the whole-turn rule ever cut inside a message?",
+                      _sent_in_all("exceed"): "that counts the first call as sending the "
+                      "mandatory input anyway: a budget is a ceiling, and a request over it is "
+                      "what the budget is there to stop."},
+)
+
+predict04 = Question(
+    "At a 234-byte budget, how many turns will select keep?",
+    lambda: select(*BOUNDARY, 234).kept,
+    explanation="turn 2 (the newest) needs 235 bytes, so it is dropped, and the rule never "
+                "skips a newer turn to pack an older one: the kept turns are always the newest.",
+    hint="list the request sizes from the table: 140, 235, 308. Which turn is the newest?",
+    mistakes=lambda: {1: "keeping 1 here would mean skipping the newest turn to pack the older, "
+                         "smaller one. Does the whole-turn rule ever skip a turn?",
+                      2: "both turns need 308 bytes."},
+)
+
+quiz04 = Questionnaire(heading(4), [
+    Question(f"The newer turn's answer grows by {len(MORE.encode())} ASCII bytes ({MORE[:5]!r}, "
+             f"{MORE.count(MORE[:5])} times). At the table's largest budget, "
+             f"{max(fixtures.BOUNDARY_BUDGETS)} bytes, how many bytes does select send?",
+             lambda: select(BOUNDARY[0], LONGER_NEWER, BOUNDARY[2],
+                            max(fixtures.BOUNDARY_BUDGETS)).size,
+             explanation="the full request has grown past the budget, so the older turn is "
+                         "dropped; the newer one, grown, still fits, and select sends it with the "
+                         "mandatory input and nothing more: a budget is a ceiling, not a target.",
+             hint="which requests grow: the one with the newer turn alone, the full one, or both? "
+                  "Add the new bytes to each and compare with the budget.",
+             mistakes=lambda: {max(fixtures.BOUNDARY_BUDGETS): "that is the budget. Is a budget "
+                               "a target to fill, or a ceiling?",
+                               len(request_bytes(BOUNDARY[0], LONGER_NEWER, BOUNDARY[2])): "that is "
+                               "the full request now: does it still fit the budget?",
+                               select(*BOUNDARY, max(fixtures.BOUNDARY_BUDGETS)).size: "that is "
+                               "the request before the answer grew.",
+                               measures.suffix_sizes(*BOUNDARY)[1]: "that is the request with the "
+                               "newer turn as it was: the answer's new bytes are sent too.",
+                               measures.suffix_sizes(*BOUNDARY)[0]: "the newer turn, grown, still "
+                               "fits: add its new bytes to the request with it alone."}),
+    Question(f"The system message loses its final 。 (a CJK full stop): {NO_FULL_STOP}. What is "
+             "the smallest budget select accepts now?",
+             lambda: measures.suffix_sizes(NO_FULL_STOP, *BOUNDARY[1:])[0],
+             explanation=f"the mandatory input shrinks by the full stop's UTF-8 bytes: 。 is a "
+                         f"CJK character, 3 bytes, like each of the system message's other "
+                         f"{number_word(len(NO_FULL_STOP))} ({len(fixtures.BOUNDARY_SYSTEM)} "
+                         f"characters, {len(fixtures.BOUNDARY_SYSTEM.encode())} bytes).",
+             hint="how many UTF-8 bytes is '。'? Start from the mandatory input with it, the "
+                  "smallest request in the table.",
+             mistakes=lambda: {measures.suffix_sizes(*BOUNDARY)[0]: "that is the mandatory input "
+                               "with the full stop; the system message is mandatory, so its "
+                               "bytes count.",
+                               measures.suffix_sizes(*BOUNDARY)[0] - 1: "that removes one byte; "
+                               "'。' is one character, but how many UTF-8 bytes?",
+                               **unit_mistakes(request_bytes(NO_FULL_STOP, [], BOUNDARY[2])
+                                                .decode("utf-8"))}),
+    Question("The older turn's answer grows from 'world' to 'world, and more' (10 more ASCII "
+             "bytes). At a 308-byte budget, how many turns does select keep?",
+             lambda: select(BOUNDARY[0], LONGER_OLDER, BOUNDARY[2], 308).kept,
+             explanation="the newest turn did not change, so it still fits, but the whole "
+                         "request is 10 bytes larger than 308: the older turn is dropped.",
+             hint="which requests changed size: the one with the newest turn alone, the one "
+                  "with both, or both?",
+             mistakes=lambda: {2: "the whole request grew by those 10 bytes: does it still fit "
+                                  "308?",
+                               0: "the newest turn did not change: the request with it alone "
+                                  "is as large as before."}),
+])
+
+
+# --- The explorer ------------------------------------------------------------------------
+# BudgetExplorer's starting point (``ledgerlab.course.widgets`` takes its defaults from here):
+# the table's fixture at 235 bytes, where turn two (the newer) fits alone, under gson.
+BUDGET_EXPLORER = {"system": fixtures.BOUNDARY_SYSTEM, "history": fixtures.BOUNDARY_HISTORY,
+                   "current": fixtures.BOUNDARY_QUESTION, "budget": 235, "encoder": "gson"}
+
+
+# --- Exercises 1 to 5: the article's own -------------------------------------------------
+# Each is an Exercise but the variant it checks against, which ``ledgerlab.course.exercises``
+# gives it (``q1`` to ``q5``): that package holds the variants, and a lesson's module does not
+# import the package that imports it. Each checker takes that variant, ``v``, first.
 
 SMILE = "🙂"
 MUCH_LARGER = 2  # exercise 1: the newest turn has at least twice the older turn's bytes
@@ -34,7 +225,7 @@ def unit_mistake(value: int, body: bytes) -> str | None:
 
 # --- 1. The article's exercise, part 1: a much larger newest turn ------------------
 
-def _check_big_newest(v: Variant, history: object, budget: object,
+def _check_big_newest(v, history: object, budget: object,
                       predicted_kept: object) -> Feedback:
     if not isinstance(history, (list, tuple)) or not all(isinstance(t, Turn) for t in history):
         return wrong("history must be a list of Turn objects.")
@@ -86,8 +277,8 @@ def _check_big_newest(v: Variant, history: object, budget: object,
         f"the rule does not skip the newest turn to pack an older one.")
 
 
-q1 = Exercise(
-    1, "a much larger newest turn", _check_big_newest, fixture=active,
+EXERCISE1 = partial(
+    Exercise, 1, "a much larger newest turn", _check_big_newest,
     hint="Make the newest answer long, e.g. 'x' * 200. byte_breakdown(SYSTEM, history, "
          "QUESTION) gives the envelope, system, question and each turn's bytes: the budget "
          "must hold the mandatory part plus the older turn, but not the mandatory part plus "
@@ -97,16 +288,16 @@ q1 = Exercise(
 
 # --- 2. The article's exercise, part 2: grow the question until it fails ------------
 
-def grown_question(count: int, v: Variant | None = None) -> str:
+def grown_question(count: int, v) -> str:
     """The fixture's question with ``count`` more smileys."""
-    return (v or active()).question + SMILE * count
+    return v.question + SMILE * count
 
 
-def _mandatory(v: Variant, count: int) -> bytes:
+def _mandatory(v, count: int) -> bytes:
     return request_bytes(v.system, [], grown_question(count, v))
 
 
-def _first_count_over(v: Variant, measure) -> int:
+def _first_count_over(v, measure) -> int:
     """The smallest smiley count whose mandatory request ``measure`` puts over the budget."""
     count = 0
     while measure(_mandatory(v, count)) <= v.grow_budget:
@@ -114,12 +305,12 @@ def _first_count_over(v: Variant, measure) -> int:
     return count
 
 
-def grow_answer(v: Variant) -> int:
+def grow_answer(v) -> int:
     """Exercise 2's answer: the fewest smileys whose mandatory request is over the budget."""
     return _first_count_over(v, len)
 
 
-def _three_byte_count(v: Variant) -> int:
+def _three_byte_count(v) -> int:
     """The answer if each added smiley took 3 UTF-8 bytes, as a Chinese character does."""
     count, base = 0, len(_mandatory(v, 0))
     while base + 3 * count <= v.grow_budget:
@@ -127,7 +318,7 @@ def _three_byte_count(v: Variant) -> int:
     return count
 
 
-def _check_grow(v: Variant, n: object) -> Feedback:
+def _check_grow(v, n: object) -> Feedback:
     count = as_integral(n)
     if count is None:
         return not_whole(n, "smileys")
@@ -161,8 +352,8 @@ def _check_grow(v: Variant, n: object) -> Feedback:
         f"sends the mandatory input only. Each smiley is 4 UTF-8 bytes (2 UTF-16 units).")
 
 
-q2 = Exercise(
-    2, "grow the question until the mandatory input fails", _check_grow, fixture=active,
+EXERCISE2 = partial(
+    Exercise, 2, "grow the question until the mandatory input fails", _check_grow,
     hint="The mandatory input is request_bytes(SYSTEM, [], grown_question(n)). Measure it for "
          "a few n: how many UTF-8 bytes does one more smiley add, and how much room does the "
          "budget leave? Or loop until select raises BudgetError.",
@@ -175,12 +366,18 @@ q2 = Exercise(
 # a rule special-casing one emoji does not pass, and U+FFFF, the BMP's last character (one
 # unit), so that a rule that puts the edge on the wrong side (ord(c) >= 0xFFFF) does not.
 LAST_BMP = "\uffff"
-# The same texts for every variant: a function answer is graded by its outputs on them. Two
-# are the self-paced exercises' question and mandatory request (exercise 4's), not the
-# article's, whose UTF-16 units 03 prints.
-JAVA_TEXTS = ("hello", "接口", SMILE, SELF_PACED.question, "𝄞 clef", "😀🙂 and 𠀋",
-              request_bytes(SELF_PACED.system, [], SELF_PACED.question).decode(),
-              f"end{LAST_BMP}")
+
+
+def java_texts(self_paced) -> tuple[str, ...]:
+    """The same texts for every variant: a function answer is graded by its outputs on them.
+    Two are the self-paced exercises' question and mandatory request (exercise 4's), not the
+    article's, whose UTF-16 units 03 prints: ``exercises`` passes ``self_paced``, the
+    self-paced edition's variant, and names the result ``JAVA_TEXTS``."""
+    return ("hello", "接口", SMILE, self_paced.question, "𝄞 clef", "😀🙂 and 𠀋",
+            request_bytes(self_paced.system, [], self_paced.question).decode(),
+            f"end{LAST_BMP}")
+
+
 # Grading only: more shapes (empty, combining marks, flags, a ZWJ sequence, U+2028, both
 # sides of the BMP's edge).
 HIDDEN_JAVA_TEXTS = ("", "e\u0301", "🇫🇷", "👩\u200d💻", "a\u2028b", "𐍈" * 3,
@@ -245,29 +442,32 @@ def _java_length_against(java_length: object, texts: tuple[str, ...]) -> Feedbac
                    f"exercise 4 is about that gap.")
 
 
-def _check_java_length(v: Variant, java_length: object) -> Feedback:
-    return _java_length_against(java_length, JAVA_TEXTS)
+def exercise3(texts: tuple[str, ...]) -> partial:
+    """Exercise 3 but its variant, as ``EXERCISE1`` is, checked on ``texts`` (``java_texts``'s,
+    which ``exercises`` makes and gives it, with the variant)."""
 
+    def _check_java_length(v, java_length: object) -> Feedback:
+        return _java_length_against(java_length, texts)
 
-q3 = Exercise(
-    3, "what Java's `String.length()` reports", _check_java_length, fixture=active,
-    hint="Java strings are UTF-16: length() counts 2-byte code units. Which Python codec "
-         "writes UTF-16 without a byte-order mark?",
-    hidden=lambda v, java_length: _java_length_against(java_length, HIDDEN_JAVA_TEXTS),
-    inputs=JAVA_TEXTS + HIDDEN_JAVA_TEXTS,
-)
+    return partial(
+        Exercise, 3, "what Java's `String.length()` reports", _check_java_length,
+        hint="Java strings are UTF-16: length() counts 2-byte code units. Which Python codec "
+             "writes UTF-16 without a byte-order mark?",
+        hidden=lambda v, java_length: _java_length_against(java_length, HIDDEN_JAVA_TEXTS),
+        inputs=texts + HIDDEN_JAVA_TEXTS,
+    )
 
 
 # --- 4. The budget Java's check lets through ----------------------------------------
 
-def java_gap(v: Variant) -> range:
+def java_gap(v) -> range:
     """The budgets Java's ``length()`` check passes though the mandatory request's bytes do
     not fit: from its UTF-16 units up to one byte short of its UTF-8 bytes."""
     body = request_bytes(v.system, [], v.question)
     return range(utf16_units(body.decode("utf-8")), len(body))
 
 
-def _check_java_gap(v: Variant, java_budget: object) -> Feedback:
+def _check_java_gap(v, java_budget: object) -> Feedback:
     budget = as_budget(java_budget)
     if isinstance(budget, Feedback):
         return budget
@@ -293,8 +493,8 @@ def _check_java_gap(v: Variant, java_budget: object) -> Feedback:
                    f"{units} to {wire - 1} lets the oversized request through.")
 
 
-q4 = Exercise(
-    4, "the smallest budget Java's length check accepts", _check_java_gap, fixture=active,
+EXERCISE4 = partial(
+    Exercise, 4, "the smallest budget Java's length check accepts", _check_java_gap,
     hint="Measure the mandatory request both ways: UTF-16 units of the body (what Java's "
          "body.length() <= budget compares) and UTF-8 bytes (what the wire carries).",
 )
@@ -302,12 +502,12 @@ q4 = Exercise(
 
 # --- 5. The same fixture under the requests encoder ---------------------------------
 
-def requests_full(v: Variant) -> int:
+def requests_full(v) -> int:
     """The bytes of the whole request (both turns) as ``requests`` serializes it."""
     return len(request_bytes(v.system, list(v.history), v.question, encoder="requests"))
 
 
-def _check_requests_budget(v: Variant, requests_budget: object) -> Feedback:
+def _check_requests_budget(v, requests_budget: object) -> Feedback:
     budget = as_budget(requests_budget)
     if isinstance(budget, Feedback):
         return budget
@@ -340,81 +540,8 @@ def _check_requests_budget(v: Variant, requests_budget: object) -> Feedback:
                    f"so gson's {len(gson_body)}-byte budget keeps {at_gson} under requests.")
 
 
-q5 = Exercise(
-    5, "the smallest budget that keeps both turns under `requests`", _check_requests_budget,
-    fixture=active,
+EXERCISE5 = partial(
+    Exercise, 5, "the smallest budget that keeps both turns under `requests`", _check_requests_budget,
     hint="select keeps every turn only when the whole request fits. request_bytes takes the "
          "same encoder= argument as select.",
-)
-
-
-# --- 7. Notebook 07's exercise, two limits: the smallest token window that keeps every turn --
-
-WINDOW_TOKENIZER = "o200k_base"
-
-
-def window_figures(v: Variant) -> dict[str, int]:
-    """The numbers the check compares with: the right answer and the usual wrong ones."""
-    system, history, question, reserve = v.system, list(v.history), v.question, v.window_reserve
-    tokens = request_tokens(system, history, question, tokenizer=WINDOW_TOKENIZER)
-    other = request_tokens(system, history, question, tokenizer="cl100k_base")
-    messages = [system, question] + [text for turn in history for text in (turn.question,
-                                                                             turn.answer)]
-    text_only = sum(text_tokens(text, tokenizer=WINDOW_TOKENIZER) for text in messages)
-    size = len(request_bytes(system, history, question))
-    return {"answer": tokens + reserve, "tokens": tokens, "bytes": size,
-            "bytes_over_4": round(size / 4), "cl100k": other,
-            "no_priming": tokens - REPLY_PRIMING + reserve,
-            "text_only": text_only + reserve, "per_message": PER_MESSAGE}
-
-
-def _check_window(v: Variant, max_tokens: object) -> Feedback:
-    limit = as_integral(max_tokens)
-    if limit is None:
-        return not_whole(max_tokens, "tokens")
-    max_tokens = limit
-    f = window_figures(v)
-    reserve = v.window_reserve
-    known = {  # the usual wrong counts; on a variant one may happen to be right
-        f["bytes"]: "that is the request's size in bytes. A token limit counts tokens, which "
-                    "the tokenizer decides; the byte budget is a separate limit.",
-        f["bytes_over_4"]: "that is the 'bytes / 4' rule of thumb: an estimate, and far off "
-                           "for Chinese and emoji. Count with the tokenizer.",
-        f["cl100k"]: f"that counts with cl100k_base; this window uses {WINDOW_TOKENIZER}, "
-                     f"which splits the same text differently.",
-    }
-    known = {**{size + reserve: text for size, text in known.items()}, **known,
-             f["tokens"]: f"that fits the request alone, with nothing left for the reply: the "
-                          f"{reserve}-token reserve must fit inside max_tokens too.",
-             f["no_priming"]: "close: the cookbook rule also adds 3 tokens that prime the "
-                              "reply, once per request.",
-             f["text_only"]: f"that counts the text of the messages only: each message also "
-                             f"costs {f['per_message']} tokens plus the tokens of its role."}
-    if max_tokens in known and max_tokens != f["answer"]:
-        return wrong(known[max_tokens])
-    try:
-        chosen = select(v.system, v.history, v.question, 10_000, max_tokens=max_tokens,
-                        reserve_tokens=reserve, tokenizer=WINDOW_TOKENIZER)
-    except BudgetError:
-        return wrong(f"with max_tokens={max_tokens} and {reserve} reserved, even the system "
-                     f"message and the question do not fit: select raises BudgetError.")
-    except ValueError:
-        return wrong(f"max_tokens must be larger than the {reserve}-token reserve.")
-    if chosen.kept < len(v.history):
-        return wrong(f"with max_tokens={max_tokens} select keeps {count_turns(chosen.kept)} of "
-                     f"{len(v.history)}: the request's {chosen.tokens} tokens plus the reserve "
-                     f"leave no room for the older turn.")
-    if max_tokens > f["answer"]:
-        return wrong(f"{max_tokens} keeps both turns, but a smaller limit does too: find the "
-                     f"smallest.")
-    return correct(f"{max_tokens} = {f['tokens']} tokens of request + {reserve} reserved for "
-                   f"the reply. One token less and select drops the older turn. The bytes "
-                   f"({f['bytes']}) are a separate limit, checked too.")
-
-
-q7 = Exercise(
-    7, "the smallest token window that keeps every turn", _check_window, fixture=active,
-    hint=f"request_tokens(SYSTEM, HISTORY, QUESTION, tokenizer='{WINDOW_TOKENIZER}') counts "
-         f"the request under the cookbook rule. Then ask what else must fit in the same "
-         f"window.",
 )

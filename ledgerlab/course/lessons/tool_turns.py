@@ -1,6 +1,13 @@
-"""Exercise 9, on notebook 10's tool turns: find the messages a provider refuses for pairing.
+"""10 · Tool turns: whole turns in real APIs: a tool round kept whole, in two dialects.
 
-The learner writes ``find_orphans(messages)``: given an ``openai-chat`` message list (what
+The predictions and the quiz, on the article's question answered through a lookup tool
+(``fixtures.TOOL_HISTORY``): what the message-count slice of it breaks in each dialect, what
+the tool schemas cost in every request, the same history in both dialects, a field the
+application adds. Each asks for a number, not one of a few words: after one "Not yet", a
+choice between two or three words leaves the answer. Every answer is measured from the library
+(``select``, ``request_bytes``, ``ledgerlab.course.toolturns``) when it is checked.
+
+Exercise 9 (``q9``) asks for the messages a provider refuses for pairing. The learner writes ``find_orphans(messages)``: given an ``openai-chat`` message list (what
 ``request_body(...)["messages"]`` holds, or a slice of it), the indices of the messages
 that break OpenAI's two pairing rules, the rules ``check_request`` names
 ``tool-after-call`` and ``calls-answered``. The check runs it on message lists made from
@@ -8,7 +15,8 @@ the library's own bodies, each with a known fault: a message-count slice, two ca
 together and answered in the other order, filters that drop the tool messages or the
 calls, results that carry each other's ids. A wrong answer that matches a known wrong rule
 on every list is told that rule's name. ``ledgerlab.course.exercises`` says how every
-exercise is checked.
+exercise is checked, and ``ledgerlab.course.questions`` gathers the predictions and the quiz. How a question is asked
+and checked is ``ledgerlab.course.feedback``.
 """
 
 from __future__ import annotations
@@ -16,10 +24,205 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 
-from ledgerlab import ToolCall, ToolResult, Turn, request_body
+from ledgerlab import (ToolCall, ToolResult, Turn, get_encoder, request_body, request_bytes,
+                       tool_tokens)
 
-from .. import fixtures
-from ..feedback import Exercise, Feedback, as_integral, correct, wrong
+from .. import fixtures, toolturns
+from ..feedback import Exercise, Feedback, Question, Questionnaire, as_integral, correct, wrong
+from ..syllabus import heading
+
+# --- What the answers are computed from ------------------------------------------------
+
+SLICE_BUDGET = 700  # the notebook's budget: the message-count slice keeps 5 messages
+ANTHROPIC = "anthropic-messages"
+
+
+def _forced_bytes() -> int:
+    """The tool request with both turns and the application's tool_choice."""
+    return len(request_bytes(*toolturns.TOOL_REQUEST, tools=toolturns.TOOLS,
+                             extra=toolturns.FORCE_LOOKUP))
+
+
+def _value_bytes() -> int:
+    """tool_choice's value alone, as the wire writes it."""
+    return len(get_encoder("gson").dumps(toolturns.FORCE_LOOKUP["tool_choice"]))
+
+
+def _sliced_count() -> int:
+    return toolturns.count_slice_under(*toolturns.TOOL_REQUEST, SLICE_BUDGET)[0]
+
+
+def _openai_slice() -> bytes:
+    return toolturns.count_slice_under(*toolturns.TOOL_REQUEST, SLICE_BUDGET)[1]
+
+
+def _drops_until_accepted(dialect: str = "openai-chat") -> int:
+    """How many messages must go from the front of the slice before check_request accepts it."""
+    last = _sliced_count()
+    for dropped in range(last + 1):
+        payload = toolturns.count_sliced(*toolturns.TOOL_REQUEST, last - dropped,
+                                         dialect=dialect)
+        if toolturns.fault(payload, dialect) is None:
+            return dropped
+    raise AssertionError("even the system message alone is refused")
+
+
+def _until_next_user() -> int:
+    """The drop the whole-turn rule would make: to the next user message."""
+    labels = toolturns.tool_labels(fixtures.TOOL_HISTORY)[-_sliced_count():]
+    return next(i for i, label in enumerate(labels) if label.startswith("U"))
+
+
+def _tool_entry_bytes() -> int:
+    """The tool's entry in the array, alone, as gson writes it."""
+    entry = toolturns.body(*toolturns.TOOL_REQUEST)["tools"][0]
+    return len(get_encoder("gson").dumps(entry))
+
+
+def _dialect_bytes(dialect: str, *, reserve: int = toolturns.RESERVE,
+                   tools=toolturns.TOOLS) -> int:
+    """The full tool request's size in ``dialect``, with the lesson's reply reserve."""
+    return len(request_bytes(*toolturns.TOOL_REQUEST, tools=tools, dialect=dialect,
+                             reserve_tokens=reserve))
+
+
+def _anthropic_slices() -> list[bytes]:
+    """The message-count slice in anthropic-messages (the newest 5 messages), then each slice
+    one message shorter from the front, down to the current question alone."""
+    last = _sliced_count()
+    return [toolturns.count_sliced(*toolturns.TOOL_REQUEST, count, dialect=ANTHROPIC)
+            for count in range(last, 0, -1)]
+
+
+def _anthropic_accepted_bytes() -> int:
+    """The size of the longest of those slices that check_request accepts."""
+    return next(len(payload) for payload in _anthropic_slices()
+                if toolturns.fault(payload, ANTHROPIC) is None)
+
+
+TWO_TOOLS = (fixtures.LOOKUP_TOOL, fixtures.TICKET_TOOL)
+
+
+# --- The predictions and the quiz --------------------------------------------------------
+
+predict10 = Question(
+    "check_request refuses the message-count slice. How many messages must be dropped from "
+    "the front of it (after the system message) before check_request accepts it?",
+    _drops_until_accepted,
+    explanation="the tool result alone breaks an OpenAI rule. Without it the slice starts on "
+                "A1, an answer without its question: notebook 02's orphan. No rule of OpenAI's "
+                "forbids it, so it would be sent and answered from a conversation the model "
+                "cannot read correctly (Anthropic's rules do refuse a first message that is "
+                "not the user's).",
+    hint="which message does the error name, and is the message after it against any rule "
+         "check_request knows?",
+    mistakes=lambda: {_until_next_user(): "that cuts where the whole-turn rule would, at the "
+                      "next user message. Does the provider require that? Try check_request "
+                      "on shorter slices.",
+                      0: "check_request already refused this slice: something must go."},
+)
+
+predict10_tools = Question(
+    "The lookup tool's schema travels in every request. How many bytes does it add to the "
+    "request, whatever turns are kept?",
+    lambda: toolturns.tools_bytes(),
+    explanation="the tools key, its array, and the tool's entry: the type and function "
+                "wrapper, name, description and the JSON Schema of its parameters. They are "
+                "mandatory input, like the system message: paid before any turn.",
+    hint="count what the tool puts in the JSON: the JSON Schema of its parameters, its name "
+         "and description, the wrapper OpenAI wants around each tool "
+         "({\"type\":\"function\",\"function\":{...}}), and the \"tools\" key with its "
+         "brackets and a comma. None of it depends on the turns kept.",
+    mistakes=lambda: {len(fixtures.LOOKUP_TOOL.parameters.encode()): "that is the JSON Schema "
+                      "of the parameters alone; the tool's name, its description and the "
+                      "wrapper OpenAI wants around each tool travel too.",
+                      _tool_entry_bytes(): "that is the tool's entry alone; the request also "
+                      "gets the key that holds the array, its brackets and a comma.",
+                      tool_tokens(toolturns.TOOLS): "that is the schema's tokens (the "
+                      "cookbook's estimate); the budget counts bytes."},
+)
+
+predict10_dialect = Question(
+    "The same history, the same tool and a 1024-token reply reserve (reserve_tokens=1024, "
+    "Anthropic's required max_tokens): how many bytes is the request in 'anthropic-messages'?",
+    lambda: _dialect_bytes(ANTHROPIC),
+    explanation="its envelope is larger, by max_tokens, and the system prompt is a field, not "
+                "a message. The call's input is an object, not JSON text with every quote "
+                "escaped, but its result needs a user message around it; the tool's entry "
+                "loses the type and function wrapper. The plain turn and the question are the "
+                "same bytes in both.",
+    hint="build the body in that dialect, with the reserve as its max_tokens: every part of "
+         "it is written in the other shape, not only the call.",
+    mistakes=lambda: {_dialect_bytes("openai-chat"): "that is the openai-chat request: the "
+                      "other dialect writes the system prompt, the call, its result and the "
+                      "tool in another shape. Measure the body in its own dialect.",
+                      _dialect_bytes(ANTHROPIC, tools=()): "that leaves the tool out: its "
+                      "entry travels in both dialects, in another shape.",
+                      _dialect_bytes(ANTHROPIC, reserve=1): "that sends max_tokens 1: the "
+                      "lesson's reply reserve is 1024 tokens, written in the body."},
+)
+
+predict10_extra = Question(
+    "At 908 bytes the tool request with both turns fits exactly. The application forces the "
+    "lookup tool: it adds tool_choice, "
+    "{\"type\":\"function\",\"function\":{\"name\":\"lookup_project\"}}, passed to select as "
+    "extra=. How many bytes is the request with both turns once the field is added?",
+    lambda: _forced_bytes(),
+    explanation="908 and the field as the wire writes it after the tools: a comma, the key in "
+                "quotes, a colon and the object. Every field the application adds is sent, so "
+                "the budget counts it as mandatory input, and at 908 bytes turn one no longer "
+                "fits.",
+    hint="write the field as it goes over the wire after the tools: a comma, "
+         "\"tool_choice\", a colon, then the object with no spaces; add its bytes to 908.",
+    mistakes=lambda: {_forced_bytes() - 1: "the comma that separates it from the field before "
+                      "it travels too.",
+                      _forced_bytes() - toolturns.extra_bytes() + _value_bytes(): "that adds "
+                      "its value alone; the key, its quotes, the colon and a comma travel too."},
+)
+
+
+quiz10 = Questionnaire(heading(10), [
+    Question("Add a second tool, fixtures.TICKET_TOOL. How many bytes do the two tools add to "
+             "every request (openai-chat, gson)?",
+             lambda: toolturns.tools_bytes(TWO_TOOLS),
+             explanation="both entries in one array, joined by a comma: the key and the "
+                         "brackets are paid once.",
+             hint="the two entries share one \"tools\" key and one pair of brackets, and a "
+                  "comma joins them: what does the second entry add to what the lookup tool "
+                  "costs alone?",
+             mistakes=lambda: {2 * toolturns.tools_bytes(): "the second tool is not a copy of "
+                               "the first: measure it.",
+                               toolturns.tools_bytes() + toolturns.tools_bytes(
+                                   (fixtures.TICKET_TOOL,)): "that pays the tools key and its "
+                               "brackets twice: both tools share one array.",
+                               toolturns.tools_bytes(): "the second tool's entry travels too."}),
+    Question("The same message-count slice (the newest 5 messages) in anthropic-messages: its "
+             "first message is a user message. Drop messages from its front one at a time: how "
+             "many bytes is the longest slice check_request accepts?",
+             _anthropic_accepted_bytes,
+             explanation="in Anthropic's dialect a tool result travels in a user message: the "
+                         "slice starts on the user role, but on a result whose tool_use was "
+                         "cut (result-follows-use). Without it, it starts on A1, an assistant "
+                         "message (first-user). The first slice accepted starts on a question: "
+                         "starting on a user message is not starting on a turn.",
+             hint="what does a tool result look like in anthropic-messages, and which role "
+                  "must the first message have? Check each shorter slice, then measure the "
+                  "first one accepted.",
+             mistakes=lambda: {len(_anthropic_slices()[0]): "that is the slice itself, and "
+                               "check_request refuses it: starting on a user message passes "
+                               "Anthropic's first-user rule. What is in that user message?",
+                               len(_anthropic_slices()[1]): "that slice starts on A1, an "
+                               "assistant message: Anthropic's first message must be the "
+                               "user's.",
+                               len(_anthropic_slices()[-1]): "that drops too much: a shorter "
+                               "slice that keeps a stored turn is accepted too.",
+                               len(_openai_slice()): "that is the openai-chat slice: "
+                               "measure the body in anthropic-messages."}),
+])
+
+
+# --- Exercise 9: the messages a provider refuses for pairing ------------------------------
+# It checks no variant: the same message lists for everyone, so it is whole here.
 
 
 def orphans(messages: Sequence[dict]) -> list[int]:

@@ -1,4 +1,8 @@
-"""Notebook 02's optional exercise: write the whole-turn rule, checked against ``select``.
+"""02 · Bad slice vs whole-turn slice: what a message-count slice breaks; the whole-turn rule.
+
+The predictions and the quiz, on the slice fixture (SYSTEM, U1 A1 to U3 A3, U4); the
+explorer's settings (``SLICE_EXPLORER``); and the lesson's optional exercise, write the
+whole-turn rule, checked against ``select`` (``exercise02``), below.
 
 The learner writes ``my_select(system, history, current, max_bytes)``: the turns the rule
 keeps, oldest first (``history[start:]``), or None where not even the system message and
@@ -21,9 +25,107 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ledgerlab import BudgetError, Turn, byte_breakdown, request_bytes, select
+from ledgerlab import BudgetError, Turn, byte_breakdown, messages, request_bytes, select
 
-from ..feedback import Exercise, Feedback, correct, type_name, wrong
+from .. import fixtures, measures
+from ..feedback import (Discussion, Exercise, Feedback, Question, Questionnaire, correct,
+                        type_name, wrong)
+from ..syllabus import heading
+
+# --- What the answers are computed from ------------------------------------------------
+
+SLICE = (fixtures.SLICE_SYSTEM, fixtures.SLICE_HISTORY, fixtures.SLICE_QUESTION)
+SLICE_SIZES = measures.suffix_sizes(*SLICE)  # the slice fixture's requests: 0 to 3 turns kept
+
+
+def _smallest_budget_with_system() -> int:
+    """The smallest budget at which the message-count slice sends the system message."""
+    total = len(messages(*SLICE))
+    return next(budget for budget in range(1, measures.suffix_sizes(*SLICE)[-1] + 1)
+                if measures.count_slice(*SLICE, budget)[0] == total)
+
+
+# The what-if the quiz asks about: it changes one thing the notebook showed.
+BRIEF_SYSTEM = fixtures.SLICE_SYSTEM + ": be brief"           # 02: 10 more ASCII bytes
+
+
+# --- The predictions and the quiz --------------------------------------------------------
+
+predict02 = Question(
+    "What is the smallest budget, in bytes, at which the message-count slice keeps the system "
+    "message?",
+    _smallest_budget_with_system,
+    explanation="the slice keeps the most recent messages, a suffix, and the system message "
+                "comes first: keeping it means keeping every message, the whole request, so a "
+                "slice that keeps it orphans nothing.",
+    hint="which messages does a suffix of SYSTEM U1 A1 U2 A2 U3 A3 U4 hold if it holds SYSTEM? "
+         "The chart's bars give each message's bytes.",
+    mistakes=lambda: {measures.suffix_sizes(*SLICE)[0]: "that is the whole-turn rule's "
+                      "smallest request, SYSTEM and the question. The message-count slice "
+                      "keeps the newest messages: where is SYSTEM among them?"},
+)
+
+predict02_count = Question(
+    "At a 120-byte budget, how many messages does the message-count slice send?",
+    lambda: measures.count_slice(*SLICE, 120)[0],
+    explanation="N follows from the budget: the slice takes the most recent messages, as many "
+                "as fit, and counts messages, not turns.",
+    hint="the slice keeps the most recent messages whose request fits: start from the "
+         "messages it sends at 175 bytes (A2 U3 A3 U4, in the chart with each one's bytes) and "
+         "take them off the front, oldest first, until the request fits 120 bytes.",
+    mistakes=lambda: {4: "4 was the example's N at 175 bytes. Here N follows from a smaller "
+                         "budget.",
+                      1: "that would be U4 alone. Measure whether the next message from the "
+                         "end still fits in 120 bytes.",
+                      3: "that counts turns, as the whole-turn rule does. The message-count "
+                         "slice counts messages, from the end: U4, then A3, then U3, ..."},
+)
+
+quiz02 = Questionnaire(heading(2), [
+    Question("At a 240-byte budget, how many turns does the whole-turn slice keep?",
+             lambda: select(*SLICE, 240).kept,
+             explanation="each turn adds 67 bytes to the 108-byte mandatory input: one turn "
+                         "needs 175 bytes, two need 242, so at 240 only the newest fits.",
+             hint=f"in the slice fixture (SYSTEM, U1 A1 to U3 A3, U4) the mandatory input, "
+                  f"SYSTEM and U4, is {SLICE_SIZES[0]} bytes, and each stored turn adds "
+                  f"{SLICE_SIZES[1] - SLICE_SIZES[0]}: add the newest turns one at a time.",
+             mistakes=lambda: {2: "add up the request with the two newest turns (the "
+                                  "mandatory input and the bytes of each turn): does it fit in "
+                                  "240 bytes?",
+                               0: "no turn at all would mean even the newest turn does not "
+                                  "fit: add its bytes to the mandatory input. Is that over "
+                                  "240?",
+                               3: "all three turns need the slice fixture's full request, "
+                                  "the mandatory input and the bytes of each of them.",
+                               measures.count_slice(*SLICE, 240)[0]: "that is how many messages "
+                               "the message-count slice sends; the whole-turn slice keeps whole "
+                               "turns."}),
+    Question(f"Suppose the system message were {BRIEF_SYSTEM!r} (10 more ASCII characters). "
+             "Below how many bytes would the whole-turn rule refuse the request?",
+             lambda: measures.suffix_sizes(BRIEF_SYSTEM, *SLICE[1:])[0],
+             explanation="the system message is mandatory: every ASCII character it gains is a "
+                         "byte the mandatory input needs.",
+             hint="the slider's 'rejected' message gives the mandatory input for 'SYSTEM'; what "
+                  "do 10 ASCII characters add?",
+             mistakes=lambda: {measures.suffix_sizes(*SLICE)[0]: "that is the mandatory input "
+                               "with the old system message; the system message is mandatory, "
+                               "so its new bytes count too.",
+                               71: "that is the request with U4 alone; the system message is "
+                                   "mandatory too."}),
+    Discussion("Why is an orphan answer worse than simply sending less?",
+               "the model reads an answer with no question and no system instructions: the "
+               "conversation is wrong, not just shorter, and no error is reported."),
+])
+
+
+# --- The explorer ------------------------------------------------------------------------
+# SliceExplorer's starting point (``ledgerlab.course.widgets`` takes its defaults from here):
+# the slice fixture at 175 bytes, the message-count slice beside the whole-turn rule, gson.
+SLICE_EXPLORER = {"system": fixtures.SLICE_SYSTEM, "history": fixtures.SLICE_HISTORY,
+                  "current": fixtures.SLICE_QUESTION, "budget": 175, "encoder": "gson"}
+
+
+# --- The optional exercise: write the whole-turn rule --------------------------------------
 
 SEED = 2
 HISTORIES = 300
