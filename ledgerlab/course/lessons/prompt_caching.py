@@ -1,6 +1,7 @@
-"""Notebook 12, prompt caching: what a provider's cache keeps, what a trim that moves the first
-kept turn costs, the cache-stable rule (``select(previous=, low_water=)``) and why a request
-missed (``first_difference``, ``ledgerlab prefix``).
+"""12 · Prompt caching: a prefix the provider can keep. What a provider's cache keeps, what a
+trim that moves the first kept turn costs, the cache-stable rule
+(``select(previous=, low_water=)``) and why a request missed (``first_difference``,
+``ledgerlab prefix``).
 
 Here are the lesson's conversation, its schedules and their bills, its predictions and quiz,
 its explorer's settings (``widgets.CacheExplorer`` shows them, ``cachecharts`` draws them) and
