@@ -12,13 +12,11 @@ are exercise 4's answer, looked for there). Exercise 7's token count is looked f
 states the reserve, so the tokens are the answer but for one addition (the article's 65 was
 07's 45 tokens and a 20-token reserve).
 
-Self-contained on purpose: it shares no helper with test_no_answer_before_question.py.
+It reads the notebooks as the leak tests do, with their helpers (``tests/leaks.py``).
 """
 
 from __future__ import annotations
 
-import html
-import json
 import re
 import subprocess
 import sys
@@ -35,6 +33,7 @@ from ledgerlab.course.feedback import FEW
 from ledgerlab.course.grading import editions
 from ledgerlab.course.grading.roster import expected
 from ledgerlab.course.lessons.two_limits import window_figures
+from leaks import cells, outputs, source
 from solved import solve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,29 +45,6 @@ LEARNERS_OWN = {"q1": ("history", "budget")}
 
 
 @lru_cache(maxsize=None)
-def cells(folder: str, number: str) -> list[dict]:
-    (path,) = (ROOT / folder).glob(f"{number}-*.ipynb")
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
-
-def source(cell: dict) -> str:
-    return "".join(cell["source"])
-
-
-def shown(cell: dict) -> str:
-    """What a cell's outputs show: text, the text of its HTML and its images' alt texts."""
-    seen = []
-    for output in cell.get("outputs", []):
-        seen.append("".join(output.get("text", "")))
-        data = output.get("data", {})
-        seen += ["".join(data.get(kind, "")) for kind in ("text/plain", "text/markdown")]
-        page = "".join(data.get("text/html", ""))
-        seen += re.findall(r'alt="([^"]*)"', page)
-        seen.append(html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", page, flags=re.S)))
-    return "\n".join(seen)
-
-
-@lru_cache(maxsize=None)
 def earlier() -> dict[str, str]:
     """The lessons (00 to 12) as a learner has read them by the exercises: sources and
     outputs, by cell."""
@@ -76,7 +52,7 @@ def earlier() -> dict[str, str]:
     for number in LESSONS:
         read.update({f"{number} · {i}": source(c)
                      for i, c in enumerate(cells("learner", number), start=1)})
-        read.update({f"{number} · {i} output": shown(c)
+        read.update({f"{number} · {i} output": outputs(c)
                      for i, c in enumerate(cells("notebooks", number), start=1)})
     return read
 
@@ -89,7 +65,7 @@ def above(name: str) -> dict[str, str]:
              if c["metadata"].get("ledgerlab", {}).get("answer") == name]
     read = {f"{EXERCISES_NOTEBOOK} · {i}": source(c)
             for i, c in enumerate(learner[:at + 1], start=1)}
-    read.update({f"{EXERCISES_NOTEBOOK} · {i} output": shown(c)
+    read.update({f"{EXERCISES_NOTEBOOK} · {i} output": outputs(c)
                  for i, c in enumerate(executed[:at], start=1)})
     return read
 
