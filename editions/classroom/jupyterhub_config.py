@@ -7,6 +7,7 @@ authenticator accepts any password and the students share the hub's system accou
 
 import os
 import shutil
+import socket
 
 from jupyterhub.spawner import SimpleLocalProcessSpawner
 
@@ -14,11 +15,40 @@ c = get_config()  # noqa: F821 (provided by jupyterhub when it loads this file)
 
 setting = os.environ.__getitem__
 CLASS_DIR = setting("CLASSROOM_DIR")
+GIVEN_PORTS: set[int] = set()
+
+
+def first_ephemeral_port() -> int:
+    """The lowest port the kernel hands out for bind(port 0) (Linux's default is 32768)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as ports:
+            return int(ports.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def server_port() -> int:
+    """A free port for a student's server, below the ephemeral range.
+
+    JupyterHub's own choice binds port 0 and lets it go; the server takes it seconds later,
+    and meanwhile another student's kernel, binding port 0 for its channels, can take it
+    ("port ... is not available"). No kernel is given a port below the ephemeral range."""
+    for port in range(first_ephemeral_port() - 1, 1024, -1):
+        if port in GIVEN_PORTS:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        GIVEN_PORTS.add(port)
+        return port
+    raise RuntimeError("no free port below the ephemeral range for a student's server")
 
 
 class ClassroomSpawner(SimpleLocalProcessSpawner):
-    """A home (a copy of the skeleton home, as a new account gets /etc/skel) and a temp
-    dir of its own for each student."""
+    """A home (a copy of the skeleton home, as a new account gets /etc/skel), a temp dir
+    and a port (``server_port``) of its own for each student."""
 
     def temp_dir(self):
         return os.path.join(CLASS_DIR, "tmp", self.user.name)
@@ -27,6 +57,7 @@ class ClassroomSpawner(SimpleLocalProcessSpawner):
         if not os.path.exists(self.home_dir):
             shutil.copytree(setting("CLASSROOM_SKEL"), self.home_dir)
         os.makedirs(self.temp_dir(), 0o700, exist_ok=True)
+        self.port = server_port()
         return await super().start()
 
     def user_env(self, env):
