@@ -88,7 +88,7 @@ def request_parts(payload: bytes, dialect: str | None = None) -> list[Part]:
     block, system or developer message, or one after the turns; told apart by their lines'
     ``[source: ...]`` and ``[turns: ...]`` prefixes), ``tools``, ``turn k of n``, ``question``
     (the current question and the tool rounds after it), ``envelope`` (what is left: braces,
-    keys, separators), or another top-level field's key. The separator before an item belongs
+    brackets, keys, separators), or another top-level field's key. The separator before an item belongs
     to it. ``dialect``: None to detect it from the body."""
     body = parse_request(payload)
     dialect = detect_dialect(body) if dialect is None else dialect
@@ -99,13 +99,14 @@ def request_parts(payload: bytes, dialect: str | None = None) -> list[Part]:
         if key == "system" and isinstance(body[key], list) or key in ("messages", "input"):
             named = (_system_names(body[key]) if key == "system"
                      else _conversation_names(body[key], dialect))
+            # The array's brackets are the envelope's, as the gaps between members are: the
+            # first byte a request adds after the last one's question is then not that
+            # question's (the last one's ] is where the next one puts its new turn).
             items = _elements(text, start + 1)
-            cut = start
+            cut = start + 1
             for (_, item_end), name in zip(items, named):
                 parts.append(Part(name, offsets(cut), offsets(item_end)))
                 cut = item_end
-            if items:  # the closing bracket is the last item's
-                parts[-1] = Part(parts[-1].name, parts[-1].start, offsets(end))
         else:
             name = {"instructions": "system", "system": "system"}.get(key, key)
             parts.append(Part(name, offsets(start), offsets(end)))

@@ -79,7 +79,9 @@ REVEALS: dict[tuple[str, str], tuple[str, ...]] = {
     (EXERCISES, "q11"): (rf"(?<!\d){reasoned_figures(exercises.SELF_PACED)['answer']}(?!\d)",),
     # 12: a chart or an explorer of the schedules answers how often the rule cuts; the cut to
     # the whole budget, and the bytes two held calls share, have words of their own.
-    ("12", "predict12_model"): (r"haiku[^.]*(reads|caches|writes) nothing", r"nothing is read"),
+    # ... and which model caches nothing: the one whose minimum the prefix is under.
+    ("12", "predict12_model"): (r"haiku[^.]*(reads|caches|writes) nothing", r"nothing is read",
+                                r"(every|each|all)\b[^.]*\bbut one\b"),
     ("12", "predict12_cuts"): (r"cachecharts\.\w+\(", r"CacheExplorer\(",
                                r"moved at \d+ (calls|of them)"),
     ("12", "predict12_slider"): (r"CacheExplorer\(", r"whole-turn rule again",

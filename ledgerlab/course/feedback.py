@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import html
 import inspect
+import math
 import numbers
 import operator
 from collections.abc import Callable, Mapping, Sequence
@@ -264,6 +265,8 @@ OFF_BY_ONE = ("off by one, and close. Recount the edges: something counted twice
               "(a byte, a line, a turn), or a limit on the wrong side (is the limit itself "
               "allowed?).")
 FEW = 10
+# A ratio's decimals that tell two mistakes apart (12.5 and 0.05; 0.1 / 2 is 0.05 here).
+RATIO_DIGITS = 9
 # No digit in it: for a question whose answer is 0, a digit would be a clue.
 NEGATIVE = ("a count cannot be negative: every answer here is a number of bytes, tokens, "
             "turns, messages, facts or commits.")
@@ -275,14 +278,17 @@ class Question:
     ``answer`` and ``mistakes`` are functions, called at check time: the answer,
     and a map from plausible wrong answers to what each one gets wrong. A number
     one away from an answer of ``FEW`` or more that ``mistakes`` does not name is told it
-    is off by one; a negative number is refused as no count at all.
+    is off by one; a negative number is refused as no count at all. ``ratio``: the answer is
+    a ratio, not a count, so a float is read too (20.0 as 20), and ``mistakes`` may name
+    floats (12.5), matched to ``RATIO_DIGITS`` decimals.
     """
 
     def __init__(self, prompt: str, answer: Callable[[], Answer], *, explanation: str,
                  hint: str, mistakes: Callable[[], Mapping[Answer, str]] = dict,
-                 choices: Sequence[str] = ()) -> None:
+                 choices: Sequence[str] = (), ratio: bool = False) -> None:
         self.prompt, self._answer, self.explanation = prompt, answer, explanation
         self._hint, self._mistakes, self.choices = hint, mistakes, tuple(choices)
+        self.ratio = ratio
         # Its id in the learner's progress ("predict04_first", "quiz04[2]"): given by
         # ``questions``, which names every question a notebook asks.
         self.progress_id: str | None = None
@@ -299,7 +305,9 @@ class Question:
         expected = self._answer()
         if given == expected:
             return correct(self.explanation)
-        known = self._mistakes().get(given)
+        known = next((message for mistake, message in self._mistakes().items()
+                      if mistake == given or self.ratio and isinstance(given, float)
+                      and round(mistake, RATIO_DIGITS) == round(given, RATIO_DIGITS)), None)
         if known:
             return wrong(known)
         if not self.choices and expected >= FEW and abs(given - expected) == 1:
@@ -313,6 +321,10 @@ class Question:
             if word not in self.choices:
                 return wrong(f"answer with one of {', '.join(map(repr, self.choices))} (a str).")
             return word
+        if self.ratio and isinstance(answer, float) and math.isfinite(answer):
+            if answer < 0:
+                return wrong(NEGATIVE)
+            return int(answer) if answer.is_integer() else answer
         number = as_integral(answer)
         if number is None:
             return wrong(f"answer with a whole number, an int, not {type_name(answer)}: "

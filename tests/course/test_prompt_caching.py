@@ -93,8 +93,64 @@ def test_section_4s_calls_part_where_the_lesson_says():
     assert [part.name.split(" of ")[0] for part in apart.parts] == ["turn 1", "turn 1"]
     kept = first_difference(*held)
     assert kept.offset == len(held[0]) - 2 == questions.predict12_prefix._answer()
-    assert held[0].endswith(b"]}") and kept.parts[0].name == "question"
+    # They part at call 30's ], which closes its messages: the envelope's, not its question's.
+    assert held[0].endswith(b"]}") and kept.parts[0].name == "envelope"
     assert kept.parts[1].name.startswith(f"turn {stable[call].kept} of")
+
+
+def test_the_cache_stable_rule_never_keeps_more_turns_than_the_whole_turn_rule():
+    # The whole-turn rule keeps the longest suffix that fits: holding the first kept turn can
+    # only keep as many turns or fewer, call by call, and fewest right after a cut.
+    whole, stable = lesson.run(), lesson.run(lesson.LOW_WATER)
+    pairs = [(mine.kept, theirs.kept) for mine, theirs in zip(stable.selections, whole.selections)]
+    assert all(mine <= theirs for mine, theirs in pairs)
+    assert sum(mine < theirs for mine, theirs in pairs) > len(pairs) // 2
+    starts = lesson.first_kept(stable.selections)
+    after_cut = [at for at in range(1, len(starts)) if starts[at] != starts[at - 1]]
+    gap = [theirs - mine for mine, theirs in pairs]
+    assert max(gap) == max(gap[at] for at in after_cut)
+    prose = " ".join(" ".join(notebook_cells("markdown")).split())
+    assert "as many or more" not in prose
+    says(prose, "no call keeps more turns", "most of all right after a cut")
+
+
+def test_the_prose_says_whose_writes_cost_more_than_input_and_anthropics_automatic_mode():
+    rates = [rate for model in lesson.PROVIDERS.values() for rate in provider_cache(model)[0].rates]
+    writers = {rate.model for rate in rates
+               if any(multiple > 1 for _, multiple in rate.writes.values())}
+    anthropic = {rate.model for rate in provider_cache(lesson.MODEL)[0].rates}
+    assert writers - anthropic == {model for model in writers if model.startswith("gpt-5.6")}
+    assert writers - anthropic
+    prose = " ".join(" ".join(notebook_cells("markdown")).split())
+    says(prose, "Anthropic's, and OpenAI's from GPT-5.6", "automatic mode")
+    assert prose.count("OpenAI's from GPT-5.6") == 2  # section 1 and the recap
+    assert "automatic mode" in q12.check(0).message
+
+
+def test_section_1_gives_the_marked_prefix_in_tokens_and_not_which_model_misses():
+    written = lesson.billed(lesson.run().selections[:1])[0].written
+    prose = " ".join(" ".join(notebook_cells("markdown")[:4]).split())
+    says(prose, f"about {round(written, -1):,} tokens")
+    assert "but one" not in prose
+
+
+def test_the_low_water_that_leaves_no_turn_is_computed_and_is_the_slider_s_largest():
+    settings = lesson.slider_settings()
+    assert settings[0] == lesson.SLIDER["min"] and settings[-1] == lesson.SLIDER["max"]
+    largest = lesson.empty_cut_low_water()
+    empty = [low_water for low_water in settings if lesson.run(low_water).fewest_kept_when_full
+             == 0]
+    assert empty == [low_water for low_water in settings if low_water <= largest]
+    assert largest == 0.35  # the review's figure, computed: 0.3 was typed before
+    code = notebook_cells("code")
+    assert any("lesson.empty_cut_low_water()" in cell for cell in code)
+    assert "0.3 and below" not in " ".join(notebook_cells("markdown"))
+
+
+def test_the_budget_is_full_within_the_first_quarter_as_its_comment_says():
+    assert 0 < lesson.run().full_from <= lesson.CALLS // 4
+    full = next(at for at, chosen in enumerate(lesson.run().selections) if chosen.dropped)
+    assert lesson.run().full_from == full
 
 
 def test_the_quiz_reads_its_numbers_from_the_price_table():
@@ -106,6 +162,47 @@ def test_the_quiz_reads_its_numbers_from_the_price_table():
         question = questions.quiz12[number]
         assert question._answer() not in question._mistakes()
         assert question.check(question._answer())
+
+
+def test_the_ratio_question_takes_a_float_and_names_the_five_minute_ratio_and_the_inverse():
+    _, opus = provider_cache(lesson.MODEL)
+    question = questions.quiz12[1]
+    says(question.prompt, "A 1-hour write costs how many times a read?")
+    assert question.check(opus.writes["1h"][1] / opus.read).status == "correct"
+    assert question.check(float(question._answer())).status == "correct"
+    five_minutes = question.check(opus.writes["5m"][1] / opus.read)
+    assert five_minutes.status == "incorrect" and "5-minute" in five_minutes.message
+    inverse = question.check(opus.read / opus.writes["1h"][1])
+    assert inverse.status == "incorrect" and "other way round" in inverse.message
+    assert question.check(12.5).message == five_minutes.message
+    assert question.check(0.05).message == inverse.message
+    assert question.check(-2.0).status == "incorrect"
+    # The count questions still refuse a float.
+    assert "whole number" in questions.quiz12[2].check(1920.0).message
+
+
+def test_the_prefix_reads_rounded_down_to_blocks_as_the_quiz_says():
+    block = lesson.block(lesson.OPENAI_MODEL)
+    for text in (questions.predict12_prefix.explanation,
+                 " ".join(" ".join(notebook_cells("markdown")).split())):
+        says(text, lesson.OPENAI_MODEL, "rounded down", f"{block}-token blocks", in_order=True)
+        assert "whole shared prefix" not in text
+    assert questions.quiz12[2]._answer() < 2_000
+
+
+def test_the_evidence_question_says_what_evidence_after_turns_does():
+    says(questions.quiz12[4].prompt, "evidence_after_turns=True", "after the turns",
+         "before the question", in_order=True)
+
+
+def test_the_glossary_names_every_dialect_the_lesson_prints_and_the_cache_mark():
+    contents = json.loads((ROOT / "notebooks" / "00-contents.ipynb").read_text(encoding="utf-8"))
+    (glossary,) = ["".join(cell["source"]) for cell in contents["cells"]
+                   if "".join(cell["source"]).startswith("## Glossary")]
+    (dialect,) = [line for line in glossary.splitlines() if line.startswith("**dialect**")]
+    printed = [name for dialects in lesson.PROVIDERS for name in dialects.split(" and ")]
+    assert len(printed) == 3 and all(f"`{name}`" in dialect for name in printed)
+    assert "**cache mark**" in glossary
 
 
 @pytest.mark.parametrize("question", [questions.predict12_model, questions.predict12_cuts,
@@ -175,7 +272,7 @@ def test_the_names_a_notebook_imports_are_the_variants_own():
 
 
 @pytest.mark.parametrize("mistake", ["whole_turn", "default_low_water", "written", "uncached",
-                                     "tokens", "last_call"])
+                                     "tokens", "last_call", "cheap_model"])
 def test_each_named_mistake_is_named(mistake):
     figures = lesson.cache_figures(SELF_PACED.key)  # the variant check() uses
     assert figures[mistake] != figures["answer"]
@@ -187,7 +284,7 @@ def test_each_named_mistake_is_named(mistake):
 
 @pytest.mark.parametrize("answer, says_what", [
     (0, "cache_breakpoints=True"), (0.42, "not a cost"), ("88586", "str"),
-    (-3, "negative"), (12_345, "previous=")])
+    (-3, "negative"), (12_345, "previous="), (82_020.0, "whole number of tokens, e.g.")])
 def test_other_answers_are_refused_with_what_is_wrong(answer, says_what):
     feedback = q12.check(answer)
     assert feedback.status == "incorrect" and says_what in feedback.message
@@ -199,6 +296,21 @@ def test_without_marks_anthropic_caches_nothing_so_0_is_the_named_mistake():
                        dialect="anthropic-messages") for n in range(5)]
     assert sum(item.cached for item in lesson.billed(unmarked)) == 0
     assert "cache_breakpoints=True" in q12.check(0).message
+
+
+def test_0_names_its_three_causes_without_the_answer():
+    inputs = lesson.exercise_inputs(SELF_PACED.key)
+    marked = [select(inputs.system, inputs.turns[:n], inputs.turns[n].question, inputs.budget,
+                     dialect="anthropic-messages", cache_breakpoints=True) for n in range(5)]
+    late = simulate_bill([(chosen.payload, 3_600.0) for chosen in marked], lesson.MODEL)
+    assert sum(item.cached for item in late) == 0  # calls further apart than the lifetime
+    chat = [select(inputs.system, inputs.turns[:n], inputs.turns[n].question, inputs.budget,
+                   dialect="openai-chat") for n in range(5)]
+    assert sum(item.cached for item in lesson.billed(chat)) == 0  # the wrong dialect
+    message = q12.check(0).message
+    says(message, "cache_breakpoints=True", "lifetime", "dialect", in_order=True)
+    assert "build every request" not in message
+    assert str(lesson.cache_figures(SELF_PACED.key)["answer"]) not in message
 
 
 def test_each_variant_asks_its_own_and_none_the_article():

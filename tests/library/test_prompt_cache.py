@@ -199,6 +199,20 @@ def test_request_parts_name_every_byte_of_a_request(dialect, after):
                      *turns, *tail, "tools"]
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_an_arrays_brackets_are_the_envelopes_not_its_first_or_last_items(dialect):
+    payload = request_bytes("You answer.", history(2), "now?", dialect=dialect,
+                            encoder="httpx")
+    parts = request_parts(payload)
+    for at, part in enumerate(parts):
+        if part.name == "question" or part.name.startswith("turn 1 "):
+            text = payload[part.start:part.end].strip()
+            assert not text.startswith(b"[") and not text.endswith(b"]"), part
+    question = next(at for at, part in enumerate(parts) if part.name == "question")
+    after = parts[question + 1]
+    assert after.name == "envelope" and payload[after.start:after.end].lstrip().startswith(b"]")
+
+
 def test_an_openai_chat_body_with_a_max_tokens_field_is_told_from_anthropics():
     # extra= may send Chat's max_tokens (a reply cap it documents): the body is still told
     # apart from Anthropic's by its system and tool messages and its tool_calls.
@@ -218,7 +232,10 @@ def test_the_first_difference_names_the_turn_a_sliding_cut_moved():
     assert moved.parts[0].name.startswith("turn 1 of") and moved.parts[1].name.startswith(
         "turn 1 of")
     kept = first_difference(sliding[0].payload, held.payload)
-    assert kept.parts[0].name == "question" and kept.parts[1].name == f"turn {held.kept} of " \
+    # The last request's question ends where the new turn begins: they part at its closing ]
+    # of the messages, an envelope byte, not a byte of its question.
+    assert sliding[0].payload[kept.offset:kept.offset + 1] == b"]"
+    assert kept.parts[0].name == "envelope" and kept.parts[1].name == f"turn {held.kept} of " \
         f"{held.kept}"
     assert first_difference(held.payload, held.payload) is None
 

@@ -28,7 +28,8 @@ from ledgerlab import (BilledRequest, Selection, Turn, first_difference, provide
                        simulate_bill)
 
 from ..display import PlainText
-from ..feedback import Discussion, Exercise, Feedback, Question, Questionnaire, as_integral, correct, wrong
+from ..feedback import (Discussion, Exercise, Feedback, Question, Questionnaire, as_integral,
+                        correct, not_whole, wrong)
 from ..syllabus import heading
 
 NUMBER = 12  # the lesson's notebook
@@ -38,7 +39,8 @@ OPENAI_MODEL = "gpt-5.4"  # an OpenAI model of the price table: 128-token blocks
 DIALECT = "anthropic-messages"
 PREFIX_DIALECT = "openai-chat"  # section 4: no cache marks in the body, so bytes are the cache's
 CALLS = 40
-BUDGET = 24_000  # bytes: full from about call 11, so most of the conversation is trimmed
+BUDGET = 24_000  # bytes: full within the first quarter of the calls (Run.full_from), so
+# most of the conversation is trimmed
 LOW_WATER = 0.6  # select's default
 SECONDS = 30.0  # between two calls: well inside every cache's lifetime
 WHOLE_TURN, CACHE_STABLE = "whole-turn", "cache-stable"
@@ -146,11 +148,15 @@ class Run:
         return sum(chosen.kept for chosen in self.selections) / len(self.selections)
 
     @property
+    def full_from(self) -> int:
+        """The first call the budget drops a turn at (0 if it never does)."""
+        return next((at for at, chosen in enumerate(self.selections) if chosen.dropped), 0)
+
+    @property
     def fewest_kept_when_full(self) -> int:
         """The fewest turns a call keeps once the budget has first dropped one (every call's
         fewest if it never did)."""
-        full = next((at for at, chosen in enumerate(self.selections) if chosen.dropped), 0)
-        return min(chosen.kept for chosen in self.selections[full:])
+        return min(chosen.kept for chosen in self.selections[self.full_from:])
 
     def differs_from(self, other: Run) -> int:
         """How many calls send other bytes than ``other``'s."""
@@ -165,6 +171,20 @@ def run(low_water: float | None = None, model: str = MODEL) -> Run:
     chosen = (schedule(WHOLE_TURN) if low_water is None
               else schedule(CACHE_STABLE, low_water=low_water))
     return Run(low_water, tuple(chosen), tuple(billed(chosen, model)), model)
+
+
+def slider_settings() -> list[float]:
+    """Every low_water the explorer's slider offers, lowest first."""
+    steps = round((SLIDER["max"] - SLIDER["min"]) / SLIDER["step"])
+    return [round(SLIDER["min"] + step * SLIDER["step"], 2) for step in range(steps + 1)]
+
+
+def empty_cut_low_water() -> float | None:
+    """The largest low_water on the slider at which a cut of the lesson's conversation leaves
+    no turn at all (None if none does)."""
+    empty = [low_water for low_water in slider_settings()
+             if run(low_water).fewest_kept_when_full == 0]
+    return max(empty, default=None)
 
 
 def cents(dollars: float) -> str:
@@ -301,8 +321,8 @@ predict12_cuts = Question(
 
 
 predict12_slider = Question(
-    f"Move the slider to low_water = 1.0. Of the {CALLS} calls, how many send other bytes "
-    f"than the whole-turn rule's?",
+    f"If you moved the slider to low_water = 1.0, how many of the {CALLS} calls would send "
+    f"other bytes than the whole-turn rule's?",
     lambda: run(1.0).differs_from(run()),
     explanation="a cut to 100% of the budget is the longest suffix that fits, the whole-turn "
                 "rule's, and the first kept turn is held only while that is still what fits. "
@@ -328,8 +348,9 @@ predict12_prefix = Question(
     lambda: _prefix_shared(CACHE_STABLE),
     explanation="all of the last request but its last two bytes: the closing ] of the "
                 "messages and the } of the body. Where the last request ended, the new one "
-                "goes on, with the answer to its question and the next question. OpenAI reads "
-                f"that shared prefix from its cache, in {block(OPENAI_MODEL)}-token blocks.",
+                "goes on, with the answer to its question and the next question. "
+                f"{OPENAI_MODEL} reads that shared prefix from its cache rounded down to whole "
+                f"{block(OPENAI_MODEL)}-token blocks.",
     hint="write the end of one request and the same place in the next: what follows the "
          "last message in each?",
     mistakes=lambda: {
@@ -354,9 +375,8 @@ def _openai_read(shared_tokens: int = 2_000) -> int:
 
 quiz12 = Questionnaire(heading(NUMBER), [
     Question(f"With the 1-hour lifetime, a call to {MODEL} whose first kept turn moved "
-             "writes its history again. How many times the price of reading a token from the "
-             "cache is the price of writing one?",
-             _one_hour_against_read,
+             "writes its history again. A 1-hour write costs how many times a read?",
+             _one_hour_against_read, ratio=True,
              explanation=f"the 1-hour lifetime writes at {write_multiple(MODEL, '1h'):g}x the "
                          f"input price and a read costs {read_multiple(MODEL):g}x (the price "
                          f"table's figures). A trim that moves the first turn on every call "
@@ -364,6 +384,10 @@ quiz12 = Questionnaire(heading(NUMBER), [
              hint="read both multiples from the price table (write x for 1h, read x) and "
                   "divide.",
              mistakes=lambda: {
+                 write_multiple(MODEL) / read_multiple(MODEL): "that is the 5-minute "
+                 "lifetime's ratio: the question is about the 1-hour one.",
+                 read_multiple(MODEL) / write_multiple(MODEL, "1h"): "that is a read against a "
+                 "1-hour write, the other way round: how many reads does one write cost?",
                  round(write_multiple(MODEL) / read_multiple(MODEL)): "that is the 5-minute "
                  "lifetime's ratio, rounded: the question is about the 1-hour one.",
                  13: "that is the 5-minute lifetime's 12.5, rounded up: the question is about "
@@ -398,8 +422,9 @@ quiz12 = Questionnaire(heading(NUMBER), [
                f"{write_multiple(MODEL, '1h'):g}x the input price instead of "
                f"{write_multiple(MODEL):g}x) if the calls come within it, and keep the rule."),
     Discussion("Evidence chosen for each question (notebook 09) is sent before the turns. "
-               "What does that do to the cache, even under the cache-stable rule, and what "
-               "does evidence_after_turns=True change?",
+               "What does that do to the cache, even under the cache-stable rule? With "
+               "select(..., evidence_after_turns=True), the evidence goes after the turns "
+               "instead, just before the question: what does that change?",
                "the cache key is the byte prefix: evidence that changes with each question "
                "changes every byte after it, so the turns after it are written again on every "
                "call, whatever turn is kept first. Sent after the turns, just before the "
@@ -463,6 +488,7 @@ def cache_figures(key: str) -> dict[str, int]:
             "uncached": sum(item.uncached for item in stable),
             "tokens": sum(item.tokens for item in stable),
             "last_call": stable[-1].cached,
+            "cheap_model": sum(item.cached for item in billed(chosen, CHEAP_MODEL)),
             "cuts": cuts(chosen)}
 
 
@@ -470,6 +496,8 @@ def check_cached_tokens(v, cached_tokens: object) -> Feedback:
     """Exercise 12's check on the variant ``v`` (``exercises.variants.Variant``, read by its
     key): the input tokens the cache-stable schedule reads from the cache, all calls
     together."""
+    if isinstance(cached_tokens, float) and cached_tokens.is_integer():
+        return not_whole(cached_tokens, "tokens")
     if isinstance(cached_tokens, float):
         return wrong("give a whole number of tokens, an int: the tokens read from the cache "
                      "(BilledRequest.cached), not a cost in dollars.")
@@ -495,8 +523,13 @@ def check_cached_tokens(v, cached_tokens: object) -> Feedback:
         f["tokens"]: "that is every input token of the schedule; the exercise asks for those "
                      "read from the cache.",
         f["last_call"]: "that is the last call's alone: add up every call's.",
-        0: "nothing read: Anthropic caches only up to the blocks a request marks; build every "
-           "request with cache_breakpoints=True.",
+        f["cheap_model"]: f"that is the schedule billed for {CHEAP_MODEL}: the exercise bills "
+                          f"{MODEL}.",
+        0: "nothing read. Three things read nothing: requests without cache marks (Anthropic "
+           "caches only up to a block a request marks, or the one its top-level automatic "
+           "mode moves forward; select(..., cache_breakpoints=True) writes them), calls "
+           "further apart than the cache's lifetime, or requests built in another dialect "
+           "than the model's. Check each against the exercise's settings.",
     }
     if tokens in known:
         return wrong(known[tokens])
