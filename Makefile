@@ -128,8 +128,10 @@ present: $(call EXTRA_STAMP,browser)
 # Voila, JupyterLab and the course site on loopback, driven in Debian's Chromium
 # (apt-get install -y chromium). reveal.js too, for the projected-slides test: a clone where
 # only make test ran has it only where npm is.
+# Two workers, each file whole on one (a file shares its JupyterLab or site server): 226 s
+# against 351 s in one process.
 test-browser: $(DEV) $(call EXTRA_STAMP,browser) $(call EXTRA_STAMP,book) $(SITE) $(SLIDES_NPM)
-	$(BIN)/python -m pytest tests/editions/browser
+	$(BIN)/python -m pytest $(XDIST) tests/editions/browser
 
 # The graded edition: build/assignment/{student,solutions,autograder}, then grade a folder of
 # submitted notebooks into build/grades.csv, build/grades-feedback/ and build/grades-summary.md.
