@@ -125,13 +125,19 @@ def test_a_journal_reopened_between_two_requests_keeps_the_first_turn_and_the_pr
     assert second.payload[:shared] == first.payload[:shared]
 
 
+def fifteen_committed_from_turn_9(journal: Journal, turns: list[Turn]):
+    """Commit the first 15 turns as turn-0 ... turn-14, and select at the budget that keeps
+    turn-9 onwards: that budget and the Selection."""
+    for index, turn in enumerate(turns[:15]):
+        journal.commit(f"turn-{index}", turn)
+    budget = len(request_bytes(SYSTEM, turns[9:15], "q?"))
+    return budget, select(SYSTEM, journal.history(), "q?", budget)
+
+
 def test_the_first_turn_is_found_by_its_id_after_an_older_turn_is_forgotten(log):
     turns = conversation(20)
     with Journal(log) as journal:
-        for index, turn in enumerate(turns[:15]):
-            journal.commit(f"turn-{index}", turn)
-        budget = len(request_bytes(SYSTEM, turns[9:15], "q?"))
-        first = select(SYSTEM, journal.history(), "q?", budget)
+        budget, first = fifteen_committed_from_turn_9(journal, turns)
         assert first.turns[0].id == "turn-9"
         journal.forget("turn-2")  # its position moves; its id does not
         journal.commit("turn-15", turns[15])
@@ -152,10 +158,7 @@ def test_without_ids_the_first_turn_is_found_by_its_position():
 def test_a_forgotten_first_turn_moves_the_cut_to_the_low_water_mark(log):
     turns = conversation(20)
     with Journal(log) as journal:
-        for index, turn in enumerate(turns[:15]):
-            journal.commit(f"turn-{index}", turn)
-        budget = len(request_bytes(SYSTEM, turns[9:15], "q?"))
-        first = select(SYSTEM, journal.history(), "q?", budget)
+        budget, first = fifteen_committed_from_turn_9(journal, turns)
         journal.forget("turn-9")
         second = select(SYSTEM, journal.history(), "q?", budget, previous=first,
                         low_water=0.5)
